@@ -1,0 +1,4 @@
+// shardscope-bench: Google Benchmark entry point; benchmarks live in bench_*.cpp beside it.
+#include <benchmark/benchmark.h>
+
+BENCHMARK_MAIN();

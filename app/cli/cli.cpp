@@ -1,0 +1,50 @@
+#include "cli.hpp"
+
+#include <map>
+#include <ostream>
+
+namespace shardscope::cli {
+
+namespace {
+using Command = int (*)(const Args&, Streams);
+
+struct CommandInfo {
+  Command run;
+  const char* summary;
+};
+
+const std::map<std::string, CommandInfo>& commands() {
+  static const std::map<std::string, CommandInfo> table = {
+      {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
+  };
+  return table;
+}
+
+void printUsage(std::ostream& out) {
+  out << "Usage: shardscope-cli COMMAND [ARGS...]\n\n"
+         "Plan how a parallel training or serving job lands on TPU/GPU hardware, headless.\n\n"
+         "Commands:\n";
+  for (const auto& [name, info] : commands()) out << "  " << name << std::string(12 - std::min<std::size_t>(name.size(), 11), ' ') << info.summary << "\n";
+  out << "\nOptions:\n  --help      show this help\n  --version   print the version\n";
+}
+} // namespace
+
+int run(const Args& args, Streams io) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    printUsage(io.out);
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    io.out << "shardscope-cli " << SHARDSCOPE_VERSION << "\n";
+    return 0;
+  }
+  auto it = commands().find(args[0]);
+  if (it == commands().end()) {
+    io.err << "shardscope-cli: unknown command '" << args[0] << "'\n\n";
+    printUsage(io.err);
+    return 2;
+  }
+  return it->second.run(Args(args.begin() + 1, args.end()), io);
+}
+
+} // namespace shardscope::cli

@@ -1,0 +1,83 @@
+#include "shardscope/eval.hpp"
+
+#include "eval_ops.hpp"
+#include "shardscope/errors.hpp"
+
+#include <algorithm>
+
+namespace shardscope {
+
+namespace eval {
+
+const std::map<std::string, EvalOp>& evalOps() {
+  static const std::map<std::string, EvalOp> ops = {
+      // device-mesh engine (eval_mesh_ops.cpp)
+
+      // eformer mesh creation and jaxpp MpmdMesh (eval_eformer_mesh_ops.cpp)
+
+      // sharding rules and shards (eval_sharding_ops.cpp)
+
+      // interconnect (eval_interconnect_ops.cpp)
+  };
+  return ops;
+}
+
+} // namespace eval
+
+namespace {
+Json failure(std::string_view type, const std::string& message) {
+  Json out;
+  out["ok"] = false;
+  out["error"] = {{"type", type}, {"message", message}};
+  return out;
+}
+} // namespace
+
+Json evalRequest(const Json& request) {
+  try {
+    if (!request.is_object()) return failure("ValueError", "request must be a JSON object");
+    auto opIt = request.find("op");
+    if (opIt == request.end() || !opIt->is_string()) return failure("ValueError", "missing field 'op' (a string naming the operation)");
+    const auto& ops = eval::evalOps();
+    auto found = ops.find(opIt->get<std::string>());
+    if (found == ops.end()) {
+      std::string known;
+      for (const auto& [name, fn] : ops) known += (known.empty() ? "" : ", ") + name;
+      return failure("ValueError", "unknown op '" + opIt->get<std::string>() + "'; known ops: " + known);
+    }
+    eval::EvalContext context;
+    Json result = found->second(request, context);
+    Json out;
+    out["ok"] = true;
+    out["result"] = std::move(result);
+    if (!context.warnings.empty()) out["warnings"] = context.warnings;
+    return out;
+  } catch (const Error& e) {
+    return failure(errorKindName(e.kind()), e.what());
+  } catch (const nlohmann::json::exception& e) {
+    return failure("ValueError", std::string("malformed request: ") + e.what());
+  } catch (const std::bad_alloc&) {
+    return failure("MemoryError", "the request needs more memory than is available");
+  } catch (const std::exception& e) {
+    return failure("RuntimeError", e.what());
+  }
+}
+
+std::string evalLine(std::string_view line) {
+  Json request;
+  try {
+    request = Json::parse(line.begin(), line.end(), nullptr, true, false);
+  } catch (const nlohmann::json::parse_error& e) {
+    return failure("ValueError", std::string("request is not valid JSON: ") + e.what()).dump();
+  }
+  // Invalid UTF-8 in strings is replaced rather than thrown on while answering.
+  return evalRequest(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::vector<std::string> evalOpNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, fn] : eval::evalOps()) names.push_back(name);
+  return names;
+}
+
+} // namespace shardscope

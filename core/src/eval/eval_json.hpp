@@ -1,0 +1,33 @@
+// Internal: reading eval requests. Every accessor throws a ValueError that names the field, so a
+// malformed request answers a clear error instead of a nlohmann exception text.
+#pragma once
+
+#include "shardscope/device.hpp"
+#include "shardscope/eval.hpp"
+#include "shardscope/nd_array.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope::eval {
+
+const Json& requireField(const Json& request, const char* name);
+bool boolField(const Json& request, const char* name, bool fallback);
+std::int64_t intField(const Json& request, const char* name);
+std::string stringField(const Json& request, const char* name);
+// A list of integers; `what` names the field in messages.
+Shape intList(const Json& value, const char* what);
+std::vector<std::string> stringList(const Json& value, const char* what);
+
+// The "devices" list, with "device_kind"/"platform" allowed once at top level for all devices.
+DeviceList parseDevices(const Json& request);
+
+// Nested JSON lists of an N-d array (a bare value for 0-d).
+template <class T>
+Json nestedJson(const NdArray<T>& array);
+
+} // namespace shardscope::eval
+
+#include "eval_json_impl.hpp"

@@ -1,0 +1,30 @@
+// Internal: the table of eval ops. Each module's ops live in their own eval_*.cpp file.
+#pragma once
+
+#include "shardscope/eval.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shardscope::eval {
+
+// What an op may say besides its result: notes where the reference would silently change what the
+// user asked for. They travel as a top-level "warnings" list beside "result".
+struct EvalContext {
+  std::vector<std::string> warnings;
+};
+
+using EvalOp = Json (*)(const Json& request, EvalContext& context);
+
+const std::map<std::string, EvalOp>& evalOps();
+
+// --- device-mesh engine (eval_mesh_ops.cpp)
+
+// --- eformer mesh creation and jaxpp MpmdMesh (eval_eformer_mesh_ops.cpp)
+
+// --- sharding rules and shards (eval_sharding_ops.cpp)
+
+// --- interconnect (eval_interconnect_ops.cpp)
+
+} // namespace shardscope::eval

@@ -1,0 +1,40 @@
+#include "cli.hpp"
+#include "shardscope/eval.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+using namespace shardscope;
+
+TEST_CASE("eval answers a line that is not JSON and keeps reading", "[eval]") {
+  std::istringstream in("{not json\n\n{\"op\": \"no_such_op\"}\n");
+  std::ostringstream out, err;
+  REQUIRE(cli::run({"eval"}, {in, out, err}) == 0);
+  std::istringstream lines(out.str());
+  std::string first, second, third;
+  REQUIRE(std::getline(lines, first));
+  REQUIRE(std::getline(lines, second));
+  CHECK_FALSE(std::getline(lines, third)); // the blank line answers nothing
+  auto a = Json::parse(first);
+  CHECK(a["ok"] == false);
+  CHECK(a["error"]["type"] == "ValueError");
+  CHECK(a["error"]["message"].get<std::string>().rfind("request is not valid JSON", 0) == 0);
+  auto b = Json::parse(second);
+  CHECK(b["error"]["message"].get<std::string>().rfind("unknown op 'no_such_op'", 0) == 0);
+}
+
+TEST_CASE("eval rejects a request without op", "[eval]") {
+  auto r = evalRequest(Json::parse(R"({"devices": []})"));
+  CHECK(r["ok"] == false);
+  CHECK(r["error"]["message"] == "missing field 'op' (a string naming the operation)");
+}
+
+TEST_CASE("cli --version and unknown commands", "[cli]") {
+  std::istringstream in;
+  std::ostringstream out, err;
+  CHECK(cli::run({"--version"}, {in, out, err}) == 0);
+  CHECK(out.str() == std::string("shardscope-cli ") + SHARDSCOPE_VERSION + "\n");
+  CHECK(cli::run({"frobnicate"}, {in, out, err}) == 2);
+  CHECK(err.str().find("unknown command 'frobnicate'") != std::string::npos);
+}
