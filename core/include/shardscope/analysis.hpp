@@ -1,0 +1,87 @@
+// analyze(Scenario) -> Analysis: the one pure function the GUI and the CLI call. Each section is
+// filled by its engine (device mesh, sharding, memory, interconnect); a section that could not be
+// computed is empty and `diagnostics` says why.
+#pragma once
+
+#include "shardscope/device_mesh.hpp"
+#include "shardscope/mesh.hpp"
+#include "shardscope/scenario.hpp"
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+struct Diagnostic {
+  enum class Severity { Info, Warning, Error };
+  Severity severity = Severity::Info;
+  std::string section;   // "mesh", "model", "rules", "memory", "comm"
+  std::string subject;   // parameter path or axis name, may be empty
+  std::string message;
+};
+
+// Per logical axis: which physical axes it took and how, in words for the GUI's explanation line.
+struct AxisPlacement {
+  std::string name;
+  std::int64_t size = 1;
+  std::int64_t ici = 1;
+  std::int64_t dcn = 1;
+  std::string explanation; // e.g. "tp = 4 takes physical z (4) whole"
+};
+
+struct ParamRow {
+  std::string path;
+  Shape shape;
+  std::string dtype;
+  std::string spec;          // P(...) form
+  Shape shard_shape;         // largest shard
+  double bytes_per_device = 0; // largest shard's bytes
+  bool uneven = false;
+  std::vector<std::string> diagnostics; // silent replication fallback, non-divisible, ...
+};
+
+struct DeviceMemory {
+  double params = 0, grads = 0, optimizer = 0, activations = 0, kv_cache = 0;
+  double total() const { return params + grads + optimizer + activations + kv_cache; }
+};
+
+struct MemorySummary {
+  std::vector<DeviceMemory> per_device; // indexed like Analysis::mesh.devices
+  double max_bytes = 0, mean_bytes = 0;
+  int argmax = -1;                      // device position of the fullest device
+  double hbm_bytes = 0;
+  bool out_of_memory = false;
+};
+
+struct AxisComm {
+  std::string name;
+  std::int64_t size = 1;
+  bool ring_closed = false;
+  int max_dilation = 0;
+  double mean_dilation = 0;
+  int max_link_load = 0;
+  bool crosses_hosts = false, crosses_slices = false;
+  std::string slowest_link;          // "ICI", "DCN", "NVLink", "network"
+  double bytes = 0;                  // the payload the times below are for
+  double all_gather_s = 0, reduce_scatter_s = 0, all_reduce_s = 0, all_to_all_s = 0;
+};
+
+struct Analysis {
+  Mesh mesh;                               // the assigned logical mesh (devices + grid + names)
+  std::vector<MeshPlacement> placements;   // one per slice (one entry for single-slice)
+  std::vector<AxisPlacement> axes;
+  std::vector<ParamRow> params;
+  MemorySummary memory;
+  std::vector<AxisComm> comm;
+  std::vector<Diagnostic> diagnostics;
+  double compute_ms = 0;                   // how long analyze took
+};
+
+// Throws Error when the mesh itself cannot be built (the reference's error, unchanged); problems
+// further down (model, rules, memory) become diagnostics so the mesh still shows. `cancel`, when
+// set by another thread, makes the call return early with a Warning diagnostic.
+Analysis analyze(const Scenario& scenario, const std::atomic<bool>* cancel = nullptr);
+
+} // namespace shardscope

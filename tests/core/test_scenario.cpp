@@ -1,0 +1,50 @@
+#include "shardscope/errors.hpp"
+#include "shardscope/scenario.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace shardscope;
+
+TEST_CASE("the default scenario is the documented one and round-trips through JSON", "[scenario]") {
+  const Scenario s = defaultScenario();
+  CHECK(s.topology.chip == "v4");
+  CHECK(s.topology.shape == std::array<int, 3>{4, 4, 8});
+  REQUIRE(s.mesh.axes.size() == 3);
+  CHECK(s.mesh.axes[1].name == "fsdp");
+  CHECK(s.mesh.axes[1].ici == 16);
+  CHECK(scenarioFromJson(scenarioToJson(s)) == s);
+}
+
+TEST_CASE("an edited scenario round-trips, including rules and overrides", "[scenario]") {
+  Scenario s;
+  s.topology = {"v5p", {16, 20, 28}, 2, 2, {2, 2, 1}, false, ""};
+  s.mesh.axes = {{"dp", 1, 2, AxisType::Auto}, {"fsdp", -1, 1, AxisType::Explicit}, {"tp", 4, 1, AxisType::Manual}};
+  s.mesh.allow_split_physical_axes = true;
+  s.model = {"", "/tmp/model.safetensors", Json()};
+  s.rules = {"", {{".*q_proj.*", Json::parse(R"([["fsdp","sp"], "tp"])")}}};
+  s.training.optimizer = Optimizer::Adafactor;
+  s.training.recompute = Recompute::Full;
+  s.training.hbm_bytes_override = 80e9;
+  CHECK(scenarioFromJson(scenarioToJson(s)) == s);
+}
+
+TEST_CASE("scenario errors name the field", "[scenario]") {
+  auto bad = [](const char* text) { return scenarioFromJson(Json::parse(text)); };
+  CHECK_THROWS_WITH(bad(R"({"mesh": {"axes": [{"name": "dp", "ici": 0}]}})"), "mesh.axes[0].ici must be positive or -1");
+  CHECK_THROWS_WITH(bad(R"({"mesh": {"axes": [{"name": "dp", "ici": "two"}]}})"), "mesh.axes[0].ici must be an integer");
+  CHECK_THROWS_WITH(bad(R"({"topology": {"shape": [4, 0, 8]}})"), "topology.shape[1] must be an integer between 1 and 4096");
+  CHECK_THROWS_WITH(bad(R"({"training": {"optimizer": "lion"}})"), "training.optimizer must be one of adamw, adafactor, sgd-momentum");
+  CHECK_THROWS_WITH(bad(R"([1, 2])"), "a scenario must be a JSON object");
+  CHECK_THROWS_WITH(bad(R"({"version": 7})"), "version must be 1 (this Shardscope reads version 1 workspaces)");
+}
+
+TEST_CASE("resolveIciShape fills -1 and rejects impossible shapes", "[scenario]") {
+  MeshConfig m;
+  m.axes = {{"dp", 2}, {"fsdp", -1}, {"tp", 4}};
+  CHECK(resolveIciShape(m, 128) == Shape{2, 16, 4});
+  CHECK_THROWS_WITH(resolveIciShape(m, 100), "axis 'fsdp' is -1 but 100 devices are not divisible by the other axes' product 8");
+  m.axes = {{"dp", -1}, {"tp", -1}};
+  CHECK_THROWS_WITH(resolveIciShape(m, 128), "only one axis may have size -1, but 'dp' and 'tp' both do");
+  m.axes = {{"tp", 2}, {"tp", 4}};
+  CHECK_THROWS_WITH(resolveIciShape(m, 8), "axis name 'tp' is used twice");
+}
