@@ -15,6 +15,7 @@ struct CommandInfo {
 
 const std::map<std::string, CommandInfo>& commands() {
   static const std::map<std::string, CommandInfo> table = {
+      {"comm", {&runComm, "per-axis interconnect report and collective times of a mesh on a topology"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
   };
   return table;

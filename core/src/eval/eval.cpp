@@ -18,6 +18,9 @@ const std::map<std::string, EvalOp>& evalOps() {
       // sharding rules and shards (eval_sharding_ops.cpp)
 
       // interconnect (eval_interconnect_ops.cpp)
+      {"links", &evalLinks},
+      {"hops", &evalHops},
+      {"axis_report", &evalAxisReport},
   };
   return ops;
 }

@@ -26,5 +26,8 @@ const std::map<std::string, EvalOp>& evalOps();
 // --- sharding rules and shards (eval_sharding_ops.cpp)
 
 // --- interconnect (eval_interconnect_ops.cpp)
+Json evalLinks(const Json& request, EvalContext& context);
+Json evalHops(const Json& request, EvalContext& context);
+Json evalAxisReport(const Json& request, EvalContext& context);
 
 } // namespace shardscope::eval
