@@ -12,9 +12,23 @@ PlacedMesh placeMesh(const LinkGraph& graph, const MeshAxes& axes) {
   PlacedMesh out;
   const auto& devices = graph.devices();
   const int slices = graph.platform() == Platform::Tpu ? graph.slices() : std::max(1, graph.spec().slices);
+  const std::string splitNote = "jax.make_mesh cannot place this mesh without splitting physical axes; placed with allow_split_physical_axes=True";
+  auto needsSplit = [](const Error& e) { return e.kind() == ErrorKind::NotImplementedError; };
   if (slices <= 1) {
     MeshPlacement placement;
-    out.mesh = makeMesh(axes.sizes, axes.names, std::nullopt, devices, &placement);
+    try {
+      out.mesh = makeMesh(axes.sizes, axes.names, std::nullopt, devices, &placement);
+    } catch (const Error& e) {
+      if (!needsSplit(e)) throw;
+      CreateMeshOptions options;
+      options.allow_split_physical_axes = true;
+      placement = createDeviceMesh(axes.sizes, devices, options);
+      out.mesh.devices = devices;
+      out.mesh.grid = placement.grid;
+      out.mesh.axis_names = axes.names;
+      out.mesh.axis_types.assign(axes.names.size(), AxisType::Explicit);
+      out.note = splitNote;
+    }
     out.path = placement.path;
     return out;
   }
@@ -28,7 +42,16 @@ PlacedMesh placeMesh(const LinkGraph& graph, const MeshAxes& axes) {
     }
   if (!placed)
     throwValueError("mesh: no axis size is divisible by the " + std::to_string(slices) + " slices; give the grid explicitly");
-  const auto hybrid = createHybridDeviceMesh(ici, dcn, devices);
+  HybridPlacement hybrid;
+  try {
+    hybrid = createHybridDeviceMesh(ici, dcn, devices);
+  } catch (const Error& e) {
+    if (!needsSplit(e)) throw;
+    HybridMeshOptions options;
+    options.allow_split_physical_axes = true;
+    hybrid = createHybridDeviceMesh(ici, dcn, devices, options);
+    out.note = splitNote;
+  }
   out.mesh.devices = devices;
   out.mesh.grid = hybrid.grid;
   out.mesh.axis_names = axes.names;

@@ -168,6 +168,7 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
     placed = meshFromDeviceIds(*g, axes, intList(*it, "mesh_grid"));
   } else {
     placed = placeMesh(*g, axes);
+    if (!placed.note.empty()) context.warnings.push_back(placed.note);
   }
   std::vector<int> which;
   if (auto it = request.find("axis"); it != request.end() && !it->is_null()) {
