@@ -39,4 +39,18 @@ void BM_CommV5pPodGraphBuild(benchmark::State& state) {
 }
 BENCHMARK(BM_CommV5pPodGraphBuild)->Name("comm/v5p-16x20x28/graph-uncached")->Unit(benchmark::kMillisecond);
 
+// A twisted 8x8x16 v5p slice: routes come from one translated BFS tree instead of closed forms.
+void BM_CommV5pTwisted(benchmark::State& state) {
+  const auto spec = parseTopology("v5p:8x8x16");
+  auto params = defaultLinkParams(*findChip("v5p"));
+  params.twisted = true;
+  const auto graph0 = cachedLinkGraph(spec, params);
+  const Mesh mesh = placeMesh(*graph0, parseMeshAxes("fsdp:-1,tp:16", 1024)).mesh;
+  for (auto _ : state) {
+    auto graph = cachedLinkGraph(spec, params);
+    benchmark::DoNotOptimize(axisReports(*graph, mesh));
+  }
+}
+BENCHMARK(BM_CommV5pTwisted)->Name("comm/v5p-8x8x16-twisted/fsdp-tp")->Unit(benchmark::kMillisecond);
+
 } // namespace

@@ -64,13 +64,14 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
         if (p < 2) continue;
         // A ring of two is one pair used both ways; counting it twice is what the ring does.
         const int a = nodeOfCell[cellAt(j)], b = nodeOfCell[cellAt((j + 1) % p)];
-        const int h = graph.hops(a, b);
+        // Routes are shortest paths, so their length is the hop count (tests check both agree).
+        route.clear();
+        graph.route(a, b, route);
+        const int h = static_cast<int>(route.size());
         if (keepGroups) g.hops.push_back(h);
         if (h > 1) g.closes = false;
         g.max_hops = std::max(g.max_hops, h);
         groupHopSum += h;
-        route.clear();
-        graph.route(a, b, route);
         double latency = 0;
         for (auto [id, dir] : route) {
           (dir > 0 ? loadPlus : loadMinus)[static_cast<std::size_t>(id)]++;

@@ -111,8 +111,8 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
   if (params.ici_latency < 0 || params.uplink_latency < 0) throwValueError("link graph: link latencies must not be negative");
   if (devices.empty()) throwValueError("link graph: no devices");
 
-  auto addLink = [&](int a, int b, LinkClass cls, bool wrap, double bw, double lat) {
-    links_.push_back({a, b, cls, wrap, bw, lat});
+  auto addLink = [&](int a, int b, LinkClass cls, bool wrap, double bw, double lat, int dim = -1) {
+    links_.push_back({a, b, cls, wrap, dim, bw, lat});
     return static_cast<int>(links_.size() - 1);
   };
 
@@ -159,8 +159,10 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
     int longAxis = 0;
     for (int a = 1; a < 3; ++a)
       if (dims_[static_cast<std::size_t>(a)] > dims_[static_cast<std::size_t>(longAxis)]) longAxis = a;
+    longAxis_ = longAxis;
     const int twist = dims_[static_cast<std::size_t>(longAxis)] / 2;
     plusLink_.assign(nodes_.size() * 3, -1);
+    minusLink_.assign(nodes_.size() * 3, -1);
     links_.reserve(nodes_.size() * 3 + (slices_ > 1 ? nodes_.size() : 0));
     for (std::size_t n = 0; n < nodes_.size(); ++n) {
       const auto& node = nodes_[n];
@@ -184,7 +186,9 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
           continue;
         }
         const int to = static_cast<int>(base + c[0] + std::int64_t{X} * (c[1] + std::int64_t{Y} * c[2]));
-        plusLink_[n * 3 + ua] = addLink(static_cast<int>(n), to, LinkClass::Ici, isWrap, params.ici_bandwidth, params.ici_latency);
+        const int id = addLink(static_cast<int>(n), to, LinkClass::Ici, isWrap, params.ici_bandwidth, params.ici_latency, a);
+        plusLink_[n * 3 + ua] = id;
+        minusLink_[static_cast<std::size_t>(to) * 3 + ua] = id;
       }
     }
   } else {
@@ -232,15 +236,22 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
     for (std::size_t a = 0; a < 3; ++a) d += (wrap_[a] && dims_[a] > 2) ? dims_[a] / 2 : dims_[a] - 1;
     impl_->iciDiameter = d;
   } else {
-    // No closed form: eccentricity of every chip of slice 0 (slices are identical).
+    // One BFS tree from chip 0 serves every pair (see twistBfs_ in the header); its depth is the
+    // diameter since every chip has the same eccentricity.
     const std::int64_t perSlice = std::int64_t{dims_[0]} * dims_[1] * dims_[2];
-    std::vector<int> dist;
-    int d = 0;
-    for (std::int64_t s = 0; s < perSlice; ++s) {
-      impl_->bfs(static_cast<int>(s), dist, nullptr);
-      for (std::int64_t t = 0; t < perSlice; ++t) d = std::max(d, dist[static_cast<std::size_t>(t)]);
+    std::vector<int> dist, parent;
+    impl_->bfs(0, dist, &parent);
+    twistDist_.assign(dist.begin(), dist.begin() + perSlice);
+    twistParent_.assign(parent.begin(), parent.begin() + perSlice);
+    twistStep_.assign(static_cast<std::size_t>(perSlice), -1);
+    for (std::int64_t v = 1; v < perSlice; ++v) {
+      const int u = twistParent_[static_cast<std::size_t>(v)];
+      auto [e, found] = boost::edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), impl_->graph);
+      (void)found;
+      const auto& link = links_[static_cast<std::size_t>(boost::get(boost::edge_index, impl_->graph, e))];
+      twistStep_[static_cast<std::size_t>(v)] = link.dim * 2 + (link.a == u ? 1 : 0);
     }
-    impl_->iciDiameter = d;
+    impl_->iciDiameter = *std::max_element(twistDist_.begin(), twistDist_.end());
   }
 }
 
@@ -269,9 +280,25 @@ int LinkGraph::hops(int a, int b) const {
   if (na.slice != nb.slice) return 2;
   if (platform_ != Platform::Tpu) return 1;
   if (!twisted_) return torusHops(a, b);
-  std::vector<int> dist;
-  impl_->bfs(a, dist, nullptr);
-  return dist[static_cast<std::size_t>(b)];
+  return twistDist_[static_cast<std::size_t>(twistedOffset(a, b))];
+}
+
+int LinkGraph::twistedOffset(int a, int b) const {
+  const auto& ca = nodes_[static_cast<std::size_t>(a)].coords;
+  const auto& cb = nodes_[static_cast<std::size_t>(b)].coords;
+  std::array<int, 3> v{cb[0] - ca[0], cb[1] - ca[1], cb[2] - ca[2]};
+  const auto L = static_cast<std::size_t>(longAxis_);
+  const int twist = dims_[L] / 2;
+  // Going k_s along a short axis lands +twist along the long axis: (k_s e_s) == (twist e_long).
+  for (std::size_t s = 0; s < 3; ++s) {
+    if (s == L) continue;
+    const int k = dims_[s];
+    const int q = v[s] >= 0 ? v[s] / k : -((-v[s] + k - 1) / k); // floor division
+    v[s] -= q * k;
+    v[L] += q * twist;
+  }
+  v[L] = ((v[L] % dims_[L]) + dims_[L]) % dims_[L];
+  return v[0] + dims_[0] * (v[1] + dims_[1] * v[2]);
 }
 
 std::vector<int> LinkGraph::bfsHops(int source) const {
@@ -303,16 +330,22 @@ void LinkGraph::route(int a, int b, std::vector<std::pair<int, int>>& out) const
     return;
   }
   if (twisted_) {
-    // Walk the BFS tree rooted at b from a: each step moves one hop closer to b.
-    std::vector<int> dist, parent;
-    impl_->bfs(b, dist, &parent);
-    for (int cur = a; cur != b;) {
-      const int next = parent[static_cast<std::size_t>(cur)];
-      auto [e, found] = boost::edge(static_cast<std::size_t>(cur), static_cast<std::size_t>(next), impl_->graph);
-      (void)found;
-      const int id = boost::get(boost::edge_index, impl_->graph, e);
-      out.emplace_back(id, links_[static_cast<std::size_t>(id)].a == cur ? +1 : -1);
-      cur = next;
+    // The tree path 0 -> (b - a), replayed step by step from a.
+    thread_local std::vector<int> steps;
+    steps.clear();
+    for (int v = twistedOffset(a, b); v != 0; v = twistParent_[static_cast<std::size_t>(v)]) steps.push_back(twistStep_[static_cast<std::size_t>(v)]);
+    int cur = a;
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+      const auto d = static_cast<std::size_t>(*it / 2);
+      if (*it % 2) {
+        const int id = plusLink_[static_cast<std::size_t>(cur) * 3 + d];
+        out.emplace_back(id, +1);
+        cur = links_[static_cast<std::size_t>(id)].b;
+      } else {
+        const int id = minusLink_[static_cast<std::size_t>(cur) * 3 + d];
+        out.emplace_back(id, -1);
+        cur = links_[static_cast<std::size_t>(id)].a;
+      }
     }
     return;
   }

@@ -158,7 +158,44 @@ TEST_CASE("twisted 4x4x8 torus: twisted wrap links and a shorter diameter", "[in
   }
   CHECK(g->iciDiameter() == diameter);
   CHECK(diameter < 8);
+  // hops() and route() translate one BFS tree; they must agree with a BFS from every chip.
+  std::vector<std::pair<int, int>> route;
+  for (int a = 0; a < 128; ++a) {
+    const auto dist = g->bfsHops(a);
+    for (int b = 0; b < 128; ++b) {
+      REQUIRE(g->hops(a, b) == dist[static_cast<std::size_t>(b)]);
+      route.clear();
+      g->route(a, b, route);
+      REQUIRE(route.size() == static_cast<std::size_t>(dist[static_cast<std::size_t>(b)]));
+      int at = a;
+      for (auto [id, dir] : route) {
+        const auto& link = g->links()[static_cast<std::size_t>(id)];
+        REQUIRE((dir > 0 ? link.a : link.b) == at);
+        at = dir > 0 ? link.b : link.a;
+      }
+      REQUIRE(at == b);
+    }
+  }
   CHECK_THROWS_WITH(graphOf("v4:4x8x8", {}, true), Catch::Contains("k x k x 2k"));
+}
+
+TEST_CASE("twisted tori with the long axis first, and across slices", "[interconnect]") {
+  auto g = graphOf("v5p:16x8x8:slices=2", {}, true);
+  REQUIRE(g->twisted());
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> pick(0, static_cast<int>(g->nodeCount()) - 1);
+  std::vector<std::pair<int, int>> route;
+  for (int trial = 0; trial < 30; ++trial) {
+    const int a = pick(rng), b = pick(rng);
+    const auto dist = g->bfsHops(a);
+    const int expected = dist[static_cast<std::size_t>(b)] < 0 ? 2 : dist[static_cast<std::size_t>(b)];
+    CHECK(g->hops(a, b) == expected);
+    route.clear();
+    g->route(a, b, route);
+    CHECK(route.size() == static_cast<std::size_t>(expected));
+  }
+  // The twist shortens the pod: 8x8x16 untwisted has diameter 4 + 4 + 8 = 16.
+  CHECK(g->iciDiameter() < 16);
 }
 
 TEST_CASE("slices joined by DCN, GPUs by NVLink domains and a network", "[interconnect]") {

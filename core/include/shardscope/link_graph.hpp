@@ -50,6 +50,7 @@ struct Link {
   int b = -1;         // node at the other end; -1 = the fabric (an uplink)
   LinkClass link_class = LinkClass::Ici;
   bool wrap = false;  // a torus wraparound (or twisted wraparound) link
+  int dim = -1;       // torus axis (0, 1, 2) of an ICI link; -1 for NVLink links and uplinks
   double bandwidth = 0;
   double latency = 0;
 };
@@ -97,7 +98,8 @@ public:
   std::vector<int> bfsHops(int source) const;
   // Link ids of one shortest route from a to b, with the direction each is crossed (+1 when
   // crossed from link.a to link.b; uplinks: +1 up, -1 down). Untwisted tori use dimension-order
-  // routing (x, then y, then z, the shorter way round, ties towards +); twisted tori a BFS path.
+  // routing (x, then y, then z, the shorter way round, ties towards +); twisted tori a BFS
+  // shortest path (translated from one BFS tree, see twistBfs_).
   void route(int nodeA, int nodeB, std::vector<std::pair<int, int>>& out) const;
   // The largest hop count between two chips of one slice/domain (closed form on plain tori,
   // BFS from every chip on twisted ones).
@@ -119,12 +121,21 @@ private:
   std::vector<Link> links_;
   std::size_t localLinks_ = 0;
   std::vector<int> plusLink_;     // TPU: node*3+dim -> link to the + neighbour, -1 when none
+  std::vector<int> minusLink_;    // TPU: node*3+dim -> link from the - neighbour, -1 when none
+  // Twisted tori are Cayley graphs of Z^3 / <(k,0,-k)...>: every chip sees the same graph, so one
+  // BFS tree from chip 0 (distance and the step reaching each chip from its parent) answers
+  // hops and routes for any pair by translation, without a BFS per pair.
+  std::vector<int> twistDist_;
+  std::vector<int> twistParent_;
+  std::vector<int> twistStep_;    // dim * 2 + (1 when the step goes +)
+  int longAxis_ = 2;
   std::vector<int> uplink_;       // node -> its uplink id
   std::vector<int> domainBase_;   // GPU: first link id of each domain's all-to-all block
   std::vector<int> nodeByDeviceId_;
   std::unique_ptr<LinkGraphImpl> impl_; // the Boost.Graph adjacency list
 
   int torusHops(int a, int b) const;
+  int twistedOffset(int a, int b) const; // local index of b - a in the twisted quotient group
   int gpuLocalLink(int a, int b) const;
 };
 
