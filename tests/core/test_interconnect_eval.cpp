@@ -65,6 +65,34 @@ TEST_CASE("eval axis_report on JAX placements: known rings and the v5e 2x4 non-r
   const Json tray = ok(R"({"op": "axis_report", "topology": "v3:2x2", "mesh": "x:8"})")["result"];
   CHECK(tray["axes"][0]["closes"] == true);
   CHECK(tray["axes"][0]["mean_hops"] == 0.5);
+  // _V5P_2x2x2_ORDER is a Gray code round the cube; v5e's 2x2 ring too.
+  const Json cube = ok(R"({"op": "axis_report", "topology": "v5p:2x2x2", "mesh": "x:8"})")["result"];
+  CHECK(cube["mesh"]["placement"] == "handler:_v5p_create_device_mesh");
+  CHECK(cube["axes"][0]["closes"] == true);
+  CHECK(ok(R"({"op": "axis_report", "topology": "v5e:2x2", "mesh": "x:4"})")["result"]["axes"][0]["closes"] == true);
+  // TPU v4 has no handler: a 2x2 tray in x-major order is not a ring (jax-mesh-utils §9 item 16).
+  const Json v4 = ok(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4"})")["result"];
+  CHECK(v4["axes"][0]["closes"] == false);
+  CHECK(v4["axes"][0]["max_hops"] == 2);
+}
+
+TEST_CASE("eval axis_report on GPUs placed by id: NVLink inside hosts, network across", "[interconnect]") {
+  const Json r = ok(R"({"op": "axis_report", "topology": "h100:4x8", "mesh": "dp:4,tp:8", "bytes": 1e9})")["result"];
+  CHECK(r["mesh"]["placement"] == "gpu_sort_by_id");
+  const Json& dp = r["axes"][0];
+  const Json& tp = r["axes"][1];
+  CHECK(tp["closes"] == true);
+  CHECK(tp["slowest_link"] == "nvlink");
+  CHECK(tp["crosses_hosts"] == false);
+  CHECK(dp["slowest_link"] == "network");
+  CHECK(dp["crosses_hosts"] == true);
+  CHECK(dp["max_hops"] == 2);
+  // dp: 4 ranks over 50 GB/s NICs, 2 x 10 us per step.
+  CHECK(dp["collectives"]["all_gather"]["alpha_beta"].get<double>() == Approx(3 * 20e-6 + 0.75 * 1e9 / 50e9));
+  // One NVL72 domain: every axis stays on NVLink.
+  const Json nvl = ok(R"({"op": "axis_report", "topology": "gb200:18x4", "mesh": "dp:9,tp:8"})")["result"];
+  CHECK(nvl["axes"][0]["slowest_link"] == "nvlink");
+  CHECK(nvl["axes"][0]["crosses_hosts"] == true);
 }
 
 TEST_CASE("eval axis_report: collectives, fsdp, one axis, multi-slice, explicit grid", "[interconnect]") {
