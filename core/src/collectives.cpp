@@ -74,6 +74,7 @@ FsdpCommCost fsdpCommCost(const AxisReport& report, double layerParamBytes, doub
   f.layer_reduce_scatter_seconds = rs.alpha_beta;
   f.bytes_received_per_device_all_gather = frac * layerParamBytes;
   f.bytes_sent_per_device_reduce_scatter = frac * layerGradBytes;
+  f.step_bytes_per_device = layers * (2 * f.bytes_received_per_device_all_gather + f.bytes_sent_per_device_reduce_scatter);
   f.step_seconds = layers * (2 * ag.alpha_beta + rs.alpha_beta);
   f.step_seconds_tpu_form = layers * (2 * ag.tpu_form + rs.tpu_form);
   return f;

@@ -100,6 +100,8 @@ const ChipSpec& chipOf(const TopologySpec& spec) {
 
 // Largest GPU switch domain we model (NVL576); bounds the all-to-all link count.
 constexpr int kMaxNvlinkDomain = 576;
+// Bound on all-to-all switch links of a GPU graph (about 300 MB of links and adjacency).
+constexpr double kMaxSwitchLinks = 8e6;
 } // namespace
 
 LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const LinkParams& params)
@@ -195,7 +197,14 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
     // GPUs (and CPUs): one node per device in list order, all-to-all inside each switch domain.
     int domain = params.nvlink_domain > 0 ? params.nvlink_domain : std::max(1, chip.host_block[0]);
     if (domain > kMaxNvlinkDomain) throwValueError("link graph: nvlink_domain must be at most " + std::to_string(kMaxNvlinkDomain));
+    // CPU devices share one host's memory: one all-to-all domain unless told otherwise.
+    if (platform_ == Platform::Cpu && params.nvlink_domain <= 0) domain = static_cast<int>(std::min<std::size_t>(devices.size(), kMaxNvlinkDomain));
     domain = std::min<int>(domain, static_cast<int>(devices.size()));
+    // All-to-all costs domain^2/2 links per domain: bound the total before allocating.
+    const double allToAll = static_cast<double>(devices.size()) * (domain - 1) / 2.0;
+    if (allToAll > kMaxSwitchLinks)
+      throwValueError("link graph: " + std::to_string(devices.size()) + " GPUs in all-to-all domains of " + std::to_string(domain) +
+                      " need more than " + std::to_string(kMaxSwitchLinks) + " links; lower link_params.nvlink_domain");
     dims_ = {domain, 1, 1};
     slices_ = static_cast<int>((devices.size() + static_cast<std::size_t>(domain) - 1) / static_cast<std::size_t>(domain));
     nodes_.resize(devices.size());
@@ -387,6 +396,8 @@ struct CacheEntry {
 };
 // A handful of recent graphs: enough for a GUI comparing layouts, small enough to never matter.
 constexpr std::size_t kCacheSize = 8;
+// Larger graphs (beyond any real pod) are built per call rather than pinned in memory.
+constexpr std::size_t kCacheMaxNodes = std::size_t{1} << 17;
 } // namespace
 
 std::shared_ptr<const LinkGraph> cachedLinkGraph(const TopologySpec& spec, const LinkParams& params) {
@@ -402,6 +413,7 @@ std::shared_ptr<const LinkGraph> cachedLinkGraph(const TopologySpec& spec, const
   }
   // Built outside the lock: a large graph should not block readers of other entries.
   auto graph = std::make_shared<const LinkGraph>(makeDevices(spec), spec, params);
+  if (graph->nodeCount() > kCacheMaxNodes) return graph;
   std::lock_guard lock(mutex);
   cache.insert(cache.begin(), {spec, params, graph});
   if (cache.size() > kCacheSize) cache.pop_back();

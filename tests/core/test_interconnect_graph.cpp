@@ -245,3 +245,20 @@ TEST_CASE("graphs are cached per topology and parameters", "[interconnect]") {
   params.ici_bandwidth = 0;
   CHECK_THROWS_WITH(cachedLinkGraph(spec, params), Catch::Contains("bandwidths must be positive"));
 }
+
+TEST_CASE("GPU switch domains are bounded and CPUs share one domain", "[interconnect]") {
+  auto spec = parseTopology("gb200:18x4");
+  auto params = defaultLinkParams(*findChip("gb200"));
+  params.nvlink_domain = 577;
+  CHECK_THROWS_WITH(cachedLinkGraph(spec, params), Catch::Contains("nvlink_domain must be at most 576"));
+  params.nvlink_domain = 576;
+  auto big = parseTopology("gb200:8192x64"); // 524288 GPUs in domains of 576: 150M links
+  CHECK_THROWS_WITH(LinkGraph(makeDevices(big), big, params), Catch::Contains("lower link_params.nvlink_domain"));
+  params.nvlink_domain = 4;
+  auto small = cachedLinkGraph(spec, params);
+  CHECK(small->slices() == 18);
+  CHECK(small->localLinkCount() == 18 * 6);
+  auto cpu = cachedLinkGraph(parseTopology("cpu:8"));
+  CHECK(cpu->slices() == 1);
+  CHECK(cpu->diameter() == 1);
+}

@@ -47,6 +47,7 @@ struct FsdpCommCost {
   double layer_reduce_scatter_seconds = 0; // one layer's gradients (alpha-beta)
   double bytes_received_per_device_all_gather = 0; // (p-1)/p of the layer's parameter bytes
   double bytes_sent_per_device_reduce_scatter = 0; // (p-1)/p of the layer's gradient bytes
+  double step_bytes_per_device = 0;         // layers x (2 all-gathers + 1 reduce-scatter), bytes
   double step_seconds = 0;                  // layers x (2 all-gathers + 1 reduce-scatter)
   double step_seconds_tpu_form = 0;
 };

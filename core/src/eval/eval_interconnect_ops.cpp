@@ -223,6 +223,7 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
                    {"layer_reduce_scatter_seconds", f.layer_reduce_scatter_seconds},
                    {"bytes_received_per_device_all_gather", f.bytes_received_per_device_all_gather},
                    {"bytes_sent_per_device_reduce_scatter", f.bytes_sent_per_device_reduce_scatter},
+                   {"step_bytes_per_device", f.step_bytes_per_device},
                    {"step_seconds", f.step_seconds},
                    {"step_seconds_tpu_form", f.step_seconds_tpu_form}};
     }
