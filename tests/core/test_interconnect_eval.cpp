@@ -135,7 +135,8 @@ TEST_CASE("eval axis_report and links reject bad fields by name", "[interconnect
         "ValueError: field 'axis': the mesh has no axis 'y'");
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": "x:64"})").find("multiply to 64") != std::string::npos);
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": 5})").find("field 'mesh' must be") != std::string::npos);
-  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": "x:128", "bytes": -1})").find("bytes") != std::string::npos);
+  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": "x:128", "bytes": -1})") ==
+        "ValueError: field 'bytes' must be a finite number >= 0");
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "mesh_grid": [0, 1, 2, 2]})") ==
         "ValueError: mesh grid: device id 2 appears twice");
   CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"speed": 1}})") == "ValueError: field 'link_params' has unknown key 'speed'");
@@ -145,4 +146,25 @@ TEST_CASE("eval axis_report and links reject bad fields by name", "[interconnect
   CHECK(errorOf(R"({"op": "links", "topology": 7})").find("field 'topology' must be") != std::string::npos);
   CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"ici_bandwidth": "fast"}})") ==
         "ValueError: field 'link_params.ici_bandwidth' must be a number, got string");
+  CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v4", "shape": [1000000, 1000000, 1]}})").find("more than the supported") != std::string::npos);
+  CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"ici_latency": -1}})") ==
+        "ValueError: field 'link_params.ici_latency' must be a finite number >= 0");
+  CHECK(errorOf(R"({"op": "hops", "topology": "v4:2x2", "pairs": [[0, "a"]]})").find("list of integers") != std::string::npos);
+  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "mesh_grid": [0, 1, 2]})") ==
+        "ValueError: mesh grid holds 3 device ids, the axis sizes need 4");
+  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "mesh_grid": [0, 1, 2, 9]})") ==
+        "ValueError: mesh grid: device id 9 is not in the topology");
+  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": {"axis_names": ["x"], "axis_sizes": [2, 2]}})") ==
+        "ValueError: field 'mesh': axis_names and axis_sizes differ in length");
+  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "fsdp": {"layers": 2}})") == "ValueError: missing field 'fsdp.layer_param_bytes'");
+}
+
+TEST_CASE("eval axis_report leaves groups out of large topologies with a warning", "[interconnect]") {
+  const Json answer = ok(R"({"op": "axis_report", "topology": "v4:16x16x32", "mesh": "x:-1", "groups": true})");
+  CHECK_FALSE(answer["result"]["axes"][0].contains("groups"));
+  REQUIRE(answer.contains("warnings"));
+  CHECK(answer["warnings"][0].get<std::string>().find("at most 4096 devices") != std::string::npos);
+  const Json small = ok(R"({"op": "axis_report", "topology": "v4:4x4x4", "mesh": "a:16,b:4", "axis": "b", "groups": true})")["result"];
+  CHECK(small["axes"][0]["groups"].size() == 16);
+  CHECK(small["axes"][0]["groups"][0]["device_ids"].size() == 4);
 }

@@ -17,11 +17,15 @@ namespace {
 // Requests are bounded by their own size, but a few fields would multiply work: cap them.
 constexpr std::size_t kMaxPairs = 1'000'000;
 
+// A number >= 0; `where` is the enclosing field ("" at top level) for messages.
 double numberField(const Json& object, const char* name, const char* where) {
-  const Json& v = object.at(name);
-  if (!v.is_number()) throwValueError(std::string("field '") + where + "." + name + "' must be a number, got " + v.type_name());
+  const std::string field = *where ? std::string(where) + "." + name : std::string(name);
+  auto it = object.find(name);
+  if (it == object.end()) throwValueError("missing field '" + field + "'");
+  const Json& v = *it;
+  if (!v.is_number()) throwValueError("field '" + field + "' must be a number, got " + v.type_name());
   const double x = v.get<double>();
-  if (!std::isfinite(x) || x < 0) throwValueError(std::string("field '") + where + "." + name + "' must be a finite number >= 0");
+  if (!std::isfinite(x) || x < 0) throwValueError("field '" + field + "' must be a finite number >= 0");
   return x;
 }
 
@@ -180,7 +184,7 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
     for (std::size_t a = 0; a < axes.names.size(); ++a) which.push_back(static_cast<int>(a));
   }
   std::optional<double> bytes;
-  if (auto it = request.find("bytes"); it != request.end() && !it->is_null()) bytes = numberField(request, "bytes", "request");
+  if (auto it = request.find("bytes"); it != request.end() && !it->is_null()) bytes = numberField(request, "bytes", "");
   const bool withGroups = boolField(request, "groups", false);
   if (withGroups && deviceCount > 4096) {
     context.warnings.push_back("'groups' is limited to topologies of at most 4096 devices; groups left out");
