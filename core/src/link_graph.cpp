@@ -154,13 +154,15 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
       if (nodes_[static_cast<std::size_t>(node)].host < 0) nodes_[static_cast<std::size_t>(node)].host = d.process_index;
       if (!impl_->nodeOfId.emplace(d.id, node).second) throwValueError("link graph: device id " + std::to_string(d.id) + " appears twice");
     }
-    // Effective wrap: a wrap link on an axis of length <= 2 would duplicate the open link.
-    std::array<bool, 3> effWrap{};
-    for (std::size_t a = 0; a < 3; ++a) effWrap[a] = wrap_[a] && dims_[a] > 2;
     // The long axis of a twisted shape, and the offset its wrap links add.
     int longAxis = 0;
     for (int a = 1; a < 3; ++a)
       if (dims_[static_cast<std::size_t>(a)] > dims_[static_cast<std::size_t>(longAxis)]) longAxis = a;
+    // Effective wrap: a wrap link on an axis of length <= 2 would duplicate the open link, unless
+    // it is a twisted wrap (it lands elsewhere along the long axis).
+    std::array<bool, 3> effWrap{};
+    for (std::size_t a = 0; a < 3; ++a)
+      effWrap[a] = wrap_[a] && (dims_[a] > 2 || (twisted_ && static_cast<int>(a) != longAxis));
     longAxis_ = longAxis;
     const int twist = dims_[static_cast<std::size_t>(longAxis)] / 2;
     plusLink_.assign(nodes_.size() * 3, -1);

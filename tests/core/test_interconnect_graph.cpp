@@ -196,6 +196,21 @@ TEST_CASE("twisted tori with the long axis first, and across slices", "[intercon
   }
   // The twist shortens the pod: 8x8x16 untwisted has diameter 4 + 4 + 8 = 16.
   CHECK(g->iciDiameter() < 16);
+
+  // 2x2x4 (forced wrap): a twisted wrap on a length-2 axis is a real link, not a duplicate.
+  auto tiny = graphOf("v4:2x2x4", std::array<bool, 3>{true, true, true}, true);
+  std::vector<int> degree(tiny->nodeCount(), 0);
+  for (const auto& l : tiny->links()) { ++degree[static_cast<std::size_t>(l.a)]; ++degree[static_cast<std::size_t>(l.b)]; }
+  for (int d : degree) CHECK(d == 6);
+  for (int a = 0; a < 16; ++a) {
+    const auto dist = tiny->bfsHops(a);
+    for (int b = 0; b < 16; ++b) {
+      REQUIRE(tiny->hops(a, b) == dist[static_cast<std::size_t>(b)]);
+      route.clear();
+      tiny->route(a, b, route);
+      REQUIRE(route.size() == static_cast<std::size_t>(dist[static_cast<std::size_t>(b)]));
+    }
+  }
 }
 
 TEST_CASE("slices joined by DCN, GPUs by NVLink domains and a network", "[interconnect]") {
