@@ -50,7 +50,7 @@ PlacedMesh placeMesh(const LinkGraph& graph, const MeshAxes& axes) {
     HybridMeshOptions options;
     options.allow_split_physical_axes = true;
     hybrid = createHybridDeviceMesh(ici, dcn, devices, options);
-    out.note = splitNote;
+    out.note = "create_hybrid_device_mesh cannot place this mesh without splitting physical axes; placed with allow_split_physical_axes=True";
   }
   out.mesh.devices = devices;
   out.mesh.grid = hybrid.grid;

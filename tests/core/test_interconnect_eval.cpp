@@ -127,7 +127,13 @@ TEST_CASE("eval axis_report: collectives, fsdp, one axis, multi-slice, explicit 
   const Json split = ok(R"({"op": "axis_report", "topology": "v5p:8x8x8", "mesh": "fsdp:-1,tp:2"})");
   CHECK(split["result"]["mesh"]["placement"] == "nd_torus_split");
   REQUIRE(split.contains("warnings"));
-  CHECK(split["warnings"][0].get<std::string>().find("allow_split_physical_axes=True") != std::string::npos);
+  CHECK(split["warnings"][0].get<std::string>().rfind("jax.make_mesh cannot place", 0) == 0);
+  const Json hybrid = ok(R"({"op": "axis_report", "topology": "v5e:16x16:slices=4", "mesh": "data:4,fsdp:64,tp:4"})");
+  CHECK(hybrid["result"]["mesh"]["dcn_axis_sizes"] == Json::array({4, 1, 1}));
+  REQUIRE(hybrid.contains("warnings"));
+  CHECK(hybrid["warnings"][0].get<std::string>().rfind("create_hybrid_device_mesh cannot place", 0) == 0);
+  CHECK(hybrid["result"]["axes"][0]["slowest_link"] == "dcn");
+  CHECK(hybrid["result"]["axes"][2]["crosses_slices"] == false);
 }
 
 TEST_CASE("eval axis_report and links reject bad fields by name", "[interconnect]") {
