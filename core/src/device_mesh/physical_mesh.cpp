@@ -151,7 +151,7 @@ DeviceGrid physicalTpuMesh(const DeviceView& devices) {
   const std::string& kind = devices[0].device_kind;  // the first device decides, unlike dispatch (§9.4)
   const std::size_t count = devices.size();
   const std::int64_t n = static_cast<std::int64_t>(count);
-  const Device* all = devices.all->data();
+  const Device* all = devices.positions ? nullptr : devices.base();
   const auto direct = [all](std::size_t k) -> const Device& { return all[k]; };
   const auto viewed = [&devices](std::size_t k) -> const Device& { return devices[k]; };
 
@@ -204,6 +204,6 @@ DeviceGrid physicalTpuMesh(const DeviceView& devices) {
   return DeviceGrid(std::move(layout.shape), std::move(cellsOut));
 }
 
-DeviceGrid getPhysicalTpuMesh(const DeviceList& devices) { return physicalTpuMesh(DeviceView{&devices, nullptr}); }
+DeviceGrid getPhysicalTpuMesh(const DeviceList& devices) { return physicalTpuMesh(DeviceView::whole(devices)); }
 
 } // namespace shardscope::mesh_detail
