@@ -4,6 +4,7 @@
 
 #include "grid_ops.hpp"
 #include "physical_mesh.hpp"
+#include "torus_plan.hpp"
 #include "shardscope/device_mesh_internals.hpp"
 #include "shardscope/errors.hpp"
 
@@ -25,8 +26,12 @@ bool productEquals(const Shape& shape, std::int64_t target) {
 }
 
 DeviceGrid toPositions(DeviceGrid grid, const DeviceView& view) {
-  if (view.positions)
+  if (view.positions) {
     for (int& entry : grid.data()) entry = view.position(static_cast<std::size_t>(entry));
+  } else if (view.offset) {
+    const int offset = static_cast<int>(view.offset);
+    for (int& entry : grid.data()) entry += offset;
+  }
   return grid;
 }
 
@@ -52,8 +57,8 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
   // Handlers see a real list; only kinds that have one pay for building it.
   if (auto handler = findDeviceMeshHandler(last.device_kind)) {
     std::optional<DeviceGrid> grid;
-    if (devices.positions) grid = handler->fn(meshShape, devices.materialize(), options);
-    else grid = handler->fn(meshShape, *devices.all, options);
+    if (devices.isWholeList()) grid = handler->fn(meshShape, *devices.all, options);
+    else grid = handler->fn(meshShape, devices.materialize(), options);
     if (grid) {
       if (grid->shape() != meshShape || grid->size() != devices.size())
         throwValueError("device-kind handler '" + handler->name + "' returned a mesh of shape " + shapeRepr(grid->shape()) +
@@ -69,6 +74,31 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
 
   switch (last.platform) {
   case Platform::Tpu: {
+    if (!options.contiguous_submeshes) {
+      // Fused fast path: plan the whole-axis assignment from the corner-derived physical shape
+      // and scatter every device straight into its logical cell (no transpose pass).
+      std::optional<WholeAxisPlan> plan;
+      const StridesForShape strides = [&](const Shape& physical) -> std::optional<Shape> {
+        plan = planWholeAxisAssignment(physical, meshShape);
+        if (!plan || plan->perm.size() != physical.size()) return std::nullopt;
+        // Row-major strides of the transposed array, handed back to the physical axes.
+        Shape out(physical.size());
+        std::int64_t step = 1;
+        for (std::size_t k = physical.size(); k-- > 0;) {
+          out[static_cast<std::size_t>(plan->perm[k])] = step;
+          step *= physical[static_cast<std::size_t>(plan->perm[k])];
+        }
+        return out;
+      };
+      Shape physicalShape;
+      if (auto cells = placeCornerOrdered(devices, strides, &physicalShape)) {
+        placement.grid = toPositions(DeviceGrid(meshShape, std::move(*cells)), devices);
+        placement.path = "nd_torus";
+        placement.physical_shape = std::move(physicalShape);
+        placement.assignment = std::move(plan->assignment);
+        return placement;
+      }
+    }
     DeviceGrid physical = physicalTpuMesh(devices);
     if (options.contiguous_submeshes) physical = transposeTrick(physical, meshShape);
     TorusAssignment torus = createDeviceMeshForNdTorus(physical, meshShape, options.allow_split_physical_axes);
@@ -130,7 +160,7 @@ std::optional<Shape> canonicalizeAxisSizes(const PyValue& raw) {
 }
 
 MeshPlacement createDeviceMesh(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions& options) {
-  return mesh_detail::createDeviceMeshOnView(meshShape, mesh_detail::DeviceView{&devices, nullptr}, options);
+  return mesh_detail::createDeviceMeshOnView(meshShape, mesh_detail::DeviceView::whole(devices), options);
 }
 
 MeshPlacement createDeviceMesh(const PyValue& rawMeshShape, const DeviceList& devices, const CreateMeshOptions& options) {
