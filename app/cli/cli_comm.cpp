@@ -143,13 +143,11 @@ int runComm(const Args& args, Streams io) {
     io.err << "shardscope-cli comm: " << answer["error"]["type"].get<std::string>() << ": " << answer["error"]["message"].get<std::string>() << "\n";
     return 1;
   }
-  if (format == "json") {
-    io.out << answer["result"].dump(2) << "\n";
-  } else {
-    printTable(answer["result"], bytes.has_value(), io.out);
-    if (answer.contains("warnings"))
-      for (const auto& w : answer["warnings"]) io.out << "warning: " << w.get<std::string>() << "\n";
-  }
+  // Warnings go to stderr so the table or JSON on stdout stays clean for pipes.
+  if (answer.contains("warnings"))
+    for (const auto& w : answer["warnings"]) io.err << "warning: " << w.get<std::string>() << "\n";
+  if (format == "json") io.out << answer["result"].dump(2) << "\n";
+  else printTable(answer["result"], bytes.has_value(), io.out);
   return 0;
 }
 

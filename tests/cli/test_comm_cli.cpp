@@ -35,6 +35,14 @@ TEST_CASE("comm --format json is the axis_report result", "[cli][interconnect]")
   CHECK(j["mesh"]["axis_sizes"] == Json::array({128}));
 }
 
+TEST_CASE("comm warns on stderr when JAX would refuse the placement", "[cli][interconnect]") {
+  std::istringstream in;
+  std::ostringstream out, err;
+  REQUIRE(cli::run({"comm", "--topology", "v5p:8x8x8", "--mesh", "fsdp:-1,tp:2", "--format", "json"}, {in, out, err}) == 0);
+  CHECK(Json::parse(out.str())["mesh"]["placement"] == "nd_torus_split");
+  CHECK(err.str().rfind("warning: jax.make_mesh cannot place", 0) == 0);
+}
+
 TEST_CASE("comm argument errors", "[cli][interconnect]") {
   std::istringstream in;
   std::ostringstream out, err;

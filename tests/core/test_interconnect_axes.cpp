@@ -192,6 +192,7 @@ TEST_CASE("scaling-book v5e example: a whole wrapped 16-axis all-gathers at V/W"
   CHECK(f.bytes_received_per_device_all_gather == Approx(15.0 / 16 * 1e8));
   CHECK(f.step_seconds == Approx(10 * (2 * ag + rs)));
   CHECK(f.step_bytes_per_device == Approx(10 * 15.0 / 16 * (2 * 1e8 + 2e8)));
+  CHECK_THROWS_WITH(fsdpCommCost(x, 1e8, 2e8, -1), Catch::Contains("layers"));
   CHECK(f.step_seconds_tpu_form == Approx(10 * (2 * 1e8 / 9e10 + 2e8 / 9e10)));
 }
 
