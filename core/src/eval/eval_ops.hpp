@@ -20,11 +20,17 @@ using EvalOp = Json (*)(const Json& request, EvalContext& context);
 const std::map<std::string, EvalOp>& evalOps();
 
 // --- device-mesh engine (eval_mesh_ops.cpp)
+Json opCreateDeviceMesh(const Json& request, EvalContext& context);
+Json opCreateHybridDeviceMesh(const Json& request, EvalContext& context);
+Json opMakeMesh(const Json& request, EvalContext& context);
 
 // --- eformer mesh creation and jaxpp MpmdMesh (eval_eformer_mesh_ops.cpp)
 
 // --- sharding rules and shards (eval_sharding_ops.cpp)
 
 // --- interconnect (eval_interconnect_ops.cpp)
+Json evalLinks(const Json& request, EvalContext& context);
+Json evalHops(const Json& request, EvalContext& context);
+Json evalAxisReport(const Json& request, EvalContext& context);
 
 } // namespace shardscope::eval
