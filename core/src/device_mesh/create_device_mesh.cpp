@@ -92,7 +92,7 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
       };
       Shape physicalShape;
       if (auto cells = placeCornerOrdered(devices, strides, &physicalShape)) {
-        placement.grid = toPositions(DeviceGrid(meshShape, std::move(*cells)), devices);
+        placement.grid = DeviceGrid(meshShape, std::move(*cells));  // already full-list positions
         placement.path = "nd_torus";
         placement.physical_shape = std::move(physicalShape);
         placement.assignment = std::move(plan->assignment);

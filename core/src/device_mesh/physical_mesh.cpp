@@ -87,6 +87,7 @@ struct Layout {
   Shape shape;
   Int4 stride{};
   Int4 lo{};
+  int base = 0;  // added to every written index (a contiguous view's offset in the full list)
   int checkedAxis = -1;
   bool countMatches = false;
   std::int64_t dims[3]{};
@@ -131,7 +132,7 @@ bool scatterInCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l,
     if ((outside[0] | outside[1] | outside[2] | outside[3]) != 0) [[unlikely]] return false;
     if constexpr (CheckedAxis >= 0) nonZero |= v[CheckedAxis];
     const Int4 p = (v - lo) * l.stride;
-    cells[p[0] + p[1] + p[2] + p[3]] = static_cast<int>(k);
+    cells[p[0] + p[1] + p[2] + p[3]] = static_cast<int>(k) + l.base;
   }
   bad = nonZero;
   return true;
@@ -223,6 +224,7 @@ std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, co
   else if (rank == 4) stride = Int4{static_cast<int>((*out)[0]), static_cast<int>((*out)[1]), static_cast<int>((*out)[2]), static_cast<int>((*out)[3])};
   else stride = Int4{static_cast<int>((*out)[0]), static_cast<int>((*out)[1]), static_cast<int>((*out)[2]), 0};
   layout.stride = stride;
+  layout.base = devices.positions ? 0 : static_cast<int>(devices.offset);  // write list positions directly
   std::vector<int> cells(count, -1);
   int nonZero = 0;
   const bool placed = devices.positions
@@ -232,6 +234,8 @@ std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, co
   // Anything to report (megacore, z on a tray, a hole) is left to the exact path.
   if (!placed || (layout.checkedAxis >= 0 && nonZero != 0)) return std::nullopt;
   if (std::find(cells.begin(), cells.end(), -1) != cells.end()) return std::nullopt;
+  if (devices.positions)
+    for (int& cell : cells) cell = devices.position(static_cast<std::size_t>(cell));
   if (physicalShape) *physicalShape = std::move(layout.shape);
   return cells;
 }

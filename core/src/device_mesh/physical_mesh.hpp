@@ -17,7 +17,7 @@ using StridesForShape = std::function<std::optional<Shape>(const Shape& physical
 
 // One pass from devices straight to their final cells: for lists whose first and last devices are
 // the bounding-box corners (jax.devices() order) and whose box has exactly one device per cell,
-// device view index k goes to sum(coordinate offset * stride). nullopt whenever anything is unusual
+// the device goes to sum(coordinate offset * stride); cells hold positions in the FULL list. nullopt whenever anything is unusual
 // or would raise; the caller then takes the exact path, which reports the reference's errors.
 std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, const StridesForShape& strides, Shape* physicalShape);
 
