@@ -172,7 +172,9 @@ TEST_CASE("the torus path is order-insensitive: a reversed or shuffled list give
     DeviceList reversed(forward.rbegin(), forward.rend());
     DeviceList shuffled = forward;
     for (std::size_t k = 0; k < shuffled.size(); k += 3) std::swap(shuffled[k], shuffled[shuffled.size() - 1 - k / 2]);
-    for (const Shape& shape : divisorShapes(static_cast<std::int64_t>(forward.size()), 2)) {
+    std::vector<Shape> shapes = divisorShapes(static_cast<std::int64_t>(forward.size()), 2);
+    for (const Shape& s3 : divisorShapes(static_cast<std::int64_t>(forward.size()), 3)) shapes.push_back(s3);
+    for (const Shape& shape : shapes) {
       INFO(topo << " " << shapeRepr(shape));
       const auto idsOf = [&](const DeviceList& list) {
         const MeshPlacement p = createDeviceMesh(shape, list, {false, true});

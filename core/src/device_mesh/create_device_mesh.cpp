@@ -75,27 +75,34 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
   switch (last.platform) {
   case Platform::Tpu: {
     if (!options.contiguous_submeshes) {
-      // Fused fast path: plan the whole-axis assignment from the corner-derived physical shape
-      // and scatter every device straight into its logical cell (no transpose pass).
-      std::optional<WholeAxisPlan> plan;
-      const StridesForShape strides = [&](const Shape& physical) -> std::optional<Shape> {
-        plan = planWholeAxisAssignment(physical, meshShape);
-        if (!plan || plan->perm.size() != physical.size()) return std::nullopt;
-        // Row-major strides of the transposed array, handed back to the physical axes.
-        Shape out(physical.size());
-        std::int64_t step = 1;
-        for (std::size_t k = physical.size(); k-- > 0;) {
-          out[static_cast<std::size_t>(plan->perm[k])] = step;
-          step *= physical[static_cast<std::size_t>(plan->perm[k])];
+      // Fused fast path: plan the assignment from the corner-derived physical shape (whole axes,
+      // else the splitting search when allowed) and scatter every device straight into its
+      // logical cell, with no physical-mesh array and no transpose pass.
+      AssignmentMatrix assignment;
+      bool split = false;
+      const TablesForShape tables = [&](const Shape& physical, std::vector<std::vector<int>>& out) {
+        if (auto plan = planWholeAxisAssignment(physical, meshShape)) {
+          if (plan->perm.size() != physical.size()) return false;  // numpy's transpose would raise
+          assignment = std::move(plan->assignment);
+        } else if (options.allow_split_physical_axes) {
+          try {
+            assignment = planSplitAssignment(physical, meshShape);
+          } catch (const Error&) {
+            return false;  // the exact path raises it
+          }
+          split = true;
+        } else {
+          return false;  // the exact path raises NotImplementedError
         }
-        return out;
+        out = logicalOffsetTables(physical, assignment);
+        return true;
       };
       Shape physicalShape;
-      if (auto cells = placeCornerOrdered(devices, strides, &physicalShape)) {
-        placement.grid = toPositions(DeviceGrid(meshShape, std::move(*cells)), devices);
-        placement.path = "nd_torus";
+      if (auto cells = placeCornerOrdered(devices, tables, &physicalShape)) {
+        placement.grid = DeviceGrid(meshShape, std::move(*cells));  // already full-list positions
+        placement.path = split ? "nd_torus_split" : "nd_torus";
         placement.physical_shape = std::move(physicalShape);
-        placement.assignment = std::move(plan->assignment);
+        placement.assignment = std::move(assignment);
         return placement;
       }
     }

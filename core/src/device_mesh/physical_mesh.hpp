@@ -12,13 +12,15 @@ namespace shardscope::mesh_detail {
 
 DeviceGrid physicalTpuMesh(const DeviceView& devices);
 
-// Given the physical shape, the stride in the final array of each physical axis (nullopt: decline).
-using StridesForShape = std::function<std::optional<Shape>(const Shape& physicalShape)>;
+// Given the physical shape, the offset tables of each physical axis into the final array (see
+// logicalOffsetTables); false to decline.
+using TablesForShape = std::function<bool(const Shape& physicalShape, std::vector<std::vector<int>>& tables)>;
 
 // One pass from devices straight to their final cells: for lists whose first and last devices are
 // the bounding-box corners (jax.devices() order) and whose box has exactly one device per cell,
-// device view index k goes to sum(coordinate offset * stride). nullopt whenever anything is unusual
-// or would raise; the caller then takes the exact path, which reports the reference's errors.
-std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, const StridesForShape& strides, Shape* physicalShape);
+// the device goes to the sum of its axes' table entries; cells hold positions in the FULL list.
+// nullopt whenever anything is unusual or would raise; the caller then takes the exact path,
+// which reports the reference's errors.
+std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, const TablesForShape& tables, Shape* physicalShape);
 
 } // namespace shardscope::mesh_detail

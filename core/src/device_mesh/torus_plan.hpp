@@ -18,4 +18,14 @@ struct WholeAxisPlan {
 std::optional<WholeAxisPlan> planWholeAxisAssignment(const Shape& physicalShape, const Shape& meshShape, std::size_t* failedAxis = nullptr,
                                                      Shape* remaining = nullptr);
 
+// The splitting search's assignment matrix alone (no devices moved). Raises the reference's
+// ValueError when the sizes differ, and AssertionError for non-positive sizes.
+AssignmentMatrix planSplitAssignment(const Shape& physicalShape, const Shape& meshShape);
+
+// Where each physical coordinate goes: for an assignment matrix whose rows multiply to the
+// physical sizes, tables[i][v] is the contribution of coordinate v on physical axis i to the flat
+// index of the logical mesh (the same layout _generate_logical_mesh builds), so a device's cell
+// is the sum over its axes.
+std::vector<std::vector<int>> logicalOffsetTables(const Shape& physicalShape, const AssignmentMatrix& assignment);
+
 } // namespace shardscope::mesh_detail
