@@ -22,6 +22,10 @@ const std::map<std::string, EvalOp>& evalOps();
 // --- device-mesh engine (eval_mesh_ops.cpp)
 
 // --- eformer mesh creation and jaxpp MpmdMesh (eval_eformer_mesh_ops.cpp)
+Json opCreateMesh(const Json& request, EvalContext& context);
+Json opCalculateHostMeshShape(const Json& request, EvalContext& context);
+Json opParseMeshFromString(const Json& request, EvalContext& context);
+Json opMpmdMesh(const Json& request, EvalContext& context);
 
 // --- sharding rules and shards (eval_sharding_ops.cpp)
 
