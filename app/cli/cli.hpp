@@ -21,5 +21,6 @@ int run(const Args& args, Streams io);
 
 // Subcommands (one file each).
 int runEval(const Args& args, Streams io);
+int runTopology(const Args& args, Streams io);
 
 } // namespace shardscope::cli
