@@ -81,15 +81,18 @@ std::string meshShapeText(const Mesh& mesh) {
 }
 
 // The warning for a mesh whose shape differs from the resolved axis_dims (spec §1.11 #4): eformer
-// computes the per-granule shape with its own leftmost split and then multiplies whatever DCN
-// shape it was given onto it, so the total is kept while the axis sizes move.
-std::string shapeChangeWarning(const EformerMesh& out, const std::optional<Shape>& userDcn, const char* granule) {
+// chooses the per-granule shape with its own leftmost split and then tiles the granules by
+// whatever DCN shape it was given, so the device count is kept while the axis sizes move.
+std::string shapeChangeWarning(const EformerMesh& out, const std::optional<Shape>& userDcn, bool byProcess) {
+  const char* granules = byProcess ? "processes" : "slices";
   std::string text = "create_mesh built a mesh of shape " + meshShapeText(out.mesh) + ", not the requested axis_dims " +
-                     shapeRepr(out.requested_shape) + ": eformer splits each " + granule + " to " +
-                     shapeRepr(out.granule_shape) + " on its own and tiles the " + granule + "s by the DCN shape " +
-                     shapeRepr(out.dcn_shape);
+                     shapeRepr(out.requested_shape) + ": eformer gives each of the " + granules + " a " +
+                     shapeRepr(out.granule_shape) + " block of its own choosing (" +
+                     (byProcess ? "splitting the leftmost axes" : "dividing the first axis the slice count divides") +
+                     ") and lays the " +
+                     granules + " out by the DCN shape " + shapeRepr(out.dcn_shape);
   if (userDcn) {
-    text += " taken from dcn_mesh_dims " + shapeRepr(*userDcn);
+    text += " from dcn_mesh_dims " + shapeRepr(*userDcn);
     if (userDcn->size() != out.requested_shape.size())
       text += ", which has " + std::to_string(userDcn->size()) + " axes for a " +
               std::to_string(out.requested_shape.size()) + "-axis mesh (numpy's block layout lines the DCN axes up "
@@ -97,7 +100,16 @@ std::string shapeChangeWarning(const EformerMesh& out, const std::optional<Shape
   } else {
     text += " (its fallback when the per-axis ratios do not multiply to the process count)";
   }
-  return text + ". Pass a dcn_mesh_dims that divides axis_dims axis by axis, or leave it unset.";
+  // The DCN shape that would have kept axis_dims: requested / per-granule size, axis by axis.
+  bool divisible = out.granule_shape.size() == out.requested_shape.size();
+  Shape keep;
+  for (std::size_t i = 0; divisible && i < out.requested_shape.size(); ++i) {
+    divisible = out.granule_shape[i] > 0 && out.requested_shape[i] % out.granule_shape[i] == 0;
+    if (divisible) keep.push_back(out.requested_shape[i] / out.granule_shape[i]);
+  }
+  text += ". The axis sizes changed while the device count stayed the same";
+  if (divisible) text += "; dcn_mesh_dims " + shapeRepr(keep) + " (or none) keeps axis_dims";
+  return text + ".";
 }
 
 } // namespace
@@ -270,12 +282,15 @@ EformerMesh createEformerMesh(const DeviceList& devices, const EformerMeshArgs& 
 
   if (args.use_jax && out.num_slices == 1 && runtime.process_count == 1 && !args.dcn_mesh_dims) {
     out.path = EformerMeshPath::MakeMesh;
-    out.mesh = makeMesh(out.requested_shape, args.axis_names, axisTypes, devices, &out.placement);
+    // jax.make_mesh defaults to Explicit axes. Passing that default with one type per axis *name*
+    // leaves the rank mismatch (more dims than names) to Mesh's own check, which JAX runs before
+    // it looks at axis_types.
+    const auto types = axisTypes.value_or(std::vector<AxisType>(args.axis_names.size(), AxisType::Explicit));
+    out.mesh = makeMesh(out.requested_shape, args.axis_names, types, devices, &out.placement);
     return out;
   }
 
   const Shape& global = out.requested_shape;
-  const char* granule = "slice";
   if (out.num_slices > 1) {
     out.path = EformerMeshPath::MultiSlice;
     std::optional<std::size_t> dynamicAxis;
@@ -302,7 +317,6 @@ EformerMesh createEformerMesh(const DeviceList& devices, const EformerMeshArgs& 
     out.mesh = buildJaxMesh(devices, std::move(hybrid.grid), args.axis_names, axisTypes);
   } else if (runtime.process_count > 1) {
     out.path = EformerMeshPath::MultiProcess;
-    granule = "process";
     std::int64_t localDevices = 0;
     for (const auto& d : devices) localDevices += d.process_index == runtime.process_index ? 1 : 0;
     out.granule_shape = calculateHostMeshShape(global, localDevices, runtime.process_count);
@@ -335,7 +349,7 @@ EformerMesh createEformerMesh(const DeviceList& devices, const EformerMeshArgs& 
     out.mesh = buildJaxMesh(devices, out.placement.grid, args.axis_names, axisTypes);
   }
 
-  if (out.mesh.shape() != out.requested_shape) out.warnings.push_back(shapeChangeWarning(out, args.dcn_mesh_dims, granule));
+  if (out.mesh.shape() != out.requested_shape) out.warnings.push_back(shapeChangeWarning(out, args.dcn_mesh_dims, out.path == EformerMeshPath::MultiProcess));
   return out;
 }
 
