@@ -89,7 +89,8 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
       std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
         return devices[static_cast<std::size_t>(a)].id < devices[static_cast<std::size_t>(b)].id;
       });
-    placement.grid = toPositions(reshaped(DeviceGrid({static_cast<std::int64_t>(order.size())}, std::move(order)), meshShape), devices);
+    const auto count = static_cast<std::int64_t>(order.size());  // read before the move below
+    placement.grid = toPositions(reshaped(DeviceGrid({count}, std::move(order)), meshShape), devices);
     placement.path = "gpu_sort_by_id";
     return placement;
   }
@@ -97,7 +98,8 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
   }
   std::vector<int> order(devices.size());
   std::iota(order.begin(), order.end(), 0);
-  placement.grid = toPositions(reshaped(DeviceGrid({static_cast<std::int64_t>(order.size())}, std::move(order)), meshShape), devices);
+  const auto count = static_cast<std::int64_t>(order.size());
+  placement.grid = toPositions(reshaped(DeviceGrid({count}, std::move(order)), meshShape), devices);
   placement.path = "reshape";
   return placement;
 }

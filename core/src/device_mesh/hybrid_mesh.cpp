@@ -31,12 +31,19 @@ std::optional<int> granuleKey(const Device& d, bool processIsGranule) {
 std::vector<std::vector<int>> granulesOf(const DeviceList& devices, const HybridMeshOptions& options) {
   std::vector<std::pair<int, std::vector<int>>> groups;  // (key, positions), first-appearance order
   std::map<int, std::size_t> index;
+  std::size_t current = 0;  // neighbours in the list usually share a granule: skip the map then
   for (std::size_t k = 0; k < devices.size(); ++k) {
     auto key = granuleKey(devices[k], options.process_is_granule);
     if (!key) missingAttribute(devices[k], options.process_is_granule);  // getattr fails on this device
-    auto [it, inserted] = index.try_emplace(*key, groups.size());
-    if (inserted) groups.push_back({*key, {}});
-    groups[it->second].second.push_back(static_cast<int>(k));
+    if (groups.empty() || groups[current].first != *key) {
+      auto [it, inserted] = index.try_emplace(*key, groups.size());
+      if (inserted) {
+        groups.push_back({*key, {}});
+        groups.back().second.reserve(devices.size() / 2 + 1);
+      }
+      current = it->second;
+    }
+    groups[current].second.push_back(static_cast<int>(k));
   }
   if (options.should_sort_granules_by_key)
     std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -54,26 +61,33 @@ DeviceGrid blockLayout(const std::vector<MeshPlacement>& granules, const Shape& 
   ds.insert(ds.end(), dcn.begin(), dcn.end());
   Shape outShape(rank);
   for (std::size_t a = 0; a < rank; ++a) outShape[a] = ms[a] * ds[a];
-  DeviceGrid out = DeviceGrid::iota(outShape);
+  DeviceGrid out(outShape, std::vector<int>(static_cast<std::size_t>(shapeSize(outShape))));
   const Shape outStrides = out.strides();
   const Shape gStrides = DeviceGrid::iota(ds).strides();
-  // Every granule's grid (row-major over ms) lands at offset g*ms along each axis.
+  // Granule g's grid (row-major over ms) lands at offset g*ms along each axis: walk its rows with
+  // an odometer over all but the last axis and copy each row as one contiguous run.
   const std::int64_t perGranule = shapeSize(ms);
+  const std::int64_t row = rank ? ms[rank - 1] : 1;
   Shape gIdx(rank, 0), iIdx(rank, 0);
   for (std::size_t g = 0; g < granules.size(); ++g) {
-    std::int64_t rest = static_cast<std::int64_t>(g);
+    std::int64_t rest = static_cast<std::int64_t>(g), base = 0;
     for (std::size_t a = 0; a < rank; ++a) {
       gIdx[a] = rest / gStrides[a];
       rest %= gStrides[a];
+      base += gIdx[a] * ms[a] * outStrides[a];
     }
-    const auto& data = granules[g].grid.data();
+    const int* src = granules[g].grid.data().data();
     std::fill(iIdx.begin(), iIdx.end(), 0);
-    for (std::int64_t flat = 0; flat < perGranule; ++flat) {
-      std::int64_t offset = 0;
-      for (std::size_t a = 0; a < rank; ++a) offset += (gIdx[a] * ms[a] + iIdx[a]) * outStrides[a];
-      out.data()[static_cast<std::size_t>(offset)] = data[static_cast<std::size_t>(flat)];
-      for (std::size_t a = rank; a-- > 0;) {
-        if (++iIdx[a] < ms[a]) break;
+    std::int64_t offset = base;
+    for (std::int64_t done = 0; done < perGranule; done += row) {
+      std::copy(src + done, src + done + row, out.data().data() + offset);
+      // Advance the row index (axes 0..rank-2) and its output offset.
+      for (std::size_t a = rank ? rank - 1 : 0; a-- > 0;) {
+        if (++iIdx[a] < ms[a]) {
+          offset += outStrides[a];
+          break;
+        }
+        offset -= (ms[a] - 1) * outStrides[a];
         iIdx[a] = 0;
       }
     }

@@ -74,7 +74,7 @@ TorusAssignment createDeviceMeshForNdTorus(const DeviceGrid& physicalMesh, const
         out.assignment[i][li] = physical[i];
       }
   // An incomplete permutation (e.g. mesh_shape () on one device) fails in numpy's transpose.
-  out.mesh = reshaped(physicalMesh.transpose(perm), meshShape);
+  out.mesh = reshaped(fastTranspose(physicalMesh, perm), meshShape);
   return out;
 }
 

@@ -145,8 +145,7 @@ DeviceGrid generateLogicalMesh(const DeviceGrid& physicalMesh, const Shape& logi
   for (std::size_t j = 0; j < m; ++j)
     for (std::size_t i = 0; i < n; ++i)
       if (position[i * m + j] >= 0) perm.push_back(position[i * m + j]);
-  DeviceGrid view(kept, physicalMesh.data());
-  return reshaped(view.transpose(perm), logicalShape);
+  return reshaped(fastTranspose(kept, physicalMesh.data(), perm), logicalShape);
 }
 
 TorusAssignment createDeviceMeshForNdTorusSplittingAxes(const DeviceGrid& physicalMesh, const Shape& meshShape) {

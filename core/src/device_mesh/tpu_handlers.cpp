@@ -79,8 +79,10 @@ std::optional<DeviceGrid> v4iV8iHandler(const Shape& meshShape, const DeviceList
 }
 
 std::optional<DeviceGrid> v5eHandler(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions&) {
-  const auto [bx, by, bz] = lexicographicBounds(devices);
   const std::size_t n = devices.size();
+  // Every branch needs 4, 8 or 16 devices; decide that before touching coordinates.
+  if (n != 4 && n != 8 && n != 16) return std::nullopt;
+  const auto [bx, by, bz] = lexicographicBounds(devices);
   if (bx == 2 && by == 2 && bz == 1 && n == 4) return orderedBy(coordinateOrder(devices), kTray2x2Ring, meshShape);
   if (n == 8) {
     if (bx == 2 && by == 2 && bz == 2) return orderedBy(coordinateOrder(devices), kV5eTrayIota, meshShape);
@@ -92,8 +94,9 @@ std::optional<DeviceGrid> v5eHandler(const Shape& meshShape, const DeviceList& d
 }
 
 std::optional<DeviceGrid> v5pHandler(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions&) {
+  if (devices.size() != 8) return std::nullopt;  // the only branch needs 8 devices: skip the O(n) scan
   const auto bounds = lexicographicBounds(devices);
-  if (bounds == std::array<std::int64_t, 3>{2, 2, 2} && devices.size() == 8) return orderedBy(coordinateOrder(devices), kV5p2x2x2, meshShape);
+  if (bounds == std::array<std::int64_t, 3>{2, 2, 2}) return orderedBy(coordinateOrder(devices), kV5p2x2x2, meshShape);
   return std::nullopt;
 }
 

@@ -2,6 +2,7 @@
 // physical y and z so every host's 2x2x1 block becomes a contiguous sub-block of the logical mesh.
 #include "shardscope/device_mesh_internals.hpp"
 
+#include "grid_ops.hpp"
 #include "shardscope/errors.hpp"
 
 #include <array>
@@ -44,7 +45,7 @@ DeviceGrid transposeTrick(const DeviceGrid& physicalMesh, const Shape& meshShape
     if (d != 1) squeezed.push_back(d);
   for (const auto& trick : entry->tricks)
     if (squeezed.size() == 2 && squeezed[0] == trick.meshShape[0] && squeezed[1] == trick.meshShape[1])
-      return physicalMesh.transpose(trick.perm);
+      return fastTranspose(physicalMesh, trick.perm);
   std::string available = "[";
   for (std::size_t k = 0; k < entry->tricks.size(); ++k) {
     if (k) available += ", ";
