@@ -12,11 +12,13 @@ namespace shardscope {
 namespace {
 
 // jaxpp builds every derived mesh as Mesh(devices, axis_names), without axis_types, so JAX gives
-// them Auto axes whatever the parent had.
-Mesh derivedMesh(const Mesh& parent, DeviceGrid grid) {
+// them Auto axes whatever the parent had. The derived mesh holds only its own devices, in grid
+// order (so unstacking n groups copies each device once, not n times).
+Mesh derivedMesh(const Mesh& parent, const DeviceGrid& parentPositions) {
   Mesh out;
-  out.devices = parent.devices;
-  out.grid = std::move(grid);
+  out.devices.reserve(parentPositions.size());
+  for (int pos : parentPositions.data()) out.devices.push_back(parent.devices[static_cast<std::size_t>(pos)]);
+  out.grid = DeviceGrid::iota(parentPositions.shape());
   out.axis_names = parent.axis_names;
   out.axis_types.assign(parent.axis_names.size(), AxisType::Auto);
   return out;
