@@ -25,8 +25,12 @@ bool productEquals(const Shape& shape, std::int64_t target) {
 }
 
 DeviceGrid toPositions(DeviceGrid grid, const DeviceView& view) {
-  if (view.positions)
+  if (view.positions) {
     for (int& entry : grid.data()) entry = view.position(static_cast<std::size_t>(entry));
+  } else if (view.offset) {
+    const int offset = static_cast<int>(view.offset);
+    for (int& entry : grid.data()) entry += offset;
+  }
   return grid;
 }
 
@@ -52,8 +56,8 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
   // Handlers see a real list; only kinds that have one pay for building it.
   if (auto handler = findDeviceMeshHandler(last.device_kind)) {
     std::optional<DeviceGrid> grid;
-    if (devices.positions) grid = handler->fn(meshShape, devices.materialize(), options);
-    else grid = handler->fn(meshShape, *devices.all, options);
+    if (devices.isWholeList()) grid = handler->fn(meshShape, *devices.all, options);
+    else grid = handler->fn(meshShape, devices.materialize(), options);
     if (grid) {
       if (grid->shape() != meshShape || grid->size() != devices.size())
         throwValueError("device-kind handler '" + handler->name + "' returned a mesh of shape " + shapeRepr(grid->shape()) +
@@ -130,7 +134,7 @@ std::optional<Shape> canonicalizeAxisSizes(const PyValue& raw) {
 }
 
 MeshPlacement createDeviceMesh(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions& options) {
-  return mesh_detail::createDeviceMeshOnView(meshShape, mesh_detail::DeviceView{&devices, nullptr}, options);
+  return mesh_detail::createDeviceMeshOnView(meshShape, mesh_detail::DeviceView::whole(devices), options);
 }
 
 MeshPlacement createDeviceMesh(const PyValue& rawMeshShape, const DeviceList& devices, const CreateMeshOptions& options) {

@@ -61,12 +61,12 @@ void gatherCoordinates(std::size_t n, At at, Int4* compact, Int4& lo, Int4& hi) 
 // (z on v2/v3 trays, the core on 3-D meshes; none on 4-D) gets stride 0 and its values are OR-ed
 // into the result instead of branching per device: they must all be 0.
 template <int CheckedAxis>
-int scatter(const Int4* compact, std::size_t n, Int4 stride, int offset, int* cells) {
+int scatter(const Int4* compact, std::size_t n, Int4 stride, Int4 lo, int* cells) {
   int bad = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    const Int4 p = compact[k] * stride;
+    const Int4 p = (compact[k] - lo) * stride;  // offsets first: no overflow on large raw coordinates
     if constexpr (CheckedAxis >= 0) bad |= compact[k][CheckedAxis];
-    cells[p[0] + p[1] + p[2] + p[3] + offset] = static_cast<int>(k);
+    cells[p[0] + p[1] + p[2] + p[3]] = static_cast<int>(k);
   }
   return bad;
 }
@@ -80,13 +80,13 @@ Int4 valuesOf(const Device& d) {
   return Int4{c[0], c[1], c[2], d.core_on_chip.value_or(0)};
 }
 
-// Where the cells of a bounding box go: shape, strides over (x, y, z, core) and the offset that
-// subtracts the minimum. The axis the mesh does not have (z on v2/v3 trays, the core on 3-D
+// Where the cells of a bounding box go: shape, strides over (x, y, z, core) and the minimum that
+// is subtracted first (subslices need not contain the origin). The axis the mesh does not have (z on v2/v3 trays, the core on 3-D
 // meshes; none on 4-D) gets stride 0; its raw values must be 0 (checkedAxis).
 struct Layout {
   Shape shape;
   Int4 stride{};
-  int offset = 0;
+  Int4 lo{};
   int checkedAxis = -1;
   bool countMatches = false;
   std::int64_t dims[3]{};
@@ -112,7 +112,7 @@ Layout layoutOf(const std::string& kind, Int4 lo, Int4 hi, std::int64_t n) {
   l.stride[2] = trayV2V3 ? 0 : (fourD ? static_cast<int>(l.cores) : 1);
   l.stride[1] = trayV2V3 ? static_cast<int>(l.cores) : static_cast<int>(l.dims[2]) * l.stride[2];
   l.stride[0] = static_cast<int>(l.dims[1]) * l.stride[1];
-  l.offset = -(lo[0] * l.stride[0] + lo[1] * l.stride[1] + lo[2] * l.stride[2] + lo[3] * l.stride[3]);
+  l.lo = lo;
   l.checkedAxis = trayV2V3 ? 2 : fourD ? -1 : 3;
   return l;
 }
@@ -128,8 +128,8 @@ bool scatterInCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l,
     const Int4 outside = (v < lo) | (v > hi);
     if ((outside[0] | outside[1] | outside[2] | outside[3]) != 0) [[unlikely]] return false;
     if constexpr (CheckedAxis >= 0) nonZero |= v[CheckedAxis];
-    const Int4 p = v * l.stride;
-    cells[p[0] + p[1] + p[2] + p[3] + l.offset] = static_cast<int>(k);
+    const Int4 p = (v - lo) * l.stride;
+    cells[p[0] + p[1] + p[2] + p[3]] = static_cast<int>(k);
   }
   bad = nonZero;
   return true;
@@ -151,7 +151,7 @@ DeviceGrid physicalTpuMesh(const DeviceView& devices) {
   const std::string& kind = devices[0].device_kind;  // the first device decides, unlike dispatch (§9.4)
   const std::size_t count = devices.size();
   const std::int64_t n = static_cast<std::int64_t>(count);
-  const Device* all = devices.all->data();
+  const Device* all = devices.positions ? nullptr : devices.base();
   const auto direct = [all](std::size_t k) -> const Device& { return all[k]; };
   const auto viewed = [&devices](std::size_t k) -> const Device& { return devices[k]; };
 
@@ -183,9 +183,9 @@ DeviceGrid physicalTpuMesh(const DeviceView& devices) {
     if (!layout.countMatches)
       throwAssertion("jax_devices=" + referenceDevicesRepr(devices.materialize()) + " dims=" + tupleText(layout.dims, 3) +
                      " cores_per_chip=" + std::to_string(layout.cores));
-    nonZero = layout.checkedAxis == 2   ? scatter<2>(compact.data(), count, layout.stride, layout.offset, cellsOut.data())
-              : layout.checkedAxis == 3 ? scatter<3>(compact.data(), count, layout.stride, layout.offset, cellsOut.data())
-                                        : scatter<-1>(compact.data(), count, layout.stride, layout.offset, cellsOut.data());
+    nonZero = layout.checkedAxis == 2   ? scatter<2>(compact.data(), count, layout.stride, layout.lo, cellsOut.data())
+              : layout.checkedAxis == 3 ? scatter<3>(compact.data(), count, layout.stride, layout.lo, cellsOut.data())
+                                        : scatter<-1>(compact.data(), count, layout.stride, layout.lo, cellsOut.data());
   }
   if (layout.checkedAxis >= 0 && nonZero != 0) {
     // Report the first offender in list order, as the reference's loop does.
@@ -204,6 +204,6 @@ DeviceGrid physicalTpuMesh(const DeviceView& devices) {
   return DeviceGrid(std::move(layout.shape), std::move(cellsOut));
 }
 
-DeviceGrid getPhysicalTpuMesh(const DeviceList& devices) { return physicalTpuMesh(DeviceView{&devices, nullptr}); }
+DeviceGrid getPhysicalTpuMesh(const DeviceList& devices) { return physicalTpuMesh(DeviceView::whole(devices)); }
 
 } // namespace shardscope::mesh_detail
