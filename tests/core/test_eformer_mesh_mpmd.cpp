@@ -1,5 +1,6 @@
 // jaxpp MpmdMesh: groups along the pipeline axis, unstack, submeshes, the per-device group and
 // the one-group-per-process check. Expected groups are worked out from the grid by hand.
+#include "shardscope/eformer_mesh.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/eval.hpp"
 #include "shardscope/mpmd_mesh.hpp"
@@ -131,4 +132,32 @@ TEST_CASE("eval mpmd_mesh validates its request", "[mpmd_mesh][eval]") {
   REQUIRE(r["ok"] == true);
   CHECK(r["result"]["groups"] == Json::parse("[[[3, 2]], [[1, 0]]]"));
   CHECK(r["result"]["device_mpmd_idx"].dump() == R"({"3":0,"2":0,"1":1,"0":1})");
+}
+
+TEST_CASE("an eformer mesh as an MpmdMesh: stages must follow process boundaries", "[mpmd_mesh][eformer_mesh]") {
+  // 4 hosts of 8 GPUs, ids 8p..8p+7 on process p.
+  DeviceList devices;
+  for (int i = 0; i < 32; ++i) {
+    Device d;
+    d.id = i;
+    d.platform = Platform::Gpu;
+    d.device_kind = "NVIDIA H100 80GB HBM3";
+    d.process_index = i / 8;
+    devices.push_back(d);
+  }
+  SimulatedRuntime runtime;
+  runtime.process_count = 4;
+  EformerMeshArgs args;
+  args.axis_dims = {4, 8};
+  args.axis_names = {"stage", "data"};
+  // One stage per host: row s holds ids 8s..8s+7.
+  const MpmdMesh aligned(createEformerMesh(devices, args, runtime).mesh, "stage");
+  CHECK(aligned.mpmdDim() == 4);
+  CHECK(aligned.myMpmdAxisIndex() == 0);
+  CHECK(aligned.loweringMesh().deviceIds().data() == std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  // Eight stages of four: each host spans two stages, which jaxpp refuses.
+  args.axis_dims = {8, 4};
+  const Mesh straddling = createEformerMesh(devices, args, runtime).mesh;
+  CHECK(errorOf([&] { MpmdMesh(straddling, "stage"); }, ErrorKind::AssertionError)
+            .rfind("Process 0 found in two mpmd indices: 0 1", 0) == 0);
 }
