@@ -201,7 +201,9 @@ Shape calculateHostMeshShape(const Shape& globalMeshShape, std::int64_t totalDev
     } else {
       // eformer divides by the axis size here; a zero-size axis makes Python raise
       // ZeroDivisionError, answered as a ValueError.
-      if (dim == 0) throwValueError("global_mesh_shape " + shapeRepr(globalMeshShape) + " has a zero-size axis, which cannot be split over processes");
+      if (dim == 0)
+        throwValueError("global_mesh_shape " + shapeRepr(globalMeshShape) +
+                        " has a zero-size axis, which cannot be split over processes");
       host[i] = 1;
       remaining = floorDiv(remaining, dim);
     }
@@ -349,7 +351,8 @@ EformerMesh createEformerMesh(const DeviceList& devices, const EformerMeshArgs& 
     out.mesh = buildJaxMesh(devices, out.placement.grid, args.axis_names, axisTypes);
   }
 
-  if (out.mesh.shape() != out.requested_shape) out.warnings.push_back(shapeChangeWarning(out, args.dcn_mesh_dims, out.path == EformerMeshPath::MultiProcess));
+  if (out.mesh.shape() != out.requested_shape)
+    out.warnings.push_back(shapeChangeWarning(out, args.dcn_mesh_dims, out.path == EformerMeshPath::MultiProcess));
   return out;
 }
 

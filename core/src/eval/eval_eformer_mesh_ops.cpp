@@ -20,7 +20,8 @@ SimulatedRuntime runtimeFrom(const Json& request) {
   SimulatedRuntime runtime;
   if (auto it = request.find("process_count"); it != request.end() && !it->is_null()) {
     runtime.process_count = intField(request, "process_count");
-    if (runtime.process_count < 1) throwValueError("field 'process_count' must be at least 1, got " + std::to_string(runtime.process_count));
+    if (runtime.process_count < 1)
+      throwValueError("field 'process_count' must be at least 1, got " + std::to_string(runtime.process_count));
   }
   // Not in the golden protocol: lets a caller model MEGASCALE_NUM_SLICES (unset by default).
   if (auto it = request.find("megascale_num_slices"); it != request.end() && !it->is_null()) {
@@ -86,10 +87,11 @@ void flattenNested(const Json& value, const Shape& shape, std::size_t level, con
     out.push_back(value.get<std::int64_t>());
     return;
   }
-  if (!value.is_array() || static_cast<std::int64_t>(value.size()) != shape[level])
+  if (!value.is_array() || static_cast<std::int64_t>(value.size()) != shape[level]) {
+    const std::string found = value.is_array() ? std::to_string(value.size()) + " entries" : std::string("a ") + value.type_name();
     throwValueError("field '" + what + "' must be nested lists of shape " + shapeRepr(shape) + " (the mesh_axes sizes); level " +
-                    std::to_string(level) + " has " + (value.is_array() ? std::to_string(value.size()) + " entries" : std::string(value.type_name())) +
-                    " instead of " + std::to_string(shape[level]));
+                    std::to_string(level) + " has " + found + " instead of " + std::to_string(shape[level]));
+  }
   for (const auto& v : value) flattenNested(v, shape, level + 1, what, out);
 }
 
