@@ -124,6 +124,8 @@ template <int CheckedAxis, class At>
 bool scatterInCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l, int* cells, int& bad) {
   int nonZero = 0;
   for (std::size_t k = 0; k < n; ++k) {
+    // Sequential, but each Device is 88 bytes: fetching ahead hides the cache misses.
+    if (k + 6 < n) __builtin_prefetch(&at(k + 6).coords);
     const Int4 v = valuesOf(at(k));
     const Int4 outside = (v < lo) | (v > hi);
     if ((outside[0] | outside[1] | outside[2] | outside[3]) != 0) [[unlikely]] return false;
