@@ -123,6 +123,8 @@ std::vector<std::pair<std::int64_t, std::int64_t>> MpmdMesh::deviceMpmdIdx() con
 }
 
 std::vector<Mesh> MpmdMesh::unstack() const {
+  // jaxpp splits into mpmd_dim sections; numpy divides by zero on an empty axis.
+  if (mpmdDim() == 0) throwValueError("cannot unstack: the MPMD axis '" + axisName_ + "' has size 0");
   std::vector<Mesh> out;
   out.reserve(static_cast<std::size_t>(mpmdDim()));
   for (std::int64_t g = 0; g < mpmdDim(); ++g) {

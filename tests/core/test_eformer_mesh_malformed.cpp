@@ -38,6 +38,8 @@ TEST_CASE("malformed eformer mesh requests answer ValueError", "[eformer_mesh][e
       R"({"op": "mpmd_mesh", "mesh_axes": [["stage", 2]], "device_ids": [0, 1], "process_index": [0, -1], "mpmd_axis_name": "stage"})",
       R"({"op": "mpmd_mesh", "mesh_axes": [["stage", 2]], "device_ids": [0, 1], "mpmd_axis_name": 3})",
       R"({"op": "mpmd_mesh", "mesh_axes": [["stage", 2]], "device_ids": [0, 1], "mpmd_axis_name": "pipe"})",
+      R"({"op": "mpmd_mesh", "mesh_axes": [["stage", 0], ["data", 2]], "device_ids": [], "mpmd_axis_name": "stage"})",
+      R"({"op": "mpmd_mesh", "mesh_axes": [["stage", 2], ["stage", 1]], "device_ids": [[0], [1]], "mpmd_axis_name": "stage"})",
   };
   for (const auto& text : requests) {
     INFO(text);

@@ -35,6 +35,7 @@ public:
 
   // One mesh per group, in group order; each keeps every axis name, the MPMD axis at size 1. Like
   // every mesh derived here, its axis types are Auto: jaxpp builds them as Mesh(devices, axis_names).
+  // ValueError when the MPMD axis has size 0 (numpy's split divides by zero there).
   std::vector<Mesh> unstack() const;
   // The groups `groups` (in the given order, negative indices from the end) as one MpmdMesh.
   // ValueError for an index out of range (numpy raises IndexError there).
