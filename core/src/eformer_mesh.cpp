@@ -94,7 +94,7 @@ std::string shapeChangeWarning(const EformerMesh& out, const std::optional<Shape
   if (userDcn) {
     text += " from dcn_mesh_dims " + shapeRepr(*userDcn);
     if (userDcn->size() != out.requested_shape.size())
-      text += ", which has " + std::to_string(userDcn->size()) + " axes for a " +
+      text += ", which has " + std::to_string(userDcn->size()) + (userDcn->size() == 1 ? " axis" : " axes") + " for a " +
               std::to_string(out.requested_shape.size()) + "-axis mesh (numpy's block layout lines the DCN axes up "
               "with the last mesh axes)";
   } else {

@@ -168,7 +168,7 @@ TEST_CASE("create_mesh with a DCN shape of another rank", "[eformer_mesh]") {
   CHECK(m.mesh.shape() == Shape{1, 16});
   CHECK(idsOf(m.mesh) == iota(16));
   REQUIRE(m.warnings.size() == 1);
-  CHECK(m.warnings[0].find("1 axes for a 2-axis mesh") != std::string::npos);
+  CHECK(m.warnings[0].find("has 1 axis for a 2-axis mesh") != std::string::npos);
   // Three DCN axes: the grid gains an axis, which the Mesh refuses.
   args.dcn_mesh_dims = Shape{2, 1, 1};
   try {
