@@ -54,6 +54,24 @@ bool isPyPrintable(std::uint32_t c) {
   return c < 0xF0000;
 }
 
+// The zero of every run of ten Unicode decimal digits (category Nd): int() reads them all, as
+// CPython maps each to its ASCII digit before parsing.
+constexpr std::uint32_t kDecimalZeros[] = {
+    0x0030,  0x0660,  0x06F0,  0x07C0,  0x0966,  0x09E6,  0x0A66,  0x0AE6,  0x0B66,  0x0BE6,  0x0C66,  0x0CE6,
+    0x0D66,  0x0DE6,  0x0E50,  0x0ED0,  0x0F20,  0x1040,  0x1090,  0x17E0,  0x1810,  0x1946,  0x19D0,  0x1A80,
+    0x1A90,  0x1B50,  0x1BB0,  0x1C40,  0x1C50,  0xA620,  0xA8D0,  0xA900,  0xA9D0,  0xA9F0,  0xAA50,  0xABF0,
+    0xFF10,  0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0,
+    0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x11F50, 0x16A60, 0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8,
+    0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E4F0, 0x1E950, 0x1FBF0,
+};
+
+// The value of a decimal digit code point, or -1.
+int decimalValue(std::uint32_t c) {
+  for (std::uint32_t zero : kDecimalZeros)
+    if (c >= zero && c <= zero + 9) return static_cast<int>(c - zero);
+  return -1;
+}
+
 void appendUtf8(std::string& out, std::string_view s, std::size_t i, std::size_t len) { out.append(s.substr(i, len)); }
 
 std::string hexEscape(std::uint32_t c) {
@@ -131,15 +149,17 @@ ParsedInt parseInt(std::string_view text) {
   // Magnitude as unsigned so INT64_MIN parses; underscores only between two digits.
   std::uint64_t magnitude = 0;
   bool overflow = false, lastWasDigit = false;
-  for (; i < s.size(); ++i) {
-    const char ch = s[i];
-    if (ch == '_') {
+  while (i < s.size()) {
+    const CodePoint cp = decodeAt(s, i);
+    i += cp.length;
+    if (cp.value == '_') {
       if (!lastWasDigit) return result;
       lastWasDigit = false;
       continue;
     }
-    if (ch < '0' || ch > '9') return result;
-    const auto digit = static_cast<std::uint64_t>(ch - '0');
+    const int digitValue = cp.length == 1 && cp.value >= 0x80 ? -1 : decimalValue(cp.value);
+    if (digitValue < 0) return result;
+    const auto digit = static_cast<std::uint64_t>(digitValue);
     if (magnitude > (UINT64_MAX - digit) / 10) overflow = true;
     else magnitude = magnitude * 10 + digit;
     lastWasDigit = true;

@@ -199,6 +199,9 @@ TEST_CASE("Python text helpers follow CPython", "[eformer_mesh]") {
   CHECK(parseInt("\xe2\x80\x83" "42\t").value == 42);
   CHECK(parseInt("-9223372036854775808").value == INT64_MIN);
   CHECK(parseInt("9223372036854775808").out_of_range);
+  CHECK(parseInt("\xd9\xa3").value == 3);            // ARABIC-INDIC DIGIT THREE
+  CHECK(parseInt("\xef\xbc\x91\xef\xbc\x92").value == 12); // FULLWIDTH 1 2
+  CHECK_FALSE(parseInt("\xc2\xb2").value);            // SUPERSCRIPT TWO is not a decimal digit
   CHECK_FALSE(parseInt("-").value);
   CHECK_FALSE(parseInt("1_").value);
   const std::string longText(300, '7');
