@@ -4,6 +4,7 @@
 
 #include "grid_ops.hpp"
 #include "physical_mesh.hpp"
+#include "torus_plan.hpp"
 #include "shardscope/device_mesh_internals.hpp"
 #include "shardscope/errors.hpp"
 
@@ -73,6 +74,31 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
 
   switch (last.platform) {
   case Platform::Tpu: {
+    if (!options.contiguous_submeshes) {
+      // Fused fast path: plan the whole-axis assignment from the corner-derived physical shape
+      // and scatter every device straight into its logical cell (no transpose pass).
+      std::optional<WholeAxisPlan> plan;
+      const StridesForShape strides = [&](const Shape& physical) -> std::optional<Shape> {
+        plan = planWholeAxisAssignment(physical, meshShape);
+        if (!plan || plan->perm.size() != physical.size()) return std::nullopt;
+        // Row-major strides of the transposed array, handed back to the physical axes.
+        Shape out(physical.size());
+        std::int64_t step = 1;
+        for (std::size_t k = physical.size(); k-- > 0;) {
+          out[static_cast<std::size_t>(plan->perm[k])] = step;
+          step *= physical[static_cast<std::size_t>(plan->perm[k])];
+        }
+        return out;
+      };
+      Shape physicalShape;
+      if (auto cells = placeCornerOrdered(devices, strides, &physicalShape)) {
+        placement.grid = toPositions(DeviceGrid(meshShape, std::move(*cells)), devices);
+        placement.path = "nd_torus";
+        placement.physical_shape = std::move(physicalShape);
+        placement.assignment = std::move(plan->assignment);
+        return placement;
+      }
+    }
     DeviceGrid physical = physicalTpuMesh(devices);
     if (options.contiguous_submeshes) physical = transposeTrick(physical, meshShape);
     TorusAssignment torus = createDeviceMeshForNdTorus(physical, meshShape, options.allow_split_physical_axes);

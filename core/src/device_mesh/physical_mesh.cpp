@@ -206,6 +206,36 @@ DeviceGrid physicalTpuMesh(const DeviceView& devices) {
   return DeviceGrid(std::move(layout.shape), std::move(cellsOut));
 }
 
+std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, const StridesForShape& stridesFor, Shape* physicalShape) {
+  const std::size_t count = devices.size();
+  if (count == 0) return std::nullopt;
+  const Int4 lo = valuesOf(devices[0]), hi = valuesOf(devices.back());
+  const Int4 ordered = lo <= hi;
+  if ((ordered[0] & ordered[1] & ordered[2] & ordered[3]) == 0) return std::nullopt;
+  Layout layout = layoutOf(devices[0].device_kind, lo, hi, static_cast<std::int64_t>(count));
+  if (!layout.countMatches) return std::nullopt;
+  const auto out = stridesFor(layout.shape);
+  if (!out || out->size() != layout.shape.size()) return std::nullopt;
+  // Output strides per (x, y, z, core); the axis the mesh lacks keeps stride 0.
+  const std::size_t rank = layout.shape.size();
+  Int4 stride{};
+  if (layout.checkedAxis == 2) stride = Int4{static_cast<int>((*out)[0]), static_cast<int>((*out)[1]), 0, static_cast<int>((*out)[2])};
+  else if (rank == 4) stride = Int4{static_cast<int>((*out)[0]), static_cast<int>((*out)[1]), static_cast<int>((*out)[2]), static_cast<int>((*out)[3])};
+  else stride = Int4{static_cast<int>((*out)[0]), static_cast<int>((*out)[1]), static_cast<int>((*out)[2]), 0};
+  layout.stride = stride;
+  std::vector<int> cells(count, -1);
+  int nonZero = 0;
+  const bool placed = devices.positions
+                          ? tryCornerBox(count, [&devices](std::size_t k) -> const Device& { return devices[k]; }, lo, hi, layout, cells.data(), nonZero)
+                          : tryCornerBox(count, [all = devices.base()](std::size_t k) -> const Device& { return all[k]; }, lo, hi, layout,
+                                         cells.data(), nonZero);
+  // Anything to report (megacore, z on a tray, a hole) is left to the exact path.
+  if (!placed || (layout.checkedAxis >= 0 && nonZero != 0)) return std::nullopt;
+  if (std::find(cells.begin(), cells.end(), -1) != cells.end()) return std::nullopt;
+  if (physicalShape) *physicalShape = std::move(layout.shape);
+  return cells;
+}
+
 DeviceGrid getPhysicalTpuMesh(const DeviceList& devices) { return physicalTpuMesh(DeviceView::whole(devices)); }
 
 } // namespace shardscope::mesh_detail
