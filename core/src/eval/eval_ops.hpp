@@ -25,6 +25,10 @@ Json opCreateHybridDeviceMesh(const Json& request, EvalContext& context);
 Json opMakeMesh(const Json& request, EvalContext& context);
 
 // --- eformer mesh creation and jaxpp MpmdMesh (eval_eformer_mesh_ops.cpp)
+Json opCreateMesh(const Json& request, EvalContext& context);
+Json opCalculateHostMeshShape(const Json& request, EvalContext& context);
+Json opParseMeshFromString(const Json& request, EvalContext& context);
+Json opMpmdMesh(const Json& request, EvalContext& context);
 
 // --- sharding rules and shards (eval_sharding_ops.cpp)
 
