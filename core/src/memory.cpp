@@ -69,10 +69,16 @@ double adafactorStateElements(const Shape& shape) {
   const double full = static_cast<double>(shapeSize(shape));
   if (shape.size() < 2) return full;
   // optax picks the two largest dimensions and factors only when the smaller one is >= 128
-  // (min_dim_size_to_factor).
-  Shape sorted = shape;
-  std::sort(sorted.begin(), sorted.end(), std::greater<>());
-  const std::int64_t a = sorted[0], b = sorted[1];
+  // (min_dim_size_to_factor). Found in one pass: this runs for every parameter on every estimate.
+  std::int64_t a = -1, b = -1; // largest, second largest
+  for (auto d : shape) {
+    if (d > a) {
+      b = a;
+      a = d;
+    } else if (d > b) {
+      b = d;
+    }
+  }
   if (b < 128) return full;
   return full / (static_cast<double>(a) * static_cast<double>(b)) * static_cast<double>(a + b);
 }
