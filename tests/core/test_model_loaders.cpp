@@ -218,3 +218,27 @@ TEST_CASE("loadModelFile recognises config.json and our JSON form", "[model]") {
   writeText(dir / "broken.json", "{");
   CHECK_THAT(valueErrorOf([&] { loadModelFile(dir / "broken.json"); }), Catch::StartsWith("broken.json: not valid JSON"));
 }
+
+TEST_CASE("a config.json beside a checkpoint supplies the architecture", "[model]") {
+  const auto dir = scratchDir("sibling");
+  writeSafetensors(dir / "model.safetensors", R"({"w":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}})", 4);
+  CHECK_FALSE(loadSafetensors(dir / "model.safetensors").config);
+  writeText(dir / "config.json", R"({"model_type":"mistral","hidden_size":16,"intermediate_size":32,"num_hidden_layers":3,
+                                     "num_attention_heads":4,"num_key_value_heads":1,"vocab_size":10,"sliding_window":4096})");
+  Model m = loadSafetensors(dir / "model.safetensors");
+  REQUIRE(m.config);
+  CHECK(m.config->num_layers == 3);
+  CHECK(m.config->kv_heads == 1);
+  CHECK(m.config->sliding_window == 4096);
+  CHECK(m.config->isSlidingLayer(2)); // Mistral: every layer slides
+  CHECK(m.notes.empty());
+  CHECK(m.params.size() == 1); // the tensors still come from the header
+
+  writeText(dir / "config.json", R"({"model_type":"bert"})");
+  m = loadSafetensors(dir / "model.safetensors");
+  CHECK_FALSE(m.config);
+  REQUIRE(m.notes.size() == 1);
+  CHECK_THAT(m.notes[0], Catch::StartsWith("config.json beside the checkpoint was not used: config.json: model_type 'bert' is not supported"));
+  writeText(dir / "config.json", "{");
+  CHECK_THAT(loadSafetensors(dir / "model.safetensors").notes.at(0), Catch::StartsWith("config.json beside the checkpoint is not valid JSON"));
+}

@@ -61,6 +61,7 @@ struct Model {
   std::string name;
   std::vector<Param> params;
   std::optional<ModelConfig> config; // absent for a bare parameter list (safetensors, our JSON without config)
+  std::vector<std::string> notes;    // what a loader saw but could not use, for the UI's diagnostics
 
   std::int64_t parameterCount() const;
   // Bytes of all parameters in their own dtypes.

@@ -26,7 +26,8 @@ Json modelToJson(const Model& model);
 inline constexpr std::uint64_t kMaxSafetensorsHeader = 100'000'000;
 // Parses a header's JSON text (the bytes after the 8-byte length); `source` names it in messages.
 std::vector<Param> paramsFromSafetensorsHeader(std::string_view headerJson, const std::string& source);
-// Reads only the header of a .safetensors file.
+// Reads only the header of a .safetensors file. A config.json beside a checkpoint (the Hub layout)
+// supplies the architecture; when it cannot be used, Model::notes says why.
 Model loadSafetensors(const std::filesystem::path& file);
 // A sharded checkpoint: model.safetensors.index.json's weight_map plus each shard's header. Tensors
 // keep the index order; a tensor the index names but its shard lacks is an error.

@@ -2,6 +2,7 @@
 // N, N bytes of JSON {tensor: {dtype, shape, data_offsets}, "__metadata__"?: {...}}, then the raw
 // data. Only the header is read: we never need the weights, and a checkpoint may be hundreds of GB.
 #include "shardscope/dtype.hpp"
+#include "checkpoint_config.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/model_loaders.hpp"
 
@@ -78,7 +79,7 @@ std::vector<Param> paramsFromSafetensorsHeader(std::string_view headerJson, cons
   return parseHeader(headerJson, source, nullptr);
 }
 
-Model loadSafetensors(const std::filesystem::path& file) {
+Model readSafetensorsHeader(const std::filesystem::path& file) {
   const std::string source = file.filename().string();
   std::error_code ec;
   const auto size = std::filesystem::file_size(file, ec);
@@ -107,6 +108,12 @@ Model loadSafetensors(const std::filesystem::path& file) {
       throwValueError(source + ": tensor '" + model.params[i].path + "': 'data_offsets' end " + std::to_string(ends[i]) +
                       " runs past the data section (" + std::to_string(dataSize) + " bytes)");
   validateModel(model);
+  return model;
+}
+
+Model loadSafetensors(const std::filesystem::path& file) {
+  Model model = readSafetensorsHeader(file);
+  attachSiblingConfig(model, file);
   return model;
 }
 

@@ -1,6 +1,7 @@
 // A sharded checkpoint: model.safetensors.index.json maps every tensor name to the shard file that
 // holds it ({"metadata": {...}, "weight_map": {name: "model-00001-of-00004.safetensors"}}). We read
 // the index, then only the header of each shard, and keep the tensors in index order.
+#include "checkpoint_config.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/model_loaders.hpp"
 
@@ -56,7 +57,7 @@ Model loadSafetensorsIndex(const std::filesystem::path& indexFile) {
     const auto shardPath = indexFile.parent_path() / shard;
     if (!std::filesystem::exists(shardPath)) throwValueError(source + ": shard '" + shard + "' (for tensor '" + it.key() + "') does not exist");
     auto& byName = shards[shard];
-    for (auto& p : loadSafetensors(shardPath).params) {
+    for (auto& p : readSafetensorsHeader(shardPath).params) {
       std::string key = p.path;
       byName.emplace(std::move(key), std::move(p));
     }
@@ -74,6 +75,7 @@ Model loadSafetensorsIndex(const std::filesystem::path& indexFile) {
     model.params.push_back(found->second);
   }
   validateModel(model);
+  attachSiblingConfig(model, indexFile);
   return model;
 }
 
