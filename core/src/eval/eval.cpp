@@ -18,6 +18,10 @@ const std::map<std::string, EvalOp>& evalOps() {
       // sharding rules and shards (eval_sharding_ops.cpp)
 
       // interconnect (eval_interconnect_ops.cpp)
+
+      // models and per-device memory (eval_model_ops.cpp)
+      {"model_params", opModelParams},
+      {"memory_estimate", opMemoryEstimate},
   };
   return ops;
 }

@@ -27,4 +27,8 @@ const std::map<std::string, EvalOp>& evalOps();
 
 // --- interconnect (eval_interconnect_ops.cpp)
 
+// --- models and per-device memory (eval_model_ops.cpp)
+Json opModelParams(const Json& request, EvalContext& context);
+Json opMemoryEstimate(const Json& request, EvalContext& context);
+
 } // namespace shardscope::eval
