@@ -240,5 +240,45 @@ TEST_CASE("a config.json beside a checkpoint supplies the architecture", "[model
   REQUIRE(m.notes.size() == 1);
   CHECK_THAT(m.notes[0], Catch::StartsWith("config.json beside the checkpoint was not used: config.json: model_type 'bert' is not supported"));
   writeText(dir / "config.json", "{");
-  CHECK_THAT(loadSafetensors(dir / "model.safetensors").notes.at(0), Catch::StartsWith("config.json beside the checkpoint is not valid JSON"));
+  CHECK_THAT(loadSafetensors(dir / "model.safetensors").notes.at(0), Catch::StartsWith("config.json beside the checkpoint was not used: config.json: not valid JSON"));
+}
+
+TEST_CASE("damaged safetensors headers only ever raise ValueError", "[model]") {
+  // Every prefix, and every single-byte corruption with a few chosen bytes, of a valid header:
+  // the parser must answer each with a result or a ValueError, never another exception or a crash.
+  const std::string good =
+      R"({"__metadata__":{"format":"pt"},"a.weight":{"dtype":"BF16","shape":[4,3],"data_offsets":[0,24]},"b":{"dtype":"F32","shape":[],"data_offsets":[24,28]}})";
+  auto parsesOrValueError = [](const std::string& text) {
+    try {
+      paramsFromSafetensorsHeader(text, "fuzz");
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::ValueError);
+    }
+  };
+  for (std::size_t n = 0; n <= good.size(); ++n) parsesOrValueError(good.substr(0, n));
+  for (std::size_t i = 0; i < good.size(); ++i)
+    for (char c : {'\0', '"', '-', '9', '[', '}', '\xff'}) {
+      std::string damaged = good;
+      damaged[i] = c;
+      parsesOrValueError(damaged);
+    }
+  CHECK(paramsFromSafetensorsHeader(good, "fuzz").size() == 2);
+}
+
+TEST_CASE("deeply nested or long values are rejected without printing them", "[model]") {
+  // ordered_json copies nested values recursively, so depth is bounded before parsing.
+  const std::string deep = std::string(200'000, '[') + std::string(200'000, ']');
+  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":)" + deep + "}", "deep"); }) == "deep: JSON nested deeper than 64 levels");
+  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":{"dtype":"F16","shape":[)" + deep + R"(],"data_offsets":[0,2]}})", "deep"); }) ==
+        "deep: JSON nested deeper than 64 levels");
+  // Brackets inside strings do not count.
+  CHECK(paramsFromSafetensorsHeader(R"({")" + std::string(100, '[') + R"(\"":{"dtype":"F16","shape":[],"data_offsets":[0,2]}})", "s").size() == 1);
+  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":{"dtype":"F16","shape":[[1]],"data_offsets":[0,2]}})", "nested"); }) ==
+        "nested: tensor 'a': 'shape'[0] must be an integer, got a list");
+  const std::string longName(1000, 'x');
+  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":{"dtype":")" + longName + R"(","shape":[],"data_offsets":[0,2]}})", "long"); }) ==
+        "long: tensor 'a': 'dtype' \"" + std::string(59, 'x') + "... is not a safetensors dtype");
+  const auto dir = scratchDir("deep");
+  writeText(dir / "deep.json", deep);
+  CHECK(valueErrorOf([&] { loadModelFile(dir / "deep.json"); }) == "deep.json: JSON nested deeper than 64 levels");
 }

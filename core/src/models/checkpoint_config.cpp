@@ -3,9 +3,8 @@
 // from that config, when it is there and describes a family we know.
 #include "checkpoint_config.hpp"
 
+#include "json_input.hpp"
 #include "shardscope/errors.hpp"
-
-#include <fstream>
 
 namespace shardscope {
 
@@ -13,16 +12,8 @@ void attachSiblingConfig(Model& model, const std::filesystem::path& checkpointFi
   const auto configFile = checkpointFile.parent_path() / "config.json";
   std::error_code ec;
   if (!std::filesystem::is_regular_file(configFile, ec)) return;
-  const auto size = std::filesystem::file_size(configFile, ec);
-  if (ec || size > kMaxSafetensorsHeader) {
-    model.notes.push_back("config.json beside the checkpoint is unreadable or too large; no architecture config");
-    return;
-  }
   try {
-    std::ifstream in(configFile, std::ios::binary);
-    model.config = modelConfigFromHf(Json::parse(in));
-  } catch (const nlohmann::json::parse_error& e) {
-    model.notes.push_back(std::string("config.json beside the checkpoint is not valid JSON (") + e.what() + "); no architecture config");
+    model.config = modelConfigFromHf(readJsonFile(configFile, "config.json"));
   } catch (const Error& e) {
     model.notes.push_back(std::string("config.json beside the checkpoint was not used: ") + e.what());
   }

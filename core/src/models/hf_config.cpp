@@ -2,6 +2,7 @@
 // each family's transformers configuration class, so a config that omits a key means what it
 // means to transformers (num_key_value_heads defaults to num_attention_heads, Gemma ties its
 // embeddings, ...).
+#include "json_input.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/model_loaders.hpp"
 
@@ -26,7 +27,7 @@ const Json* find(const Json& config, const char* key) {
 
 std::int64_t readInt(const Json& value, const char* key, std::int64_t minimum) {
   if (!value.is_number_integer() && !(value.is_number_float() && value.get<double>() == static_cast<double>(static_cast<std::int64_t>(value.get<double>()))))
-    throwValueError(where(key) + " must be an integer, got " + value.dump());
+    throwValueError(where(key) + " must be an integer, got " + jsonRepr(value));
   // Bounded so that products of a few dimensions cannot overflow int64.
   const auto v = value.is_number_integer() ? value.get<std::int64_t>() : static_cast<std::int64_t>(value.get<double>());
   if (v < minimum) throwValueError(where(key) + " must be >= " + std::to_string(minimum) + ", got " + std::to_string(v));
@@ -48,7 +49,7 @@ std::int64_t optInt(const Json& config, const char* key, std::int64_t fallback, 
 bool optBool(const Json& config, const char* key, bool fallback) {
   const Json* v = find(config, key);
   if (!v) return fallback;
-  if (!v->is_boolean()) throwValueError(where(key) + " must be true or false, got " + v->dump());
+  if (!v->is_boolean()) throwValueError(where(key) + " must be true or false, got " + jsonRepr(*v));
   return v->get<bool>();
 }
 

@@ -1,6 +1,7 @@
 // Our JSON form of a model (docs/formats.md): a name, a list of {path, shape, dtype} and, optionally,
 // the architecture numbers under "config" with the field names of ModelConfig.
 #include "shardscope/dtype.hpp"
+#include "json_input.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/model_loaders.hpp"
 
@@ -13,10 +14,10 @@ namespace {
 std::int64_t nonNegativeInt(const Json& v, const std::string& what) {
   if (v.is_number_unsigned()) {
     if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      throwValueError(what + " is too large (" + v.dump() + ")");
+      throwValueError(what + " is too large (" + jsonRepr(v) + ")");
     return static_cast<std::int64_t>(v.get<std::uint64_t>());
   }
-  if (!v.is_number_integer()) throwValueError(what + " must be an integer, got " + v.dump());
+  if (!v.is_number_integer()) throwValueError(what + " must be an integer, got " + jsonRepr(v));
   const auto i = v.get<std::int64_t>();
   if (i < 0) throwValueError(what + " must not be negative, got " + std::to_string(i));
   return i;
@@ -110,7 +111,7 @@ Model modelFromJson(const Json& json) {
       model.name = name->get<std::string>();
     }
     if (auto dtype = json.find("dtype"); dtype != json.end()) {
-      if (!dtype->is_string() || !canonicalDtype(dtype->get<std::string>())) throwValueError("dtype must name a known dtype, got " + dtype->dump());
+      if (!dtype->is_string() || !canonicalDtype(dtype->get<std::string>())) throwValueError("dtype must name a known dtype, got " + jsonRepr(*dtype));
       defaultDtype = canonicalDtype(dtype->get<std::string>());
     }
     auto p = json.find("params");

@@ -1,11 +1,11 @@
 // Built-in models: Hugging Face config.json files under resources/models/, found in the source tree
 // while developing and under <prefix>/share/shardscope/models once installed.
+#include "json_input.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/model_loaders.hpp"
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 
 namespace shardscope {
 
@@ -49,14 +49,7 @@ Model loadPresetModel(const std::string& name) {
     throwValueError("unknown model preset '" + name + "' (known: " + known + ")");
   }
   const auto file = presetModelDirectory() / (name + ".json");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throwValueError("model preset '" + name + "': cannot open " + file.string());
-  Json json;
-  try {
-    json = Json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throwValueError("model preset '" + name + "': not valid JSON (" + e.what() + ")");
-  }
+  const Json json = readJsonFile(file, "model preset '" + name + "'");
   return modelFromHfConfig(json, name);
 }
 

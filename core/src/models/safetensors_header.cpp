@@ -3,6 +3,7 @@
 // data. Only the header is read: we never need the weights, and a checkpoint may be hundreds of GB.
 #include "shardscope/dtype.hpp"
 #include "checkpoint_config.hpp"
+#include "json_input.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/model_loaders.hpp"
 
@@ -17,10 +18,10 @@ namespace {
 std::int64_t headerInt(const Json& v, const std::string& what) {
   if (v.is_number_unsigned()) {
     if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      throwValueError(what + " is too large (" + v.dump() + ")");
+      throwValueError(what + " is too large (" + jsonRepr(v) + ")");
     return static_cast<std::int64_t>(v.get<std::uint64_t>());
   }
-  if (!v.is_number_integer()) throwValueError(what + " must be an integer, got " + v.dump());
+  if (!v.is_number_integer()) throwValueError(what + " must be an integer, got " + jsonRepr(v));
   const auto i = v.get<std::int64_t>();
   if (i < 0) throwValueError(what + " must not be negative, got " + std::to_string(i));
   return i;
@@ -28,12 +29,7 @@ std::int64_t headerInt(const Json& v, const std::string& what) {
 
 // Parses the header; `ends` (when given) receives each tensor's data_offsets end.
 std::vector<Param> parseHeader(std::string_view headerJson, const std::string& source, std::vector<std::int64_t>* ends) {
-  Json header;
-  try {
-    header = Json::parse(headerJson.begin(), headerJson.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    throwValueError(source + ": the header is not valid JSON (" + e.what() + ")");
-  }
+  const Json header = parseJsonText(headerJson, source, "the header");
   if (!header.is_object()) throwValueError(source + ": the header must be a JSON object, got " + std::string(header.type_name()));
   std::vector<Param> params;
   params.reserve(header.size());
@@ -47,7 +43,7 @@ std::vector<Param> parseHeader(std::string_view headerJson, const std::string& s
     auto dtype = t.find("dtype");
     if (dtype == t.end() || !dtype->is_string()) throwValueError(at + ": 'dtype' is missing or not a string");
     auto name = dtypeFromSafetensors(dtype->get<std::string>());
-    if (!name) throwValueError(at + ": 'dtype' " + dtype->dump() + " is not a safetensors dtype");
+    if (!name) throwValueError(at + ": 'dtype' " + jsonRepr(*dtype) + " is not a safetensors dtype");
     p.dtype = *name;
     auto shape = t.find("shape");
     if (shape == t.end() || !shape->is_array()) throwValueError(at + ": 'shape' is missing or not a list");

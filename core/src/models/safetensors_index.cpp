@@ -2,34 +2,16 @@
 // holds it ({"metadata": {...}, "weight_map": {name: "model-00001-of-00004.safetensors"}}). We read
 // the index, then only the header of each shard, and keep the tensors in index order.
 #include "checkpoint_config.hpp"
+#include "json_input.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/model_loaders.hpp"
 
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <unordered_map>
 
 namespace shardscope {
 
 namespace {
-
-Json readSmallJson(const std::filesystem::path& file) {
-  const std::string source = file.filename().string();
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(file, ec);
-  if (ec) throwValueError(source + ": cannot read file (" + ec.message() + ")");
-  if (size > kMaxSafetensorsHeader) throwValueError(source + ": file of " + std::to_string(size) + " bytes exceeds the 100 MB limit");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throwValueError(source + ": cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return Json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throwValueError(source + ": not valid JSON (" + e.what() + ")");
-  }
-}
 
 // A shard name must be a plain file next to the index: an index is untrusted input and must not
 // make us open arbitrary paths.
@@ -43,7 +25,7 @@ void checkShardName(const std::string& shard, const std::string& tensor, const s
 
 Model loadSafetensorsIndex(const std::filesystem::path& indexFile) {
   const std::string source = indexFile.filename().string();
-  const Json index = readSmallJson(indexFile);
+  const Json index = readJsonFile(indexFile, source);
   if (!index.is_object()) throwValueError(source + ": must be a JSON object with a weight_map");
   auto map = index.find("weight_map");
   if (map == index.end() || !map->is_object()) throwValueError(source + ": 'weight_map' is missing or not an object");
