@@ -141,6 +141,11 @@ MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, con
       out.kv_cache_per_device = kvCacheBytes(*model.config, static_cast<std::int64_t>(ceilDiv(o.serve_batch, o.batch_degree)), o.context_len,
                                              o.kv_bytes_per_element, o.tensor_degree, o.seq_degree);
     }
+    // Past the trained positions the estimate still holds, but the model would not work there.
+    const std::int64_t length = training ? o.seq_len : o.context_len;
+    if (model.config->max_positions > 0 && length > model.config->max_positions)
+      out.notes.push_back(std::string(training ? "seq_len " : "context_len ") + std::to_string(length) + " exceeds the model's " +
+                          std::to_string(model.config->max_positions) + " positions");
   } else {
     out.notes.push_back(std::string("model '") + model.name + "' has no architecture config: " +
                         (training ? "activations" : "the KV cache") + " not estimated");

@@ -225,3 +225,30 @@ TEST_CASE("memory options are validated and map from the scenario", "[memory]") 
   t.kv_dtype = "float7";
   CHECK_THROWS_WITH(memoryOptionsFromTraining(t, "v4"), "training.kv_dtype: unknown dtype 'float7'");
 }
+
+TEST_CASE("shard accumulation helpers and the max-positions note", "[memory]") {
+  DeviceParamShards d;
+  addParamShard(d, {1024, 512}, 2.0);
+  addParamShard(d, {512}, 4.0);
+  CHECK(d.param_elements == 524'800);
+  CHECK(d.param_bytes == 1024.0 * 512 * 2 + 512 * 4);
+  CHECK(d.optimizer_elements == 524'800);
+  CHECK(d.adafactor_elements == 1024 + 512 + 512);
+  CHECK_FALSE(d.grad_elements);
+  // ZeRO-2 layout: the optimizer state and gradients of a 1/4 slice.
+  DeviceParamShards z;
+  addParamShard(z, {1024, 512}, 2.0, false);
+  addOptimizerShard(z, {256, 512}, true);
+  CHECK_FALSE(z.adafactor_elements == std::nullopt);
+  CHECK(z.optimizer_elements == 131'072);
+  CHECK(z.grad_elements == 131'072);
+  CHECK(z.adafactor_elements == 256 + 512);
+
+  const Model gpt2 = loadPresetModel("gpt2");
+  MemoryOptions o;
+  o.device_kind = "v4";
+  o.seq_len = 2048;
+  const auto e = estimateMemory({wholeModelShards(gpt2)}, gpt2, o);
+  REQUIRE(e.notes.size() == 1);
+  CHECK(e.notes[0] == "seq_len 2048 exceeds the model's 1024 positions");
+}

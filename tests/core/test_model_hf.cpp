@@ -193,3 +193,22 @@ TEST_CASE("config.json errors name the key", "[model]") {
   CHECK_THROWS_WITH(modelFromHfConfig(Json::array(), "x"), "config.json must be a JSON object");
   CHECK_THROWS_WITH(loadPresetModel("llama-9"), Catch::Contains("unknown model preset 'llama-9' (known: deepseek-v3, gemma-2-27b"));
 }
+
+TEST_CASE("layer_types decides which layers use a sliding window", "[model]") {
+  Json cfg = {{"model_type", "gemma3_text"}, {"hidden_size", 16}, {"intermediate_size", 32}, {"num_hidden_layers", 4},
+              {"num_attention_heads", 2}, {"head_dim", 8}, {"vocab_size", 10}, {"sliding_window", 512},
+              {"layer_types", {"sliding_attention", "sliding_attention", "full_attention", "sliding_attention"}}};
+  auto c = modelConfigFromHf(cfg);
+  CHECK(c.sliding_window_pattern == 3);
+  CHECK(c.isSlidingLayer(0));
+  CHECK_FALSE(c.isSlidingLayer(2));
+  CHECK(c.isSlidingLayer(3));
+  cfg["layer_types"] = {"full_attention", "full_attention", "full_attention", "full_attention"};
+  CHECK(modelConfigFromHf(cfg).sliding_window == 0);
+  cfg["layer_types"] = {"sliding_attention", "full_attention", "full_attention", "sliding_attention"};
+  CHECK_THROWS_WITH(modelConfigFromHf(cfg), "config.json: 'layer_types': layer 2 breaks the periodic sliding/global pattern this estimate supports");
+  cfg["layer_types"] = {"sliding_attention"};
+  CHECK_THROWS_WITH(modelConfigFromHf(cfg), "config.json: 'layer_types' must be a list of 4 layer types");
+  cfg["layer_types"] = {"sliding_attention", "local", "full_attention", "full_attention"};
+  CHECK_THROWS_WITH(modelConfigFromHf(cfg), "config.json: 'layer_types'[1] must be \"sliding_attention\" or \"full_attention\"");
+}

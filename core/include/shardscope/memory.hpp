@@ -29,6 +29,13 @@ struct DeviceParamShards {
   std::optional<double> adafactor_elements;
 };
 
+// Accumulates one parameter shard of `localShape` into a device's totals: its elements and bytes,
+// and, when the optimizer state is laid out like the parameters (no ZeRO-1/2 rule set), the same
+// shard as optimizer state with its Adafactor factored size. Call it per (device, parameter).
+inline void addParamShard(DeviceParamShards& d, const Shape& localShape, double bytesPerElement, bool optimizerFollows = true);
+// One optimizer-state shard of a separate (ZeRO-1/2) layout; `withGrads` for ZeRO-2's gradients.
+inline void addOptimizerShard(DeviceParamShards& d, const Shape& localShape, bool withGrads = false);
+
 // Every parameter of `model`, unsharded (one device holding everything), with bytes at
 // `bytesPerElement` when given (the training dtype), else each parameter's own dtype.
 DeviceParamShards wholeModelShards(const Model& model, std::optional<double> bytesPerElement = std::nullopt);
@@ -36,6 +43,23 @@ DeviceParamShards wholeModelShards(const Model& model, std::optional<double> byt
 // optax.adafactor's second-moment size for one tensor: factored into row and column statistics
 // over its two largest dimensions when the smaller of them is >= 128, else a full fp32 copy.
 double adafactorStateElements(const Shape& shape);
+
+inline void addParamShard(DeviceParamShards& d, const Shape& localShape, double bytesPerElement, bool optimizerFollows) {
+  const double n = static_cast<double>(shapeSize(localShape));
+  d.param_elements += n;
+  d.param_bytes += n * bytesPerElement;
+  if (optimizerFollows) {
+    d.optimizer_elements = d.optimizer_elements.value_or(0.0) + n;
+    d.adafactor_elements = d.adafactor_elements.value_or(0.0) + adafactorStateElements(localShape);
+  }
+}
+
+inline void addOptimizerShard(DeviceParamShards& d, const Shape& localShape, bool withGrads) {
+  const double n = static_cast<double>(shapeSize(localShape));
+  d.optimizer_elements = d.optimizer_elements.value_or(0.0) + n;
+  d.adafactor_elements = d.adafactor_elements.value_or(0.0) + adafactorStateElements(localShape);
+  if (withGrads) d.grad_elements = d.grad_elements.value_or(0.0) + n;
+}
 
 struct MemoryOptions {
   Workload workload = Workload::Training;

@@ -57,6 +57,35 @@ bool tiesByDefault(const std::string& type) {
   return type == "gemma" || type == "gemma2" || type == "gemma3" || type == "gemma3_text" || type == "gpt2";
 }
 
+// transformers >= 4.53 lists each layer's attention in "layer_types" ("sliding_attention" /
+// "full_attention"). It overrides the family default when present; ModelConfig keeps it as the
+// period of global layers, which every released model follows.
+void applyLayerTypes(const Json& config, ModelConfig& c) {
+  const Json* types = find(config, "layer_types");
+  if (!types) return;
+  if (!types->is_array() || static_cast<std::int64_t>(types->size()) != c.num_layers)
+    throwValueError(where("layer_types") + " must be a list of " + std::to_string(c.num_layers) + " layer types");
+  std::vector<bool> sliding;
+  for (std::size_t i = 0; i < types->size(); ++i) {
+    const Json& t = (*types)[i];
+    if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+      throwValueError(where("layer_types") + "[" + std::to_string(i) + "] must be \"sliding_attention\" or \"full_attention\"");
+    sliding.push_back(t == "sliding_attention");
+  }
+  const auto firstGlobal = std::find(sliding.begin(), sliding.end(), false);
+  if (std::find(sliding.begin(), sliding.end(), true) == sliding.end()) {
+    c.sliding_window = 0; // every layer global
+    return;
+  }
+  if (c.sliding_window <= 0) c.sliding_window = optInt(config, "sliding_window", 0);
+  if (c.sliding_window <= 0) throwValueError(where("layer_types") + " has sliding layers but 'sliding_window' is missing");
+  c.sliding_window_pattern = firstGlobal == sliding.end() ? 0 : (firstGlobal - sliding.begin()) + 1;
+  for (std::int64_t i = 0; i < c.num_layers; ++i)
+    if (c.isSlidingLayer(i) != sliding[static_cast<std::size_t>(i)])
+      throwNotImplemented(where("layer_types") + ": layer " + std::to_string(i) +
+                          " breaks the periodic sliding/global pattern this estimate supports");
+}
+
 } // namespace
 
 const std::vector<std::string>& supportedHfModelTypes() { return kSupported; }
@@ -147,6 +176,7 @@ ModelConfig modelConfigFromHf(const Json& configIn) {
     // Qwen keeps a sliding_window number in every config but only uses it when use_sliding_window.
     if (optBool(config, "use_sliding_window", false)) c.sliding_window = optInt(config, "sliding_window", 0);
   }
+  applyLayerTypes(config, c);
   return c;
 }
 
