@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -281,4 +282,19 @@ TEST_CASE("deeply nested or long values are rejected without printing them", "[m
   const auto dir = scratchDir("deep");
   writeText(dir / "deep.json", deep);
   CHECK(valueErrorOf([&] { loadModelFile(dir / "deep.json"); }) == "deep.json: JSON nested deeper than 64 levels");
+}
+
+TEST_CASE("SHARDSCOPE_RESOURCES points the presets at another folder", "[model]") {
+  const auto dir = scratchDir("resources");
+  fs::create_directories(dir / "models");
+  writeText(dir / "models" / "tiny-gpt.json", R"({"model_type":"gpt2","n_layer":1,"n_embd":8,"n_head":2,"n_positions":16,"vocab_size":20})");
+  writeText(dir / "models" / "index.json", R"({"models":[]})");
+  ::setenv("SHARDSCOPE_RESOURCES", dir.c_str(), 1);
+  const auto names = presetModelNames();
+  const Model m = loadPresetModel("tiny-gpt");
+  ::unsetenv("SHARDSCOPE_RESOURCES");
+  CHECK(names == std::vector<std::string>{"tiny-gpt"}); // index.json is not a model
+  // wte 160 + wpe 128 + block (16 + 8*24+24 + 64+8 + 16 + 8*32+32 + 32*8+8) + ln_f 16
+  CHECK(m.parameterCount() == 160 + 128 + (16 + 216 + 72 + 16 + 288 + 264) + 16);
+  CHECK(presetModelDirectory() == fs::path(SHARDSCOPE_SOURCE_RESOURCES) / "models");
 }
