@@ -11,6 +11,10 @@ namespace eval {
 
 const std::map<std::string, EvalOp>& evalOps() {
   static const std::map<std::string, EvalOp> ops = {
+      // models and per-device memory (eval_model_ops.cpp)
+      {"model_params", opModelParams},
+      {"memory_estimate", opMemoryEstimate},
+
       // device-mesh engine (eval_mesh_ops.cpp)
 
       // eformer mesh creation and jaxpp MpmdMesh (eval_eformer_mesh_ops.cpp)
@@ -18,10 +22,6 @@ const std::map<std::string, EvalOp>& evalOps() {
       // sharding rules and shards (eval_sharding_ops.cpp)
 
       // interconnect (eval_interconnect_ops.cpp)
-
-      // models and per-device memory (eval_model_ops.cpp)
-      {"model_params", opModelParams},
-      {"memory_estimate", opMemoryEstimate},
   };
   return ops;
 }
