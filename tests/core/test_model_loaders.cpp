@@ -200,7 +200,7 @@ TEST_CASE("a sharded checkpoint index reads every shard's header", "[model]") {
   writeText(index, R"([1])");
   CHECK(valueErrorOf([&] { loadSafetensorsIndex(index); }) == "bad.safetensors.index.json: must be a JSON object with a weight_map");
   writeText(index, R"({"weight_map":)");
-  CHECK_THAT(valueErrorOf([&] { loadSafetensorsIndex(index); }), Catch::StartsWith("bad.safetensors.index.json: not valid JSON"));
+  CHECK_THAT(valueErrorOf([&] { loadSafetensorsIndex(index); }), Catch::StartsWith("bad.safetensors.index.json is not valid JSON"));
 }
 
 TEST_CASE("loadModelFile recognises config.json and our JSON form", "[model]") {
@@ -217,7 +217,7 @@ TEST_CASE("loadModelFile recognises config.json and our JSON form", "[model]") {
   CHECK(ours.name == "toy");
   CHECK(ours.parameterCount() == 3);
   writeText(dir / "broken.json", "{");
-  CHECK_THAT(valueErrorOf([&] { loadModelFile(dir / "broken.json"); }), Catch::StartsWith("broken.json: not valid JSON"));
+  CHECK_THAT(valueErrorOf([&] { loadModelFile(dir / "broken.json"); }), Catch::StartsWith("broken.json is not valid JSON"));
 }
 
 TEST_CASE("a config.json beside a checkpoint supplies the architecture", "[model]") {
@@ -241,7 +241,7 @@ TEST_CASE("a config.json beside a checkpoint supplies the architecture", "[model
   REQUIRE(m.notes.size() == 1);
   CHECK_THAT(m.notes[0], Catch::StartsWith("config.json beside the checkpoint was not used: config.json: model_type 'bert' is not supported"));
   writeText(dir / "config.json", "{");
-  CHECK_THAT(loadSafetensors(dir / "model.safetensors").notes.at(0), Catch::StartsWith("config.json beside the checkpoint was not used: config.json: not valid JSON"));
+  CHECK_THAT(loadSafetensors(dir / "model.safetensors").notes.at(0), Catch::StartsWith("config.json beside the checkpoint was not used: config.json is not valid JSON"));
 }
 
 TEST_CASE("damaged safetensors headers only ever raise ValueError", "[model]") {
@@ -269,9 +269,9 @@ TEST_CASE("damaged safetensors headers only ever raise ValueError", "[model]") {
 TEST_CASE("deeply nested or long values are rejected without printing them", "[model]") {
   // ordered_json copies nested values recursively, so depth is bounded before parsing.
   const std::string deep = std::string(200'000, '[') + std::string(200'000, ']');
-  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":)" + deep + "}", "deep"); }) == "deep: JSON nested deeper than 64 levels");
+  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":)" + deep + "}", "deep"); }) == "deep: the header nests deeper than 128 levels");
   CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":{"dtype":"F16","shape":[)" + deep + R"(],"data_offsets":[0,2]}})", "deep"); }) ==
-        "deep: JSON nested deeper than 64 levels");
+        "deep: the header nests deeper than 128 levels");
   // Brackets inside strings do not count.
   CHECK(paramsFromSafetensorsHeader(R"({")" + std::string(100, '[') + R"(\"":{"dtype":"F16","shape":[],"data_offsets":[0,2]}})", "s").size() == 1);
   CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":{"dtype":"F16","shape":[[1]],"data_offsets":[0,2]}})", "nested"); }) ==
@@ -281,7 +281,7 @@ TEST_CASE("deeply nested or long values are rejected without printing them", "[m
         "long: tensor 'a': 'dtype' \"" + std::string(59, 'x') + "... is not a safetensors dtype");
   const auto dir = scratchDir("deep");
   writeText(dir / "deep.json", deep);
-  CHECK(valueErrorOf([&] { loadModelFile(dir / "deep.json"); }) == "deep.json: JSON nested deeper than 64 levels");
+  CHECK(valueErrorOf([&] { loadModelFile(dir / "deep.json"); }) == "deep.json nests deeper than 128 levels");
 }
 
 TEST_CASE("SHARDSCOPE_RESOURCES points the presets at another folder", "[model]") {

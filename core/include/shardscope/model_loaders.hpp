@@ -52,8 +52,7 @@ Model loadModelFile(const std::filesystem::path& file);
 std::vector<std::string> presetModelNames();
 // Throws ValueError listing the known names when `name` is not one.
 Model loadPresetModel(const std::string& name);
-// The folder the presets are read from: $SHARDSCOPE_RESOURCES/models if set, else
-// <exe>/../share/shardscope/models when it exists (installed), else the source tree's resources.
+// The folder the presets are read from: resourceDir() / "models" (resources.hpp).
 std::filesystem::path presetModelDirectory();
 
 } // namespace shardscope

@@ -1,33 +1,15 @@
-// Built-in models: Hugging Face config.json files under resources/models/, found in the source tree
-// while developing and under <prefix>/share/shardscope/models once installed.
+// Built-in models: Hugging Face config.json files under <resourceDir()>/models (the source tree while
+// developing, <prefix>/share/shardscope/resources once installed).
 #include "json_input.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/model_loaders.hpp"
+#include "shardscope/resources.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace shardscope {
 
-namespace {
-
-std::filesystem::path executableDir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path() : exe.parent_path();
-}
-
-} // namespace
-
-std::filesystem::path presetModelDirectory() {
-  if (const char* env = std::getenv("SHARDSCOPE_RESOURCES"); env && *env) return std::filesystem::path(env) / "models";
-  std::error_code ec;
-  if (auto dir = executableDir(); !dir.empty()) {
-    auto installed = dir.parent_path() / "share" / "shardscope" / "models";
-    if (std::filesystem::is_directory(installed, ec)) return installed;
-  }
-  return std::filesystem::path(SHARDSCOPE_SOURCE_RESOURCES) / "models";
-}
+std::filesystem::path presetModelDirectory() { return resourceDir() / "models"; }
 
 std::vector<std::string> presetModelNames() {
   std::vector<std::string> names;

@@ -29,7 +29,7 @@ std::int64_t headerInt(const Json& v, const std::string& what) {
 
 // Parses the header; `ends` (when given) receives each tensor's data_offsets end.
 std::vector<Param> parseHeader(std::string_view headerJson, const std::string& source, std::vector<std::int64_t>* ends) {
-  const Json header = parseJsonText(headerJson, source, "the header");
+  const Json header = parseJsonText(headerJson, source + ": the header");
   if (!header.is_object()) throwValueError(source + ": the header must be a JSON object, got " + std::string(header.type_name()));
   std::vector<Param> params;
   params.reserve(header.size());
