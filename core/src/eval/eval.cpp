@@ -12,6 +12,10 @@ namespace eval {
 
 const std::map<std::string, EvalOp>& evalOps() {
   static const std::map<std::string, EvalOp> ops = {
+      // models and per-device memory (eval_model_ops.cpp)
+      {"model_params", opModelParams},
+      {"memory_estimate", opMemoryEstimate},
+
       // device-mesh engine (eval_mesh_ops.cpp)
       {"create_device_mesh", &eval::opCreateDeviceMesh},
       {"create_hybrid_device_mesh", &eval::opCreateHybridDeviceMesh},
