@@ -1,0 +1,230 @@
+#include "shardscope/partition_rules.hpp"
+
+#include "shardscope/errors.hpp"
+
+#include <boost/regex.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+namespace shardscope {
+
+// --- RuleSet -----------------------------------------------------------------------------------
+
+struct RuleSet::Impl {
+  std::vector<PartitionRule> rules;
+  std::vector<boost::regex> compiled;
+};
+
+namespace {
+// Python `re` defaults: '.' stops at newlines (no_mod_s) and ^/$ anchor the whole text (no_mod_m).
+constexpr auto kSyntax = boost::regex::perl | boost::regex::no_mod_m | boost::regex::no_mod_s;
+} // namespace
+
+RuleSet::RuleSet(std::vector<PartitionRule> rules) : impl_(std::make_unique<Impl>()) {
+  impl_->compiled.reserve(rules.size());
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    try {
+      impl_->compiled.emplace_back(rules[i].pattern, kSyntax);
+    } catch (const boost::regex_error& e) {
+      throwValueError("partition rule " + std::to_string(i) + ": invalid regular expression " +
+                      pythonStrRepr(rules[i].pattern) + ": " + e.what());
+    }
+  }
+  impl_->rules = std::move(rules);
+}
+
+RuleSet::RuleSet(RuleSet&&) noexcept = default;
+RuleSet& RuleSet::operator=(RuleSet&&) noexcept = default;
+RuleSet::~RuleSet() = default;
+
+std::size_t RuleSet::size() const { return impl_->rules.size(); }
+const PartitionRule& RuleSet::rule(std::size_t index) const { return impl_->rules.at(index); }
+const std::vector<PartitionRule>& RuleSet::rules() const { return impl_->rules; }
+
+int RuleSet::firstMatch(std::string_view path) const {
+  for (std::size_t i = 0; i < impl_->compiled.size(); ++i) {
+    try {
+      if (boost::regex_search(path.begin(), path.end(), impl_->compiled[i])) return static_cast<int>(i);
+    } catch (const std::runtime_error& e) {
+      // Boost.Regex bounds the work per match and throws instead of backtracking forever.
+      throwValueError("partition rule " + std::to_string(i) + " " + pythonStrRepr(impl_->rules[i].pattern) +
+                      " is too complex to match against " + pythonStrRepr(path) +
+                      " (catastrophic backtracking; simplify nested quantifiers): " + e.what());
+    }
+  }
+  return -1;
+}
+
+// --- matchPartitionRules -------------------------------------------------------------------------
+
+std::vector<RuleMatch> matchPartitionRules(const RuleSet& rules, std::span<const ParamLeaf> leaves,
+                                           const MatchOptions& options) {
+  const std::int64_t minSize = options.min_size.value_or(kMinShardingSize);
+  std::vector<RuleMatch> out(leaves.size());
+  std::vector<std::size_t> order(leaves.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return leaves[a].path < leaves[b].path; });
+
+  using K = ShardingDiagnostic::Kind;
+  for (std::size_t idx : order) {
+    const ParamLeaf& leaf = leaves[idx];
+    RuleMatch& m = out[idx];
+    if (options.strict) {
+      if (!leaf.shape) {
+        m.diagnostics.push_back({K::NoShape, -1, "", "leaf has no shape: the rules give P() without being tried"});
+        continue;
+      }
+      if (leaf.shape->empty()) {
+        m.diagnostics.push_back({K::Scalar, -1, "", "scalar leaf: the rules give P() without being tried"});
+        continue;
+      }
+    }
+    const int r = rules.firstMatch(leaf.path);
+    if (r < 0) throwValueError("Partition rule not found for param: " + leaf.path);
+    m.rule = r;
+    const PartitionSpec& ps = rules.rule(static_cast<std::size_t>(r)).spec;
+    if (!options.strict) {
+      m.spec = ps;
+      continue;
+    }
+    const Shape& shape = *leaf.shape;
+    std::int64_t size = 1;
+    for (auto d : shape)
+      if (__builtin_mul_overflow(size, d, &size)) throwValueError("parameter '" + leaf.path + "': shape is too large");
+    if (size < minSize) {
+      if (!ps.isReplicated())
+        m.diagnostics.push_back({K::BelowMinSize, -1, "",
+                                 "rule " + std::to_string(r) + " gives " + ps.toString() + " but the array has " +
+                                     std::to_string(size) + " elements < min_size " + std::to_string(minSize) +
+                                     ": kept whole on every device, P()"});
+      continue; // P()
+    }
+    if (ps.size() > shape.size()) {
+      std::vector<SpecEntry> cut(ps.entries().begin(), ps.entries().begin() + static_cast<std::ptrdiff_t>(shape.size()));
+      m.spec = PartitionSpec(std::move(cut));
+      m.diagnostics.push_back({K::SpecTrimmed, -1, "",
+                               "rule " + std::to_string(r) + " gives " + ps.toString() + ", longer than the rank " +
+                                   std::to_string(shape.size()) + ": trimmed to " + m.spec.toString()});
+      continue;
+    }
+    m.spec = ps;
+  }
+  return out;
+}
+
+// --- correction ------------------------------------------------------------------------------------
+
+namespace {
+
+// The shared per-entry correction of get_corrected_named_sharding and with_sharding_constraint,
+// applied to a non-empty spec on a mesh with axes.
+PartitionSpec correctEntries(const MeshAxes& mesh, const Shape& shape, const PartitionSpec& spec,
+                             ShardingDiagnostics* diags) {
+  using K = ShardingDiagnostic::Kind;
+  auto note = [&](K kind, int dim, std::string axis, std::string message) {
+    if (diags) diags->push_back({kind, dim, std::move(axis), std::move(message)});
+  };
+  const std::size_t ndim = shape.size();
+  std::vector<SpecEntry> entries = spec.entries();
+  if (entries.size() < ndim) entries.resize(ndim);
+  else if (entries.size() > ndim) {
+    entries.resize(ndim);
+    note(K::SpecTrimmed, -1, "",
+         spec.toString() + " is longer than the rank " + std::to_string(ndim) + ": trimmed to " +
+             PartitionSpec(entries).toString());
+  }
+  bool anyAsked = false;
+  std::vector<int> firstDimOfAxis(mesh.rank(), -1);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    SpecEntry& e = entries[i];
+    const int dim = static_cast<int>(i);
+    if (e.isNone()) continue;
+    anyAsked = true;
+    if (e.kind == SpecEntry::Kind::Unconstrained) {
+      note(K::UnexpectedEntry, dim, "", "dimension " + std::to_string(i) + " is UNCONSTRAINED: treated as None");
+      e = SpecEntry::none();
+      continue;
+    }
+    std::int64_t product = 1;
+    bool valid = true;
+    for (const auto& member : e.members) {
+      const int a = member ? mesh.index(*member) : -1;
+      if (a < 0) {
+        note(K::AxisMissing, dim, member.value_or(""),
+             "dimension " + std::to_string(i) + ": axis " + (member ? pythonStrRepr(*member) : std::string("None")) +
+                 " of " + entryRepr(e) + " is not in the mesh " + mesh.describe() +
+                 ": the whole dimension is replicated");
+        valid = false;
+        break;
+      }
+      product *= mesh.sizes[static_cast<std::size_t>(a)];
+    }
+    if (!valid) {
+      e = SpecEntry::none();
+      continue;
+    }
+    if (shape[i] % product != 0) {
+      std::string axes;
+      for (const auto& member : e.members) axes += (axes.empty() ? "" : ",") + *member;
+      note(K::NotDivisible, dim, axes,
+           "dimension " + std::to_string(i) + " (size " + std::to_string(shape[i]) + ") is not divisible by " +
+               entryRepr(e) + " = " + std::to_string(product) + ": replicated instead");
+      e = SpecEntry::none();
+      continue;
+    }
+    // Not corrected by eformer (JAX rejects it later); reported so the user sees it first.
+    for (const auto& member : e.members) {
+      const auto a = static_cast<std::size_t>(mesh.index(*member));
+      if (firstDimOfAxis[a] >= 0)
+        note(K::DuplicateAxis, dim, *member,
+             "mesh axis " + pythonStrRepr(*member) + " already shards dimension " + std::to_string(firstDimOfAxis[a]) +
+                 "; JAX rejects a spec that uses an axis twice");
+      else firstDimOfAxis[a] = dim;
+    }
+  }
+  PartitionSpec corrected(std::move(entries));
+  if (corrected.isReplicated()) {
+    if (anyAsked) note(K::AllReplicated, -1, "", "no dimension stays sharded: the spec becomes P() (fully replicated)");
+    return PartitionSpec();
+  }
+  return corrected;
+}
+
+} // namespace
+
+PartitionSpec correctSpec(const MeshAxes& mesh, const Shape& shape, const PartitionSpec& spec,
+                          ShardingDiagnostics* diagnostics) {
+  return getCorrectedNamedSharding(&mesh, shape, spec, true, diagnostics);
+}
+
+PartitionSpec getCorrectedNamedSharding(const MeshAxes* mesh, const Shape& shape, const PartitionSpec& spec,
+                                        bool raiseMeshError, ShardingDiagnostics* diagnostics) {
+  if (!mesh || mesh->empty()) {
+    if (raiseMeshError) throwAssertion("No mesh found under this context manager.");
+    if (diagnostics)
+      diagnostics->push_back({ShardingDiagnostic::Kind::NoMesh, -1, "", "no mesh: replicated sharding on an empty mesh"});
+    return PartitionSpec();
+  }
+  if (spec.empty()) return PartitionSpec();
+  return correctEntries(*mesh, shape, spec, diagnostics);
+}
+
+std::optional<PartitionSpec> withShardingConstraintSpec(const MeshAxes* mesh, const Shape& shape,
+                                                        const PartitionSpec& spec, ShardingDiagnostics* diagnostics) {
+  if (!mesh || mesh->empty()) {
+    if (diagnostics)
+      diagnostics->push_back({ShardingDiagnostic::Kind::NoMesh, -1, "",
+                              "no mesh in context: with_sharding_constraint returns the array unchanged"});
+    return std::nullopt;
+  }
+  if (spec.empty()) {
+    if (diagnostics)
+      diagnostics->push_back({ShardingDiagnostic::Kind::NoConstraint, -1, "",
+                              "P() means no constraint at all here (not replicated): the array is returned unchanged"});
+    return std::nullopt;
+  }
+  return correctEntries(*mesh, shape, spec, diagnostics);
+}
+
+} // namespace shardscope
