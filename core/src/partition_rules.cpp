@@ -19,13 +19,59 @@ struct RuleSet::Impl {
 namespace {
 // Python `re` defaults: '.' stops at newlines (no_mod_s) and ^/$ anchor the whole text (no_mod_m).
 constexpr auto kSyntax = boost::regex::perl | boost::regex::no_mod_m | boost::regex::no_mod_s;
+// Rewrites the Python-only spellings Boost does not know: (?P<name>...) -> (?<name>...),
+// (?P=name) -> \k<name>, and \Z (end of text in Python) -> \z. Escapes and character classes
+// are skipped over so their contents are never rewritten.
+std::string translatePythonRegex(std::string_view p) {
+  std::string out;
+  out.reserve(p.size());
+  bool inClass = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      if (!inClass && p[i + 1] == 'Z') out += "\\z";
+      else out.append(p.substr(i, 2));
+      ++i;
+      continue;
+    }
+    if (inClass) {
+      if (c == ']') inClass = false;
+      out += c;
+      continue;
+    }
+    if (c == '[') {
+      inClass = true;
+      out += c;
+      // A ']' right after '[' or '[^' is a literal member.
+      if (i + 1 < p.size() && p[i + 1] == '^') out += p[++i];
+      if (i + 1 < p.size() && p[i + 1] == ']') out += p[++i];
+      continue;
+    }
+    if (p.substr(i).starts_with("(?P<")) {
+      out += "(?<";
+      i += 3;
+      continue;
+    }
+    if (p.substr(i).starts_with("(?P=")) {
+      const std::size_t close = p.find(')', i);
+      if (close != std::string_view::npos) {
+        out += "\\k<" + std::string(p.substr(i + 4, close - i - 4)) + ">";
+        i = close;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
+}
+
 } // namespace
 
 RuleSet::RuleSet(std::vector<PartitionRule> rules) : impl_(std::make_unique<Impl>()) {
   impl_->compiled.reserve(rules.size());
   for (std::size_t i = 0; i < rules.size(); ++i) {
     try {
-      impl_->compiled.emplace_back(rules[i].pattern, kSyntax);
+      impl_->compiled.emplace_back(translatePythonRegex(rules[i].pattern), kSyntax);
     } catch (const boost::regex_error& e) {
       throwValueError("partition rule " + std::to_string(i) + ": invalid regular expression " +
                       pythonStrRepr(rules[i].pattern) + ": " + e.what());
