@@ -130,8 +130,8 @@ const std::vector<PresetPattern>& presetPatterns() {
       {"/experts/(gate_proj|up_proj|w1|w3)/weight$", {D::Experts, D::Mlp, D::Embed}},
       {"/experts/(down_proj|w2)/weight$", {D::Experts, D::Embed, D::Mlp}},
       // One tensor per expert (HF checkpoints), [out, in].
-      {"/experts/[0-9]+/(gate_proj|up_proj|w1|w3)/weight$", {D::Mlp, D::ExpertEmbed}},
-      {"/experts/[0-9]+/(down_proj|w2)/weight$", {D::ExpertEmbed, D::Mlp}},
+      {"/experts/\\d+/(gate_proj|up_proj|w1|w3)/weight$", {D::Mlp, D::ExpertEmbed}},
+      {"/experts/\\d+/(down_proj|w2)/weight$", {D::ExpertEmbed, D::Mlp}},
       // MoE router [n_experts, embed].
       {"/(mlp|block_sparse_moe)/gate/weight$", {D::None, D::Embed}},
       // Dense MLP and shared experts.

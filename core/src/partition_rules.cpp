@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 namespace shardscope {
 
@@ -14,6 +15,7 @@ namespace shardscope {
 struct RuleSet::Impl {
   std::vector<PartitionRule> rules;
   std::vector<boost::regex> compiled;
+  bool digitInsensitive = true;
 };
 
 namespace {
@@ -65,6 +67,26 @@ std::string translatePythonRegex(std::string_view p) {
   return out;
 }
 
+// Conservative: any digit outside a {m,n} quantifier (a literal, an escape such as \\x31 or \\1,
+// a class range such as [1-3]) or any named back-reference makes the pattern digit-sensitive.
+// Without digits, every construct (., \\d, \\w, classes, anchors) treats all ten digits alike.
+bool patternIsDigitInsensitive(std::string_view p) {
+  for (std::string_view ref : {"\\k", "\\g", "(?P="})
+    if (p.find(ref) != std::string_view::npos) return false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '{') {
+      const std::size_t close = p.find('}', i);
+      if (close != std::string_view::npos &&
+          p.substr(i + 1, close - i - 1).find_first_not_of("0123456789,") == std::string_view::npos) {
+        i = close;
+        continue;
+      }
+    }
+    if (p[i] >= '0' && p[i] <= '9') return false;
+  }
+  return true;
+}
+
 } // namespace
 
 RuleSet::RuleSet(std::vector<PartitionRule> rules) : impl_(std::make_unique<Impl>()) {
@@ -77,8 +99,11 @@ RuleSet::RuleSet(std::vector<PartitionRule> rules) : impl_(std::make_unique<Impl
                       pythonStrRepr(rules[i].pattern) + ": " + e.what());
     }
   }
+  for (const auto& r : rules) impl_->digitInsensitive = impl_->digitInsensitive && patternIsDigitInsensitive(r.pattern);
   impl_->rules = std::move(rules);
 }
+
+bool RuleSet::digitInsensitive() const { return impl_->digitInsensitive; }
 
 RuleSet::RuleSet(RuleSet&&) noexcept = default;
 RuleSet& RuleSet::operator=(RuleSet&&) noexcept = default;
@@ -112,6 +137,22 @@ std::vector<RuleMatch> matchPartitionRules(const RuleSet& rules, std::span<const
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return leaves[a].path < leaves[b].path; });
 
+  // Paths that differ only in digit values (layer numbers) share one evaluation when no rule
+  // can tell digits apart.
+  std::unordered_map<std::string, int> memo;
+  std::string key;
+  auto firstMatch = [&](const std::string& path) {
+    if (!rules.digitInsensitive()) return rules.firstMatch(path);
+    key = path;
+    for (auto& c : key)
+      if (c >= '0' && c <= '9') c = '0';
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+    const int r = rules.firstMatch(path);
+    memo.emplace(key, r);
+    return r;
+  };
+
   using K = ShardingDiagnostic::Kind;
   for (std::size_t idx : order) {
     const ParamLeaf& leaf = leaves[idx];
@@ -126,7 +167,7 @@ std::vector<RuleMatch> matchPartitionRules(const RuleSet& rules, std::span<const
         continue;
       }
     }
-    const int r = rules.firstMatch(leaf.path);
+    const int r = firstMatch(leaf.path);
     if (r < 0) throwValueError("Partition rule not found for param: " + leaf.path);
     m.rule = r;
     const PartitionSpec& ps = rules.rule(static_cast<std::size_t>(r)).spec;

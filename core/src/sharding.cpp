@@ -205,8 +205,9 @@ DeviceTotalsBuilder::UnevenTable& DeviceTotalsBuilder::tableFor(const std::vecto
     if (t.axes == axes) return t;
   std::int64_t size = 1;
   for (int a : axes) size *= mesh_.sizes[static_cast<std::size_t>(a)];
-  tables_.push_back({axes, std::vector<std::int64_t>(static_cast<std::size_t>(size), 0),
-                     std::vector<std::int64_t>(static_cast<std::size_t>(size), 0)});
+  const auto n = static_cast<std::size_t>(size);
+  tables_.push_back({axes, std::vector<std::int64_t>(n, 0), std::vector<std::int64_t>(n, 0),
+                     std::vector<std::int64_t>(n + 1, 0), std::vector<std::int64_t>(n + 1, 0)});
   return tables_.back();
 }
 
@@ -223,38 +224,59 @@ void DeviceTotalsBuilder::add(const ArrayLayout& layout, std::int64_t count) {
     uniform_elements_ += layout.shard_elements * count;
     return;
   }
-  // The held size depends only on the coordinates of the axes splitting uneven dimensions.
+  // The held size depends only on the block indices of the uneven dimensions. Their axes, taken
+  // dimension by dimension, index a sub-grid whose row-major cell is exactly the row-major
+  // combination of those block indices.
   std::vector<int> axes;
+  std::vector<std::size_t> unevenDims;
   std::int64_t evenFactor = 1;
-  for (const auto& d : layout.dims) {
-    if (d.uneven) axes.insert(axes.end(), d.axes.begin(), d.axes.end());
-    else evenFactor *= d.chunk;
-  }
-  std::sort(axes.begin(), axes.end());
-  UnevenTable& table = tableFor(axes);
-  // Position of each sub-grid axis inside the table (row-major over `axes`).
-  std::vector<std::int64_t> subStride(mesh_.rank(), 0);
-  {
-    std::int64_t s = 1;
-    for (std::size_t k = axes.size(); k-- > 0;) {
-      subStride[static_cast<std::size_t>(axes[k])] = s;
-      s *= mesh_.sizes[static_cast<std::size_t>(axes[k])];
+  for (std::size_t i = 0; i < layout.dims.size(); ++i) {
+    const auto& d = layout.dims[i];
+    if (d.uneven) {
+      axes.insert(axes.end(), d.axes.begin(), d.axes.end());
+      unevenDims.push_back(i);
+    } else {
+      evenFactor *= d.chunk;
     }
   }
+  UnevenTable& table = tableFor(axes);
+  auto lengthAt = [&](std::size_t i, std::int64_t b) {
+    const std::int64_t n = layout.shape[i], c = layout.dims[i].chunk;
+    const std::int64_t start = std::min(b * c, n);
+    return std::min(start + c, n) - start;
+  };
+
+  if (unevenDims.size() == 1) {
+    // Blocks 0..q-1 are full, block q holds the remainder, later blocks are empty: a step
+    // function of the cell, added in O(1) to the difference arrays.
+    const std::size_t i = unevenDims[0];
+    const std::int64_t ways = layout.dims[i].ways, c = layout.dims[i].chunk, n = layout.shape[i];
+    const std::int64_t q = std::min(ways, c > 0 ? n / c : ways);
+    const std::int64_t fullHeld = evenFactor * c;
+    const std::int64_t fullBytes = layout.dtype.bytesFor(fullHeld) * count;
+    auto addRange = [&](std::int64_t from, std::int64_t to, std::int64_t bytes, std::int64_t elems) {
+      if (from >= to) return;
+      table.bytesDiff[static_cast<std::size_t>(from)] += bytes;
+      table.bytesDiff[static_cast<std::size_t>(to)] -= bytes;
+      table.elementsDiff[static_cast<std::size_t>(from)] += elems;
+      table.elementsDiff[static_cast<std::size_t>(to)] -= elems;
+    };
+    addRange(0, q, fullBytes, fullHeld * count);
+    if (q < ways) {
+      const std::int64_t tailHeld = evenFactor * lengthAt(i, q);
+      addRange(q, q + 1, layout.dtype.bytesFor(tailHeld) * count, tailHeld * count);
+    }
+    return;
+  }
+  // Several uneven dimensions: walk the sub-grid (bounded by the device count).
+  std::vector<std::int64_t> blockStride(unevenDims.size(), 1);
+  for (std::size_t k = unevenDims.size(); k-- > 1;) blockStride[k - 1] = blockStride[k] * layout.dims[unevenDims[k]].ways;
   const auto cells = static_cast<std::int64_t>(table.bytes.size());
   for (std::int64_t cell = 0; cell < cells; ++cell) {
     std::int64_t held = evenFactor;
-    for (std::size_t i = 0; i < layout.dims.size() && held > 0; ++i) {
-      const auto& d = layout.dims[i];
-      if (!d.uneven) continue;
-      std::int64_t b = 0;
-      for (int a : d.axes) {
-        const auto ua = static_cast<std::size_t>(a);
-        b = b * mesh_.sizes[ua] + (cell / subStride[ua]) % mesh_.sizes[ua];
-      }
-      const std::int64_t n = layout.shape[i];
-      const std::int64_t start = std::min(b * d.chunk, n);
-      held *= std::min(start + d.chunk, n) - start;
+    for (std::size_t k = 0; k < unevenDims.size() && held > 0; ++k) {
+      const std::size_t i = unevenDims[k];
+      held *= lengthAt(i, (cell / blockStride[k]) % layout.dims[i].ways);
     }
     table.bytes[static_cast<std::size_t>(cell)] += layout.dtype.bytesFor(held) * count;
     table.elements[static_cast<std::size_t>(cell)] += held * count;
@@ -271,6 +293,15 @@ DeviceTotals DeviceTotalsBuilder::finish() const {
   out.total_bytes = total_bytes_;
   const auto strides = mesh_.strides();
   for (const auto& t : tables_) {
+    // Resolve the difference arrays into per-cell values.
+    std::vector<std::int64_t> bytes = t.bytes, elements = t.elements;
+    std::int64_t runBytes = 0, runElements = 0;
+    for (std::size_t c = 0; c < bytes.size(); ++c) {
+      runBytes += t.bytesDiff[c];
+      runElements += t.elementsDiff[c];
+      bytes[c] += runBytes;
+      elements[c] += runElements;
+    }
     std::vector<std::int64_t> subStride(t.axes.size());
     std::int64_t s = 1;
     for (std::size_t k = t.axes.size(); k-- > 0;) {
@@ -281,8 +312,8 @@ DeviceTotals DeviceTotalsBuilder::finish() const {
       std::int64_t cell = 0;
       for (std::size_t k = 0; k < t.axes.size(); ++k)
         cell += coordOf(mesh_, strides, p, static_cast<std::size_t>(t.axes[k])) * subStride[k];
-      out.data_bytes[static_cast<std::size_t>(p)] += t.bytes[static_cast<std::size_t>(cell)];
-      out.data_elements[static_cast<std::size_t>(p)] += t.elements[static_cast<std::size_t>(cell)];
+      out.data_bytes[static_cast<std::size_t>(p)] += bytes[static_cast<std::size_t>(cell)];
+      out.data_elements[static_cast<std::size_t>(p)] += elements[static_cast<std::size_t>(cell)];
     }
   }
   out.max_bytes = std::numeric_limits<std::int64_t>::min();

@@ -53,6 +53,11 @@ public:
   // instead of hanging.
   int firstMatch(std::string_view path) const;
 
+  // True when no pattern can tell one ASCII digit from another (no digit characters outside
+  // {m,n} quantifiers, no back-references). Matching then depends only on the path with every
+  // digit replaced by '0', so layer-numbered paths share one regex evaluation.
+  bool digitInsensitive() const;
+
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

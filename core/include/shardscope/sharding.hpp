@@ -94,9 +94,10 @@ struct DeviceTotals {
   double mean_bytes = 0.0;
 };
 
-// Accumulates arrays and spreads them over the devices. Cost: O(1) per evenly sharded array,
-// O(sub-grid of its uneven axes) per uneven one, and O(devices) per distinct set of uneven axes
-// at finish().
+// Accumulates arrays and spreads them over the devices. Cost: O(1) per evenly sharded array and
+// per array with one uneven dimension (its held size is a step function of the block index,
+// added as a difference array), O(sub-grid of the uneven axes) for arrays with several uneven
+// dimensions, and O(devices) per distinct uneven axis sequence at finish().
 class DeviceTotalsBuilder {
 public:
   // Refuses (ValueError) meshes above 2^26 devices: per-device vectors would not fit.
@@ -106,10 +107,12 @@ public:
   DeviceTotals finish() const;
 
 private:
+  // Per-cell sums over the sub-grid of `axes`, cell = row-major index over `axes` in this order
+  // (which is the block-index order of the uneven dimensions).
   struct UnevenTable {
-    std::vector<int> axes;  // sub-grid axes, mesh order
-    std::vector<std::int64_t> bytes;
-    std::vector<std::int64_t> elements;
+    std::vector<int> axes;
+    std::vector<std::int64_t> bytes, elements;          // added cell by cell
+    std::vector<std::int64_t> bytesDiff, elementsDiff;  // difference arrays (prefix-summed at finish)
   };
   UnevenTable& tableFor(const std::vector<int>& axes);
 
