@@ -5,6 +5,7 @@
 #include <boost/regex.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 #include <unordered_map>
 
@@ -15,7 +16,10 @@ namespace shardscope {
 struct RuleSet::Impl {
   std::vector<PartitionRule> rules;
   std::vector<boost::regex> compiled;
-  bool digitInsensitive = true;
+  std::vector<bool> digitInsensitive;             // per rule
+  std::vector<std::vector<std::string>> literals; // per rule: substrings every match contains
+
+  bool search(std::size_t i, std::string_view path) const;
 };
 
 namespace {
@@ -87,7 +91,108 @@ bool patternIsDigitInsensitive(std::string_view p) {
   return true;
 }
 
+// Index just past the group or class starting at `i` (p[i] is '(' or '['), or npos.
+std::size_t skipBracket(std::string_view p, std::size_t i) {
+  if (p[i] == '[') {
+    std::size_t j = i + 1;
+    if (j < p.size() && p[j] == '^') ++j;
+    if (j < p.size() && p[j] == ']') ++j;
+    for (; j < p.size(); ++j) {
+      if (p[j] == '\\') ++j;
+      else if (p[j] == ']') return j + 1;
+    }
+    return std::string_view::npos;
+  }
+  int depth = 0;
+  for (std::size_t j = i; j < p.size(); ++j) {
+    if (p[j] == '\\') {
+      ++j;
+    } else if (p[j] == '[') {
+      j = skipBracket(p, j);
+      if (j == std::string_view::npos) return j;
+      --j;
+    } else if (p[j] == '(') {
+      ++depth;
+    } else if (p[j] == ')' && --depth == 0) {
+      return j + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// Literal substrings that every match of `p` must contain, read conservatively from the
+// top-level sequence: groups, classes and escapes other than escaped punctuation end a run; a
+// character made optional by ?, * or {m,n} is dropped; a top-level '|' or any inline flag
+// ((?i), (?x), ...) gives no literals at all. An empty list means "always run the regex".
+std::vector<std::string> requiredLiterals(std::string_view p) {
+  for (std::size_t k = 0; k + 2 < p.size(); ++k)
+    if (p[k] == '(' && p[k + 1] == '?' && std::string_view("aiLmsux-").find(p[k + 2]) != std::string_view::npos)
+      return {};
+  std::vector<std::string> runs;
+  std::string cur;
+  auto flush = [&] {
+    if (!cur.empty()) runs.push_back(cur);
+    cur.clear();
+  };
+  for (std::size_t i = 0; i < p.size();) {
+    const char c = p[i];
+    if (c == '\\') {
+      if (i + 1 >= p.size()) return {};
+      const char e = p[i + 1];
+      if (std::isalnum(static_cast<unsigned char>(e))) {
+        if (std::string_view("dDwWsSbBAZz").find(e) == std::string_view::npos) return {};
+        flush();
+      } else {
+        cur += e;
+      }
+      i += 2;
+      continue;
+    }
+    if (c == '(' || c == '[') {
+      flush();
+      i = skipBracket(p, i);
+      if (i == std::string_view::npos) return {};
+      continue;
+    }
+    if (c == '|') return {};
+    if (c == '?' || c == '*' || c == '{') {
+      if (!cur.empty() && i > 0 && p[i - 1] != ')' && p[i - 1] != ']') cur.pop_back(); // optional char
+      flush();
+      if (c == '{') {
+        const std::size_t close = p.find('}', i);
+        if (close == std::string_view::npos) return {};
+        i = close + 1;
+      } else {
+        ++i;
+      }
+      continue;
+    }
+    if (c == '+' || c == '.' || c == '^' || c == '$' || c == ')') {
+      flush();
+      ++i;
+      continue;
+    }
+    cur += c;
+    ++i;
+  }
+  flush();
+  return runs;
+}
+
 } // namespace
+
+bool RuleSet::Impl::search(std::size_t i, std::string_view path) const {
+  for (const auto& lit : literals[i])
+    if (path.find(lit) == std::string_view::npos) return false;
+  try {
+    return boost::regex_search(path.begin(), path.end(), compiled[i]);
+  } catch (const std::runtime_error& e) {
+    // Boost.Regex bounds the work per match and throws instead of backtracking forever.
+    throwValueError("partition rule " + std::to_string(i) + " " + pythonStrRepr(rules[i].pattern) +
+                    " is too complex to match against " + pythonStrRepr(path) +
+                    " (catastrophic backtracking; simplify nested quantifiers): " + e.what());
+  }
+}
 
 RuleSet::RuleSet(std::vector<PartitionRule> rules) : impl_(std::make_unique<Impl>()) {
   impl_->compiled.reserve(rules.size());
@@ -99,11 +204,12 @@ RuleSet::RuleSet(std::vector<PartitionRule> rules) : impl_(std::make_unique<Impl
                       pythonStrRepr(rules[i].pattern) + ": " + e.what());
     }
   }
-  for (const auto& r : rules) impl_->digitInsensitive = impl_->digitInsensitive && patternIsDigitInsensitive(r.pattern);
+  for (const auto& r : rules) {
+    impl_->digitInsensitive.push_back(patternIsDigitInsensitive(r.pattern));
+    impl_->literals.push_back(requiredLiterals(r.pattern));
+  }
   impl_->rules = std::move(rules);
 }
-
-bool RuleSet::digitInsensitive() const { return impl_->digitInsensitive; }
 
 RuleSet::RuleSet(RuleSet&&) noexcept = default;
 RuleSet& RuleSet::operator=(RuleSet&&) noexcept = default;
@@ -114,17 +220,38 @@ const PartitionRule& RuleSet::rule(std::size_t index) const { return impl_->rule
 const std::vector<PartitionRule>& RuleSet::rules() const { return impl_->rules; }
 
 int RuleSet::firstMatch(std::string_view path) const {
-  for (std::size_t i = 0; i < impl_->compiled.size(); ++i) {
-    try {
-      if (boost::regex_search(path.begin(), path.end(), impl_->compiled[i])) return static_cast<int>(i);
-    } catch (const std::runtime_error& e) {
-      // Boost.Regex bounds the work per match and throws instead of backtracking forever.
-      throwValueError("partition rule " + std::to_string(i) + " " + pythonStrRepr(impl_->rules[i].pattern) +
-                      " is too complex to match against " + pythonStrRepr(path) +
-                      " (catastrophic backtracking; simplify nested quantifiers): " + e.what());
-    }
-  }
+  for (std::size_t i = 0; i < impl_->compiled.size(); ++i)
+    if (impl_->search(i, path)) return static_cast<int>(i);
   return -1;
+}
+
+std::vector<int> RuleSet::firstMatches(std::span<const std::string> paths) const {
+  const std::size_t n = impl_->rules.size();
+  // Per path-with-digits-zeroed: the known answers of the digit-insensitive rules
+  // (-1 unknown, 0 no, 1 yes).
+  std::unordered_map<std::string, std::vector<signed char>> memo;
+  std::vector<int> out;
+  out.reserve(paths.size());
+  std::string key;
+  for (const auto& path : paths) {
+    key = path;
+    for (auto& c : key)
+      if (c >= '0' && c <= '9') c = '0';
+    auto& known = memo.try_emplace(key, n, static_cast<signed char>(-1)).first->second;
+    int found = -1;
+    for (std::size_t i = 0; i < n && found < 0; ++i) {
+      bool hit;
+      if (impl_->digitInsensitive[i]) {
+        if (known[i] < 0) known[i] = impl_->search(i, path) ? 1 : 0;
+        hit = known[i] == 1;
+      } else {
+        hit = impl_->search(i, path);
+      }
+      if (hit) found = static_cast<int>(i);
+    }
+    out.push_back(found);
+  }
+  return out;
 }
 
 // --- matchPartitionRules -------------------------------------------------------------------------
@@ -137,21 +264,18 @@ std::vector<RuleMatch> matchPartitionRules(const RuleSet& rules, std::span<const
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return leaves[a].path < leaves[b].path; });
 
-  // Paths that differ only in digit values (layer numbers) share one evaluation when no rule
-  // can tell digits apart.
-  std::unordered_map<std::string, int> memo;
-  std::string key;
-  auto firstMatch = [&](const std::string& path) {
-    if (!rules.digitInsensitive()) return rules.firstMatch(path);
-    key = path;
-    for (auto& c : key)
-      if (c >= '0' && c <= '9') c = '0';
-    auto it = memo.find(key);
-    if (it != memo.end()) return it->second;
-    const int r = rules.firstMatch(path);
-    memo.emplace(key, r);
-    return r;
-  };
+  // Rule indices for every leaf the rules will see, computed in one batch in sorted order.
+  std::vector<std::string> toMatch;
+  std::vector<int> ruleOf(leaves.size(), -1);
+  std::vector<std::size_t> matchedLeaf;
+  for (std::size_t idx : order) {
+    const ParamLeaf& leaf = leaves[idx];
+    if (options.strict && (!leaf.shape || leaf.shape->empty())) continue;
+    toMatch.push_back(leaf.path);
+    matchedLeaf.push_back(idx);
+  }
+  const std::vector<int> found = rules.firstMatches(toMatch);
+  for (std::size_t k = 0; k < found.size(); ++k) ruleOf[matchedLeaf[k]] = found[k];
 
   using K = ShardingDiagnostic::Kind;
   for (std::size_t idx : order) {
@@ -167,7 +291,7 @@ std::vector<RuleMatch> matchPartitionRules(const RuleSet& rules, std::span<const
         continue;
       }
     }
-    const int r = firstMatch(leaf.path);
+    const int r = ruleOf[idx];
     if (r < 0) throwValueError("Partition rule not found for param: " + leaf.path);
     m.rule = r;
     const PartitionSpec& ps = rules.rule(static_cast<std::size_t>(r)).spec;
