@@ -4,9 +4,11 @@
 //   sharding/pipeline/*   preset rules -> regex match -> correction -> layouts -> per-device bytes
 //   sharding/match        regex matching only (rules compiled once)
 //   sharding/layouts      correction + layouts + per-device totals for already matched specs
+// The pipeline runs planShards (what the `shard` eval op and the memory estimate use).
 // "uneven" variants skip eformer's correction and pad instead, so per-device tables are built.
 #include "shardscope/logical_axes.hpp"
 #include "shardscope/partition_rules.hpp"
+#include "shardscope/shard_plan.hpp"
 #include "shardscope/sharding.hpp"
 
 #include <benchmark/benchmark.h>
@@ -56,13 +58,17 @@ DeviceTotals layOut(const std::vector<ParamLeaf>& params, const std::vector<Rule
 }
 
 void pipeline(benchmark::State& state, bool correct) {
-  const auto params = llama405b();
+  const auto leaves = llama405b();
+  std::vector<ShardParam> params;
+  for (const auto& l : leaves) params.push_back({l.path, *l.shape, l.dtype, std::nullopt});
   std::int64_t maxBytes = 0;
   for (auto _ : state) {
     const RuleSet rules(presetRules("fsdp-tp", {}, &kMesh));
-    const auto matches = matchPartitionRules(rules, params);
-    const DeviceTotals t = layOut(params, matches, correct);
-    maxBytes = t.max_bytes;
+    ShardPlanOptions options;
+    options.rules = &rules;
+    options.correct = correct;
+    const ShardPlan plan = planShards(kMesh, params, options);
+    maxBytes = plan.totals.max_bytes;
     benchmark::DoNotOptimize(maxBytes);
   }
   state.counters["tensors"] = static_cast<double>(params.size());

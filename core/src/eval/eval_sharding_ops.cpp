@@ -33,6 +33,7 @@
 #include "shardscope/logical_axes.hpp"
 #include "shardscope/mesh_partition_helper.hpp"
 #include "shardscope/partition_rules.hpp"
+#include "shardscope/shard_plan.hpp"
 #include "shardscope/sharding.hpp"
 #include "shardscope/sharding_rules.hpp"
 
@@ -383,84 +384,56 @@ Json opShard(const Json& request, EvalContext& context) {
   if (!positions.empty() && static_cast<std::int64_t>(positions.size()) * static_cast<std::int64_t>(list.size()) > (1 << 20))
     throwValueError("field 'device_positions': positions x params exceeds 2^20 entries; ask for fewer positions");
 
-  struct Item {
-    ParamLeaf leaf;
-    std::optional<PartitionSpec> given;
-    int rule = -1;
-    PartitionSpec requested;
-    ShardingDiagnostics diags;
-  };
-  std::vector<Item> items;
+  std::vector<ShardParam> params;
   std::set<std::string> paths;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = "params[" + std::to_string(i) + "]";
     const Json& p = paramAt(list, i);
-    Item item;
-    item.leaf.path = stringField(p, "path");
-    if (!paths.insert(item.leaf.path).second)
-      throwValueError("field '" + where + ".path': path '" + item.leaf.path + "' appears twice");
-    item.leaf.shape = shapeOf(requireField(p, "shape"), where + ".shape");
-    item.leaf.dtype = dtypeOf(p, where);
-    if (present(p, "spec")) item.given = PartitionSpec::fromJson(p["spec"], where + ".spec");
-    items.push_back(std::move(item));
+    ShardParam param;
+    param.path = stringField(p, "path");
+    if (!paths.insert(param.path).second)
+      throwValueError("field '" + where + ".path': path '" + param.path + "' appears twice");
+    param.shape = shapeOf(requireField(p, "shape"), where + ".shape");
+    param.dtype = dtypeOf(p, where);
+    if (present(p, "spec")) param.spec = PartitionSpec::fromJson(p["spec"], where + ".spec");
+    params.push_back(std::move(param));
   }
-
-  // Parameters without their own spec go through the rules (or the preset's rules).
-  std::optional<RuleSet> rules;
   if (present(request, "rules") && present(request, "preset"))
     throwValueError("give either 'rules' or 'preset', not both");
+  std::optional<RuleSet> rules;
   if (present(request, "rules")) rules.emplace(parseRules(request["rules"]));
   else if (present(request, "preset"))
     rules.emplace(presetRules(stringField(request, "preset"), partitionAxisOf(request), &mesh));
-  std::vector<ParamLeaf> toMatch;
-  std::vector<std::size_t> matchIndex;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (items[i].given) {
-      items[i].requested = *items[i].given;
-      continue;
-    }
-    if (!rules) throwValueError("field 'params[" + std::to_string(i) + "]' has no 'spec' and the request gives no 'rules' or 'preset'");
-    toMatch.push_back(items[i].leaf);
-    matchIndex.push_back(i);
-  }
-  if (!toMatch.empty()) {
-    MatchOptions options;
-    options.min_size = minSizeOf(request);
-    auto matches = matchPartitionRules(*rules, toMatch, options);
-    for (std::size_t k = 0; k < matches.size(); ++k) {
-      Item& item = items[matchIndex[k]];
-      item.requested = std::move(matches[k].spec);
-      item.rule = matches[k].rule;
-      item.diags = std::move(matches[k].diagnostics);
-    }
-  }
+  if (!rules)
+    for (std::size_t i = 0; i < params.size(); ++i)
+      if (!params[i].spec)
+        throwValueError("field 'params[" + std::to_string(i) + "]' has no 'spec' and the request gives no 'rules' or 'preset'");
 
-  DeviceTotalsBuilder totals(mesh);
-  Json params = Json::array();
-  for (auto& item : items) {
-    const Shape& shape = *item.leaf.shape;
-    const PartitionSpec effective = correct ? correctSpec(mesh, shape, item.requested, &item.diags) : item.requested;
-    LayoutOptions options;
-    options.param = item.leaf.path;
-    options.allow_uneven = allowUneven;
-    options.diagnostics = &item.diags;
-    const ArrayLayout layout = layoutArray(mesh, shape, item.leaf.dtype, effective, options);
-    totals.add(layout);
-    warn(context, item.leaf.path, item.diags);
+  ShardPlanOptions options;
+  options.rules = rules ? &*rules : nullptr;
+  options.min_size = minSizeOf(request);
+  options.correct = correct;
+  options.allow_uneven = allowUneven;
+  const ShardPlan plan = planShards(mesh, params, options);
 
+  Json paramsJson = Json::array();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const PlannedParam& planned = plan.params[i];
+    const ArrayLayout& layout = planned.layout;
+    warn(context, params[i].path, planned.diagnostics);
     Json p;
-    p["path"] = item.leaf.path;
-    p["shape"] = shape;
-    p["dtype"] = item.leaf.dtype.name;
-    p["rule"] = item.rule >= 0 ? Json(item.rule) : Json(nullptr);
-    p["requested_spec"] = item.requested.toJson();
-    p["spec"] = effective.toJson();
+    p["path"] = params[i].path;
+    p["shape"] = params[i].shape;
+    p["dtype"] = params[i].dtype.name;
+    p["rule"] = planned.rule >= 0 ? Json(planned.rule) : Json(nullptr);
+    p["requested_spec"] = planned.requested.toJson();
+    p["spec"] = planned.spec.toJson();
     p["shard_shape"] = layout.shard_shape;
     p["shard_bytes"] = layout.shard_bytes;
     p["total_bytes"] = layout.total_bytes;
     p["replication"] = layout.replication;
     p["uneven"] = layout.uneven;
-    p["diagnostics"] = diagnosticsJson(item.diags);
+    p["diagnostics"] = diagnosticsJson(planned.diagnostics);
     if (!positions.empty()) {
       Json devs = Json::array();
       for (auto pos : positions) {
@@ -479,10 +452,10 @@ Json opShard(const Json& request, EvalContext& context) {
       }
       p["devices"] = std::move(devs);
     }
-    params.push_back(std::move(p));
+    paramsJson.push_back(std::move(p));
   }
 
-  const DeviceTotals t = totals.finish();
+  const DeviceTotals& t = plan.totals;
   Json tj;
   tj["device_count"] = mesh.deviceCount();
   tj["total_bytes"] = t.total_bytes;
@@ -505,7 +478,7 @@ Json opShard(const Json& request, EvalContext& context) {
   for (std::size_t a = 0; a < mesh.rank(); ++a) meshJson[mesh.names[a]] = mesh.sizes[a];
   Json out;
   out["mesh"] = std::move(meshJson);
-  out["params"] = std::move(params);
+  out["params"] = std::move(paramsJson);
   out["totals"] = std::move(tj);
   return out;
 }
