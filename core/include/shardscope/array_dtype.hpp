@@ -1,7 +1,9 @@
-// Array element types: the names users and checkpoints write (numpy, JAX/ml_dtypes, safetensors)
-// and their storage size. Memory figures need bits, not bytes, because int4/fp4 pack two
-// elements per byte on TPU and GPU; the reference's numpy `itemsize` (1 byte for int4) is kept
-// beside it for the eformer rules that compute with it.
+// Array element types for sharding: the names users and checkpoints write (numpy, JAX/ml_dtypes,
+// safetensors) as a value type with their storage size. (The models branch's dtype.hpp maps
+// names to fractional bytes; this one keeps exact bits for packed per-shard byte counts.)
+// Memory figures need bits, not bytes, because int4/fp4 pack two elements per byte on TPU and
+// GPU; the reference's numpy `itemsize` (1 byte for int4) is kept beside it for the eformer
+// rules that compute with it.
 #pragma once
 
 #include <cstdint>
