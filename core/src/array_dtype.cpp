@@ -62,7 +62,9 @@ std::string lower(std::string_view s) {
 std::int64_t DType::bytesFor(std::int64_t elements) const {
   if (elements <= 0) return 0;
   // Split to avoid overflow of elements * bits for very large counts.
-  const std::int64_t whole = (elements / 8) * bits;
+  std::int64_t whole = 0;
+  if (__builtin_mul_overflow(elements / 8, std::int64_t{bits}, &whole))
+    throwValueError("an array of " + std::to_string(elements) + " " + name + " elements has more bytes than 64-bit integers hold");
   const std::int64_t rest = ((elements % 8) * bits + 7) / 8;
   return whole + rest;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <numeric>
 #include <unordered_map>
 
@@ -369,7 +370,9 @@ PartitionSpec correctEntries(const MeshAxes& mesh, const Shape& shape, const Par
         valid = false;
         break;
       }
-      product *= mesh.sizes[static_cast<std::size_t>(a)];
+      // A tuple repeating an axis can exceed 64 bits; saturate (Python's big int divides nothing).
+      if (__builtin_mul_overflow(product, mesh.sizes[static_cast<std::size_t>(a)], &product))
+        product = std::numeric_limits<std::int64_t>::max();
     }
     if (!valid) {
       e = SpecEntry::none();

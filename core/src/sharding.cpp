@@ -10,7 +10,7 @@ namespace shardscope {
 namespace {
 
 constexpr std::int64_t kMaxListedEntries = std::int64_t{1} << 24;
-constexpr std::int64_t kMaxTotalsDevices = std::int64_t{1} << 26;
+constexpr std::int64_t kMaxTotalsDevices = std::int64_t{1} << 22;
 
 std::string prefixFor(std::string_view param) {
   return param.empty() ? std::string() : "parameter '" + std::string(param) + "': ";
@@ -20,6 +20,10 @@ std::int64_t checkedMul(std::int64_t a, std::int64_t b, const std::string& what)
   std::int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r)) throwValueError(what + " overflows 64-bit integers");
   return r;
+}
+
+void checkedAdd(std::int64_t& into, std::int64_t add, const std::string& what) {
+  if (__builtin_add_overflow(into, add, &into)) throwValueError(what + " overflows 64-bit integers");
 }
 
 std::string axesText(const MeshAxes& mesh, const std::vector<int>& axes) {
@@ -98,7 +102,7 @@ ArrayLayout layoutArray(const MeshAxes& mesh, const Shape& shape, const DType& d
         }
       }
     }
-    d.chunk = d.ways == 1 ? n : (n + d.ways - 1) / d.ways;
+    d.chunk = n / d.ways + (n % d.ways != 0 ? 1 : 0); // ceil without overflowing n + ways
     d.uneven = n % d.ways != 0;
     if (d.uneven) {
       const std::string what = "dimension " + std::to_string(i) + " (size " + std::to_string(n) +
@@ -147,7 +151,7 @@ std::vector<IndexRange> deviceIndexRanges(const ArrayLayout& layout, const MeshA
     const std::int64_t n = layout.shape[i];
     const std::int64_t c = layout.dims[i].chunk;
     const std::int64_t start = std::min(b[i] * c, n);
-    out[i] = {start, std::min(start + c, n)};
+    out[i] = {start, start + std::min(c, n - start)};
   }
   return out;
 }
@@ -197,7 +201,7 @@ std::vector<std::vector<std::int64_t>> replicaGroups(const ArrayLayout& layout, 
 DeviceTotalsBuilder::DeviceTotalsBuilder(const MeshAxes& mesh) : mesh_(mesh) {
   if (mesh.deviceCount() > kMaxTotalsDevices)
     throwValueError("per-device totals need one entry per device; " + std::to_string(mesh.deviceCount()) +
-                    " devices is more than 2^26");
+                    " devices is more than 2^22");
 }
 
 DeviceTotalsBuilder::UnevenTable& DeviceTotalsBuilder::tableFor(const std::vector<int>& axes) {
@@ -215,10 +219,11 @@ void DeviceTotalsBuilder::add(const ArrayLayout& layout, std::int64_t count) {
   if (count < 0) throwValueError("DeviceTotalsBuilder::add: negative count");
   if (layout.axis_used.size() != mesh_.rank())
     throwValueError("DeviceTotalsBuilder::add: the layout was made for a mesh of another rank");
+  // Every per-device figure is at most the padded one, so checking these sums bounds them all.
   const std::string what = "per-device byte totals";
-  total_bytes_ += checkedMul(layout.total_bytes, count, what);
-  padded_bytes_ += checkedMul(layout.shard_bytes, count, what);
-  padded_elements_ += checkedMul(layout.shard_elements, count, what);
+  checkedAdd(total_bytes_, checkedMul(layout.total_bytes, count, what), what);
+  checkedAdd(padded_bytes_, checkedMul(layout.shard_bytes, count, what), what);
+  checkedAdd(padded_elements_, checkedMul(layout.shard_elements, count, what), what);
   if (!layout.uneven) {
     uniform_bytes_ += layout.shard_bytes * count;
     uniform_elements_ += layout.shard_elements * count;
@@ -243,7 +248,7 @@ void DeviceTotalsBuilder::add(const ArrayLayout& layout, std::int64_t count) {
   auto lengthAt = [&](std::size_t i, std::int64_t b) {
     const std::int64_t n = layout.shape[i], c = layout.dims[i].chunk;
     const std::int64_t start = std::min(b * c, n);
-    return std::min(start + c, n) - start;
+    return std::min(c, n - start);
   };
 
   if (unevenDims.size() == 1) {

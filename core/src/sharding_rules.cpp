@@ -4,6 +4,7 @@
 #include "shardscope/sharding.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace shardscope {
@@ -219,7 +220,8 @@ std::vector<std::string> ShardingAnalyzer::validatePartitionSpecs(std::span<cons
           known = false;
           break;
         }
-        product *= mesh_.sizes[static_cast<std::size_t>(a)];
+        if (__builtin_mul_overflow(product, mesh_.sizes[static_cast<std::size_t>(a)], &product))
+          product = std::numeric_limits<std::int64_t>::max(); // a repeated axis; divides nothing
       }
       if (known && shape[dim] % product != 0)
         issues.push_back("Array shape " + shapeText + " not divisible by mesh axis " + name + " size " +

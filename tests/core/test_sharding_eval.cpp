@@ -143,3 +143,31 @@ TEST_CASE("auto_sharding_rule: the reference's TypeError, or the intent on reque
     "params": [{"shape": [8]}, {"shape": [3]}]})");
   CHECK(s["result"] == Json::parse(R"([["c"], ["b"]])"));
 }
+
+TEST_CASE("sharding ops stay bounded on hostile sizes", "[sharding_eval]") {
+  // Element counts beyond 64 bits, repeated axes whose product overflows, huge meshes.
+  CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["tp", 4]],
+    "params": [{"path": "w", "shape": [4611686018427387904, 4], "spec": []}]})"))
+            .find("overflows 64-bit integers") != std::string::npos);
+  CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["tp", 4]],
+    "params": [{"path": "w", "shape": [2305843009213693952, 2], "dtype": "float64", "spec": []}]})"))
+            .find("more bytes than 64-bit integers hold") != std::string::npos);
+  const Json c = run(R"({"op": "corrected_sharding", "mesh_axes": [["a", 2147483648]], "shape": [8],
+    "spec": [["a", "a", "a"]]})");
+  REQUIRE(c["ok"] == true);
+  CHECK(c["result"] == Json::parse("[]"));
+  CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["a", 65536], ["b", 65536]], "params": []})"))
+            .find("more than 2^22") != std::string::npos);
+  CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["a", 65536], ["b", 32]], "device_positions": "all",
+    "params": [{"path": "w", "shape": [4], "spec": []}]})"))
+            .find("exceeds 2^20 entries") != std::string::npos);
+  const Json big = run(R"({"op": "shard", "mesh_axes": [["tp", 3]], "correct": false,
+    "params": [{"path": "w", "shape": [9223372036854775807], "dtype": "bool", "spec": ["tp"]}]})");
+  INFO(big.dump());
+  // 2^63 - 1 = 3 * 3074457345618258602 + 1: blocks of 3074457345618258603, the last one shorter.
+  REQUIRE(big["ok"] == true);
+  CHECK(big["result"]["params"][0]["shard_shape"] == Json::parse("[3074457345618258603]"));
+  CHECK(big["result"]["totals"]["max_bytes"] == 3074457345618258603LL);
+  CHECK(big["result"]["totals"]["min_bytes"] == 3074457345618258601LL);
+  CHECK(big["result"]["totals"]["total_bytes"] == 9223372036854775807LL);
+}

@@ -20,8 +20,8 @@ struct DType {
 
   bool operator==(const DType&) const = default;
 
-  // Packed bytes of `elements` values: ceil(elements * bits / 8). Overflow-safe for any element
-  // count below 2^60.
+  // Packed bytes of `elements` values: ceil(elements * bits / 8). Throws ValueError when the
+  // byte count does not fit in 64 bits.
   std::int64_t bytesFor(std::int64_t elements) const;
 };
 

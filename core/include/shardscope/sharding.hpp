@@ -100,7 +100,7 @@ struct DeviceTotals {
 // dimensions, and O(devices) per distinct uneven axis sequence at finish().
 class DeviceTotalsBuilder {
 public:
-  // Refuses (ValueError) meshes above 2^26 devices: per-device vectors would not fit.
+  // Refuses (ValueError) meshes above 2^22 devices: per-device vectors would not fit.
   explicit DeviceTotalsBuilder(const MeshAxes& mesh);
   // Adds `count` identical arrays (count > 1 for repeated layers or optimizer copies).
   void add(const ArrayLayout& layout, std::int64_t count = 1);

@@ -252,10 +252,13 @@ std::vector<std::int64_t> deviceIdsOf(const Json& request, const MeshAxes& mesh)
   return ids;
 }
 
-std::vector<std::int64_t> positionsOf(const Json& request, const MeshAxes& mesh) {
+std::vector<std::int64_t> positionsOf(const Json& request, const MeshAxes& mesh, std::size_t paramCount) {
   if (!present(request, "device_positions")) return {};
   const Json& v = request["device_positions"];
   std::vector<std::int64_t> out;
+  const std::int64_t listed = v.is_array() ? static_cast<std::int64_t>(v.size()) : mesh.deviceCount();
+  if (listed > (1 << 20) || listed * static_cast<std::int64_t>(std::max<std::size_t>(1, paramCount)) > (1 << 20))
+    throwValueError("field 'device_positions': positions x params exceeds 2^20 entries; ask for fewer positions");
   if (v.is_string() && v.get<std::string>() == "all") {
     for (std::int64_t p = 0; p < mesh.deviceCount(); ++p) out.push_back(p);
     return out;
@@ -376,13 +379,10 @@ Json opCompositeRule(const Json& request, EvalContext& context) {
 Json opShard(const Json& request, EvalContext& context) {
   const MeshAxes mesh = requireMesh(request);
   const auto deviceIds = deviceIdsOf(request, mesh);
-  const auto positions = positionsOf(request, mesh);
   const bool correct = boolField(request, "correct", true);
   const bool allowUneven = boolField(request, "allow_uneven", true);
-
   const Json& list = paramList(request);
-  if (!positions.empty() && static_cast<std::int64_t>(positions.size()) * static_cast<std::int64_t>(list.size()) > (1 << 20))
-    throwValueError("field 'device_positions': positions x params exceeds 2^20 entries; ask for fewer positions");
+  const auto positions = positionsOf(request, mesh, list.size());
 
   std::vector<ShardParam> params;
   std::set<std::string> paths;
