@@ -21,7 +21,7 @@ MeshAxes::MeshAxes(std::vector<std::string> axisNames, std::vector<std::int64_t>
     if (sizes[i] < 1)
       throwValueError("mesh axes: axis " + pythonStrRepr(names[i]) + " has size " + std::to_string(sizes[i]) +
                       "; sizes must be at least 1");
-    if (sizes[i] > kMaxDevices || total * sizes[i] > kMaxDevices)
+    if (sizes[i] > kMaxDevices / total) // total * size would pass 2^32 (checked without overflowing)
       throwValueError("mesh axes: the mesh has more than 2^32 devices");
     total *= sizes[i];
   }

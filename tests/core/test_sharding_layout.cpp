@@ -179,6 +179,8 @@ TEST_CASE("DeviceTotalsBuilder counts repeated arrays", "[sharding]") {
 TEST_CASE("mesh axes validate names and sizes", "[sharding]") {
   CHECK_THROWS_WITH(MeshAxes({"a", "a"}, {2, 2}), Catch::Contains("appears twice"));
   CHECK_THROWS_WITH(MeshAxes({"a"}, {0}), Catch::Contains("at least 1"));
+  // 2^32 x 2^32 wraps to 0 in 64 bits; it must be refused, not accepted as an empty mesh.
+  CHECK_THROWS_WITH(MeshAxes({"a", "b"}, {std::int64_t{1} << 32, std::int64_t{1} << 32}), Catch::Contains("more than 2^32"));
   CHECK_THROWS_WITH(MeshAxes::fromJson(Json::parse("[[\"a\", \"2\"]]")), Catch::Contains("mesh_axes[0]"));
   CHECK(MeshAxes::fromJson(Json::parse("[[\"a\", 2], [\"b\", 3]]")).deviceCount() == 6);
   CHECK(MeshAxes({"a", "b", "c"}, {2, 3, 4}).strides() == std::vector<std::int64_t>{12, 4, 1});
