@@ -28,6 +28,14 @@ const std::map<std::string, EvalOp>& evalOps() {
       {"mpmd_mesh", opMpmdMesh},
 
       // sharding rules and shards (eval_sharding_ops.cpp)
+      {"partition_helper", opPartitionHelper},
+      {"match_partition_rules", opMatchPartitionRules},
+      {"corrected_sharding", opCorrectedSharding},
+      {"shape_based_rule", opShapeBasedRule},
+      {"memory_constrained_rule", opMemoryConstrainedRule},
+      {"auto_sharding_rule", opAutoShardingRule},
+      {"composite_rule", opCompositeRule},
+      {"shard", opShard},
 
       // interconnect (eval_interconnect_ops.cpp)
       {"links", &evalLinks},
