@@ -22,6 +22,7 @@ int run(const Args& args, Streams io);
 // Subcommands (one file each).
 int runEval(const Args& args, Streams io);
 int runShard(const Args& args, Streams io);
+int runHelpTopic(const Args& args, Streams io);
 int runComm(const Args& args, Streams io);
 int runTopology(const Args& args, Streams io);
 

@@ -117,3 +117,18 @@ TEST_CASE("the analysis JSON carries every section", "[analysis]") {
   CHECK_FALSE(j["memory"].contains("per_device"));
   CHECK(analysisToJson(analyze(defaultScenario()), true)["memory"]["per_device"].size() == 128);
 }
+
+TEST_CASE("the analyze eval op answers a workspace, and the mesh error for a bad one", "[analysis][eval]") {
+  Json request = {{"op", "analyze"}, {"scenario", scenarioToJson(defaultScenario())}};
+  const Json ok = evalRequest(request);
+  REQUIRE(ok["ok"] == true);
+  CHECK(ok["result"]["mesh"]["device_count"] == 128);
+
+  request["scenario"]["mesh"]["allow_split_physical_axes"] = false;
+  const Json refused = evalRequest(request);
+  CHECK(refused["ok"] == false);
+  CHECK(refused["error"]["type"] == "NotImplementedError");
+
+  request["scenario"]["mesh"]["axes"][0]["ici"] = "two";
+  CHECK(evalRequest(request)["error"]["message"] == "mesh.axes[0].ici must be an integer");
+}
