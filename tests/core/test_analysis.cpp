@@ -5,7 +5,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "shardscope/resources.hpp"
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 using namespace shardscope;
@@ -131,4 +135,23 @@ TEST_CASE("the analyze eval op answers a workspace, and the mesh error for a bad
 
   request["scenario"]["mesh"]["axes"][0]["ici"] = "two";
   CHECK(evalRequest(request)["error"]["message"] == "mesh.axes[0].ici must be an integer");
+}
+
+TEST_CASE("every built-in example workspace analyses without errors", "[analysis][resources]") {
+  namespace fs = std::filesystem;
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(resourcePath("scenarios"))) {
+    if (entry.path().extension() != ".json") continue;
+    ++count;
+    INFO(entry.path().string());
+    std::ifstream in(entry.path());
+    const Scenario s = scenarioFromJson(Json::parse(in));
+    const Analysis a = analyze(s);
+    CHECK_FALSE(a.params.empty());
+    CHECK(a.memory.max_bytes > 0);
+    CHECK_FALSE(a.memory.out_of_memory);
+    CHECK(a.comm.size() == s.mesh.axes.size());
+    for (const auto& d : a.diagnostics) CHECK(d.severity != Diagnostic::Severity::Error);
+  }
+  CHECK(count >= 5);
 }
