@@ -113,20 +113,14 @@ std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::share
       auto& texts = notes.emplace_back();
       for (const auto& d : planned.diagnostics) texts.push_back(d.message);
     }
+    // Each row is built in place once (no default-constructed row assigned over): 46k rows.
     out.params.clear();
-    out.params.resize(model.params.size());
+    out.params.reserve(model.params.size());
     for (std::size_t i = 0; i < model.params.size(); ++i) {
       const std::uint32_t g = plan.group_of[i];
       const auto& layout = plan.plans[g].layout;
-      ParamRow& row = out.params[i];
-      row.path = model.params[i].path;
-      row.shape = model.params[i].shape;
-      row.dtype = dtype.name;
-      row.spec = specText[g];
-      row.shard_shape = layout.shard_shape;
-      row.bytes_per_device = static_cast<double>(layout.shard_bytes);
-      row.uneven = layout.uneven;
-      if (!notes[g].empty()) row.diagnostics = notes[g];
+      out.params.push_back({model.params[i].path, model.params[i].shape, dtype.name, specText[g], layout.shard_shape,
+                            static_cast<double>(layout.shard_bytes), layout.uneven, notes[g]});
     }
     return plan;
   } catch (const Error& e) {
