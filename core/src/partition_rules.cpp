@@ -17,10 +17,14 @@ namespace shardscope {
 struct RuleSet::Impl {
   std::vector<PartitionRule> rules;
   std::vector<boost::regex> compiled;
-  std::vector<bool> digitInsensitive;             // per rule
+  std::vector<bool> digitInsensitive;             // per rule: answer is a function of memoKey(path)
+  // Some rule names a digit right after a letter ("w1", "fc2"): the memo key then keeps the digit
+  // runs that follow a letter (see memoKey).
+  bool keepLetterDigits = false;
   std::vector<std::vector<std::string>> literals; // per rule: substrings every match contains
 
   bool search(std::size_t i, std::string_view path) const;
+  void memoKey(std::string_view path, std::string& key) const;
 };
 
 namespace {
@@ -72,24 +76,61 @@ std::string translatePythonRegex(std::string_view p) {
   return out;
 }
 
-// Conservative: any digit outside a {m,n} quantifier (a literal, an escape such as \\x31 or \\1,
-// a class range such as [1-3]) or any named back-reference makes the pattern digit-sensitive.
-// Without digits, every construct (., \\d, \\w, classes, anchors) treats all ten digits alike.
-bool patternIsDigitInsensitive(std::string_view p) {
+// How a pattern depends on which ASCII digits a path holds.
+enum class DigitUse {
+  None,          // names no digit: every construct (., \\d, \\w, classes, anchors) treats all ten alike
+  AfterLetter,   // every digit it names is a literal right after a literal letter or such a digit ("w1", "fc12")
+  Any            // anything else: a digit in a class or an escape, a back-reference, "_1", "(a)1", "x?1"
+};
+
+// Conservative: a digit inside a class ([1-3]), in an escape (\\x31, \\1) or after anything but
+// a plain letter or an after-letter digit counts as Any, and so does any named back-reference.
+// Digits of a {m,n} quantifier are not characters and are skipped.
+DigitUse patternDigitUse(std::string_view p) {
   for (std::string_view ref : {"\\k", "\\g", "(?P="})
-    if (p.find(ref) != std::string_view::npos) return false;
+    if (p.find(ref) != std::string_view::npos) return DigitUse::Any;
+  DigitUse use = DigitUse::None;
+  bool inClass = false;
+  bool prevAnchors = false; // the previous token is a plain letter or an after-letter digit
   for (std::size_t i = 0; i < p.size(); ++i) {
-    if (p[i] == '{') {
+    const char c = p[i];
+    const bool digit = c >= '0' && c <= '9';
+    if (c == '\\') {
+      if (i + 1 < p.size() && p[i + 1] >= '0' && p[i + 1] <= '9') return DigitUse::Any;
+      ++i; // an escaped character is never a plain letter (\\d, \\w, \\x..)
+      prevAnchors = false;
+      continue;
+    }
+    if (inClass) {
+      if (digit) return DigitUse::Any;
+      if (c == ']') inClass = false;
+      continue;
+    }
+    if (c == '[') {
+      inClass = true;
+      // A ']' right after '[' or '[^' is a literal member.
+      if (i + 1 < p.size() && p[i + 1] == '^') ++i;
+      if (i + 1 < p.size() && p[i + 1] == ']') ++i;
+      prevAnchors = false;
+      continue;
+    }
+    if (c == '{') {
       const std::size_t close = p.find('}', i);
       if (close != std::string_view::npos &&
           p.substr(i + 1, close - i - 1).find_first_not_of("0123456789,") == std::string_view::npos) {
         i = close;
+        prevAnchors = false;
         continue;
       }
     }
-    if (p[i] >= '0' && p[i] <= '9') return false;
+    if (digit) {
+      if (!prevAnchors) return DigitUse::Any;
+      use = DigitUse::AfterLetter;
+      continue; // prevAnchors stays true: "w12"
+    }
+    prevAnchors = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
   }
-  return true;
+  return use;
 }
 
 // Index just past the group or class starting at `i` (p[i] is '(' or '['), or npos.
@@ -206,7 +247,9 @@ RuleSet::RuleSet(std::vector<PartitionRule> rules) : impl_(std::make_unique<Impl
     }
   }
   for (const auto& r : rules) {
-    impl_->digitInsensitive.push_back(patternIsDigitInsensitive(r.pattern));
+    const DigitUse use = patternDigitUse(r.pattern);
+    impl_->digitInsensitive.push_back(use != DigitUse::Any);
+    if (use == DigitUse::AfterLetter) impl_->keepLetterDigits = true;
     impl_->literals.push_back(requiredLiterals(r.pattern));
   }
   impl_->rules = std::move(rules);
@@ -227,17 +270,51 @@ int RuleSet::firstMatch(std::string_view path) const {
 }
 
 std::vector<int> RuleSet::firstMatches(std::span<const std::string> paths) const {
+  std::vector<std::string_view> views(paths.begin(), paths.end());
+  return firstMatches(std::span<const std::string_view>(views));
+}
+
+// The memo key: the path with every digit set to '0', except (when some rule names a digit after
+// a letter) the digit runs that directly follow a letter, which stay as they are. Why this is
+// enough for a rule whose DigitUse is not Any: its after-letter digits can only match path digits
+// that follow a letter or such a digit, i.e. kept digits; everything else in it treats all
+// digits alike. So "layers.12.experts.200.w1" and "layers.3.experts.7.w1" share an evaluation.
+void RuleSet::Impl::memoKey(std::string_view path, std::string& key) const {
+  key.assign(path.data(), path.size());
+  bool afterLetter = false;
+  for (auto& c : key) {
+    if (c >= '0' && c <= '9') {
+      if (!(keepLetterDigits && afterLetter)) c = '0';
+    } else {
+      afterLetter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    }
+  }
+}
+
+std::vector<int> RuleSet::firstMatches(std::span<const std::string_view> paths) const {
   const std::size_t n = impl_->rules.size();
-  // Per path-with-digits-zeroed: the known answers of the digit-insensitive rules
-  // (-1 unknown, 0 no, 1 yes).
+  // Per memo key: the known answers of the digit-insensitive rules (-1 unknown, 0 no, 1 yes).
   std::unordered_map<std::string, std::vector<signed char>> memo;
   std::vector<int> out;
   out.reserve(paths.size());
   std::string key;
-  for (const auto& path : paths) {
-    key = path;
-    for (auto& c : key)
-      if (c >= '0' && c <= '9') c = '0';
+  // Every rule insensitive (the presets): the first match itself is a function of the key.
+  const bool allInsensitive = std::find(impl_->digitInsensitive.begin(), impl_->digitInsensitive.end(), false) ==
+                              impl_->digitInsensitive.end();
+  std::unordered_map<std::string, int> answers;
+  for (const auto path : paths) {
+    impl_->memoKey(path, key);
+    if (allInsensitive) {
+      const auto [it, inserted] = answers.try_emplace(key, -1);
+      if (inserted)
+        for (std::size_t i = 0; i < n; ++i)
+          if (impl_->search(i, path)) {
+            it->second = static_cast<int>(i);
+            break;
+          }
+      out.push_back(it->second);
+      continue;
+    }
     auto& known = memo.try_emplace(key, n, static_cast<signed char>(-1)).first->second;
     int found = -1;
     for (std::size_t i = 0; i < n && found < 0; ++i) {
@@ -282,47 +359,56 @@ std::vector<RuleMatch> matchPartitionRules(const RuleSet& rules, std::span<const
   for (std::size_t idx : order) {
     const ParamLeaf& leaf = leaves[idx];
     RuleMatch& m = out[idx];
-    if (options.strict) {
-      if (!leaf.shape) {
-        m.diagnostics.push_back({K::NoShape, -1, "", "leaf has no shape: the rules give P() without being tried"});
-        continue;
-      }
-      if (leaf.shape->empty()) {
-        m.diagnostics.push_back({K::Scalar, -1, "", "scalar leaf: the rules give P() without being tried"});
-        continue;
-      }
+    if (options.strict && !leaf.shape) {
+      m.diagnostics.push_back({K::NoShape, -1, "", "leaf has no shape: the rules give P() without being tried"});
+      continue;
+    }
+    if (options.strict && leaf.shape->empty()) {
+      m = applyRule(rules, -1, *leaf.shape, minSize, leaf.path);
+      continue;
     }
     const int r = ruleOf[idx];
     if (r < 0) throwValueError("Partition rule not found for param: " + leaf.path);
-    m.rule = r;
-    const PartitionSpec& ps = rules.rule(static_cast<std::size_t>(r)).spec;
     if (!options.strict) {
-      m.spec = ps;
+      m.rule = r;
+      m.spec = rules.rule(static_cast<std::size_t>(r)).spec;
       continue;
     }
-    const Shape& shape = *leaf.shape;
-    std::int64_t size = 1;
-    for (auto d : shape)
-      if (__builtin_mul_overflow(size, d, &size)) throwValueError("parameter '" + leaf.path + "': shape is too large");
-    if (size < minSize) {
-      if (!ps.isReplicated())
-        m.diagnostics.push_back({K::BelowMinSize, -1, "",
-                                 "rule " + std::to_string(r) + " gives " + ps.toString() + " but the array has " +
-                                     std::to_string(size) + " elements < min_size " + std::to_string(minSize) +
-                                     ": kept whole on every device, P()"});
-      continue; // P()
-    }
-    if (ps.size() > shape.size()) {
-      std::vector<SpecEntry> cut(ps.entries().begin(), ps.entries().begin() + static_cast<std::ptrdiff_t>(shape.size()));
-      m.spec = PartitionSpec(std::move(cut));
-      m.diagnostics.push_back({K::SpecTrimmed, -1, "",
-                               "rule " + std::to_string(r) + " gives " + ps.toString() + ", longer than the rank " +
-                                   std::to_string(shape.size()) + ": trimmed to " + m.spec.toString()});
-      continue;
-    }
-    m.spec = ps;
+    m = applyRule(rules, r, *leaf.shape, minSize, leaf.path);
   }
   return out;
+}
+
+RuleMatch applyRule(const RuleSet& rules, int r, const Shape& shape, std::int64_t minSize, std::string_view path) {
+  using K = ShardingDiagnostic::Kind;
+  RuleMatch m;
+  if (shape.empty()) {
+    m.diagnostics.push_back({K::Scalar, -1, "", "scalar leaf: the rules give P() without being tried"});
+    return m;
+  }
+  m.rule = r;
+  const PartitionSpec& ps = rules.rule(static_cast<std::size_t>(r)).spec;
+  std::int64_t size = 1;
+  for (auto d : shape)
+    if (__builtin_mul_overflow(size, d, &size)) throwValueError("parameter '" + std::string(path) + "': shape is too large");
+  if (size < minSize) {
+    if (!ps.isReplicated())
+      m.diagnostics.push_back({K::BelowMinSize, -1, "",
+                               "rule " + std::to_string(r) + " gives " + ps.toString() + " but the array has " +
+                                   std::to_string(size) + " elements < min_size " + std::to_string(minSize) +
+                                   ": kept whole on every device, P()"});
+    return m; // P()
+  }
+  if (ps.size() > shape.size()) {
+    std::vector<SpecEntry> cut(ps.entries().begin(), ps.entries().begin() + static_cast<std::ptrdiff_t>(shape.size()));
+    m.spec = PartitionSpec(std::move(cut));
+    m.diagnostics.push_back({K::SpecTrimmed, -1, "",
+                             "rule " + std::to_string(r) + " gives " + ps.toString() + ", longer than the rank " +
+                                 std::to_string(shape.size()) + ": trimmed to " + m.spec.toString()});
+    return m;
+  }
+  m.spec = ps;
+  return m;
 }
 
 // --- correction ------------------------------------------------------------------------------------

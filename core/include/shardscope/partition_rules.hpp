@@ -56,9 +56,10 @@ public:
   // firstMatch for many paths, in order (errors surface in that order). Same answers, faster:
   // a pattern's required literal substrings are checked with a plain search before the regex
   // runs, and a pattern that cannot tell one ASCII digit from another (no digit outside {m,n},
-  // no back-reference) is evaluated once per path-with-digits-zeroed, so the layers of a deep
-  // model share one evaluation.
+  // no back-reference), or names digits only right after a letter ("w1"), is evaluated once per
+  // path-with-index-digits-zeroed, so the layers and experts of a deep model share one evaluation.
   std::vector<int> firstMatches(std::span<const std::string> paths) const;
+  std::vector<int> firstMatches(std::span<const std::string_view> paths) const;
 
 private:
   struct Impl;
@@ -88,6 +89,12 @@ struct RuleMatch {
 // "Partition rule not found for param: <path>" names the smallest path.
 std::vector<RuleMatch> matchPartitionRules(const RuleSet& rules, std::span<const ParamLeaf> leaves,
                                            const MatchOptions& options = {});
+
+// What rule `rule` gives one shaped leaf in strict mode (matchPartitionRules' per-leaf step):
+// P() with a Scalar note for rank 0 (the rule is not tried, rule = -1), P() with a note below
+// min_size, the spec cut to the rank with a note, else the rule's spec. Throws ValueError naming
+// `path` when the element count overflows.
+RuleMatch applyRule(const RuleSet& rules, int rule, const Shape& shape, std::int64_t minSize, std::string_view path);
 
 // get_corrected_named_sharding(shape, spec).spec on `mesh`. Appends a diagnostic per change.
 PartitionSpec correctSpec(const MeshAxes& mesh, const Shape& shape, const PartitionSpec& spec,

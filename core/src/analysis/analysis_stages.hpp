@@ -20,11 +20,11 @@ void buildMesh(const Scenario& scenario, Analysis& out);
 std::shared_ptr<const Model> loadModel(const ModelChoice& choice, Analysis& out);
 
 // Specs by the scenario's rules, eformer's correction, and each parameter's shard; fills
-// Analysis::params. Returns the plan (for memory), or nothing with a diagnostic on failure.
-std::optional<ShardPlan> shardModel(const Scenario& scenario, const Model& model, Analysis& out);
+// Analysis::params. Returns the plan, one entry per group of alike parameters (for memory), or nothing with a diagnostic on failure.
+std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::shared_ptr<const Model>& model, Analysis& out);
 
 // Per-device bytes by category against the chip's HBM; fills Analysis::memory.
-void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardPlan& plan, Analysis& out);
+void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan, Analysis& out);
 
 // Per-axis rings on the physical links and collective times for `payloadBytes`; fills Analysis::comm.
 void reportCommunication(const Scenario& scenario, double payloadBytes, Analysis& out);

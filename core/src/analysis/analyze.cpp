@@ -25,7 +25,7 @@ Analysis analyze(const Scenario& scenario, const std::atomic<bool>* cancel) {
   double payloadBytes = 1 << 30;
   if (!cancelled()) {
     if (auto model = analysis::loadModel(scenario.model, out); model && !cancelled()) {
-      if (auto plan = analysis::shardModel(scenario, *model, out); plan && !cancelled()) {
+      if (auto plan = analysis::shardModel(scenario, model, out); plan && !cancelled()) {
         analysis::estimateDeviceMemory(scenario, *model, *plan, out);
         payloadBytes = static_cast<double>(plan->totals.total_bytes);
         if (model->config && model->config->num_layers > 0) payloadBytes /= static_cast<double>(model->config->num_layers);

@@ -24,17 +24,21 @@ std::int64_t degreeOf(const std::vector<std::string>& names, const Mesh& mesh, c
 
 } // namespace
 
-void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardPlan& plan, Analysis& out) {
+void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan, Analysis& out) {
   try {
     // In SPMD every device allocates one (padded) block of every array, so the parameter bytes are
     // the same on all devices; what varies is what the blocks hold, shown by the sharding table.
     DeviceParamShards perDevice;
-    for (const auto& p : plan.params) {
+    std::vector<double> bytesPerElement;
+    bytesPerElement.reserve(plan.plans.size());
+    for (const auto& p : plan.plans) {
       const auto& layout = p.layout;
-      const double bytesPerElement =
-          layout.shard_elements > 0 ? static_cast<double>(layout.shard_bytes) / static_cast<double>(layout.shard_elements) : 0.0;
-      addParamShard(perDevice, layout.shard_shape, bytesPerElement);
+      bytesPerElement.push_back(layout.shard_elements > 0 ? static_cast<double>(layout.shard_bytes) /
+                                                                static_cast<double>(layout.shard_elements)
+                                                          : 0.0);
     }
+    // Parameter by parameter (not group by group), so that the sums round exactly as before.
+    for (const std::uint32_t g : plan.group_of) addParamShard(perDevice, plan.plans[g].layout.shard_shape, bytesPerElement[g]);
     const std::string deviceKind = out.mesh.devices.empty() ? std::string() : out.mesh.devices.front().device_kind;
     MemoryOptions options = memoryOptionsFromTraining(scenario.training, deviceKind);
     options.batch_degree = degreeOf(scenario.training.batch_axes, out.mesh, "batch", out);

@@ -5,6 +5,8 @@
 #include "shardscope/logical_axes.hpp"
 #include "shardscope/mesh_axes.hpp"
 
+#include <mutex>
+
 namespace shardscope::analysis {
 
 namespace {
@@ -19,37 +21,106 @@ std::vector<PartitionRule> scenarioRules(const RulesChoice& choice, const MeshAx
   return presetRules(choice.preset, {}, &mesh);
 }
 
+// Which parameters plan alike depends only on the model, the rule patterns (through the rule
+// each path matches) and the dtype: not on the mesh sizes or the rules' specs. The GUI reanalyzes
+// on every drag frame with those unchanged, so the grouping of the last successful plan is kept
+// and the next plan only lays out one representative per group instead of matching 46k paths.
+struct GroupingCache {
+  std::mutex mutex;
+  std::weak_ptr<const Model> model; // locked and compared: a live object at the same address
+  std::vector<std::string> patterns;
+  std::string dtype;
+  std::vector<std::uint32_t> group_of;
+  std::vector<std::size_t> first;
+  std::vector<std::int64_t> counts;
+};
+
+GroupingCache& groupingCache() {
+  static GroupingCache cache;
+  return cache;
+}
+
+std::vector<std::string> patternsOf(const RuleSet& rules) {
+  std::vector<std::string> out;
+  out.reserve(rules.size());
+  for (const auto& r : rules.rules()) out.push_back(r.pattern);
+  return out;
+}
+
+// The plan of every parameter, through the cached grouping when it applies.
+ShardGroups planModel(const MeshAxes& axes, const std::shared_ptr<const Model>& model, const RuleSet& rules,
+                      const DType& dtype, const ShardPlanOptions& options) {
+  std::vector<std::string> patterns = patternsOf(rules);
+  GroupingCache& cache = groupingCache();
+  {
+    std::unique_lock lock(cache.mutex);
+    if (cache.model.lock() == model && cache.patterns == patterns && cache.dtype == dtype.name) {
+      std::vector<std::uint32_t> groupOf = cache.group_of;
+      std::vector<std::size_t> first = cache.first;
+      std::vector<std::int64_t> counts = cache.counts;
+      lock.unlock();
+      std::vector<ShardParamRef> reps;
+      reps.reserve(first.size());
+      for (std::size_t g = 0; g < first.size(); ++g) {
+        const auto& p = model->params[first[g]];
+        reps.push_back({p.path, &p.shape, &dtype, nullptr, counts[g]});
+      }
+      ShardGroups plan = planShardGroups(axes, reps, options);
+      // Representatives are pairwise different, so each is its own group, in the same order.
+      if (plan.plans.size() == first.size()) {
+        plan.group_of = std::move(groupOf);
+        plan.first = std::move(first);
+        return plan;
+      }
+    }
+  }
+  std::vector<ShardParamRef> params;
+  params.reserve(model->params.size());
+  for (const auto& p : model->params) params.push_back({p.path, &p.shape, &dtype, nullptr});
+  ShardGroups plan = planShardGroups(axes, params, options);
+  std::lock_guard lock(cache.mutex);
+  cache.model = model;
+  cache.patterns = std::move(patterns);
+  cache.dtype = dtype.name;
+  cache.group_of = plan.group_of;
+  cache.first = plan.first;
+  cache.counts = plan.counts;
+  return plan;
+}
+
 } // namespace
 
-std::optional<ShardPlan> shardModel(const Scenario& scenario, const Model& model, Analysis& out) {
+std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::shared_ptr<const Model>& modelPtr,
+                                      Analysis& out) {
+  const Model& model = *modelPtr;
   try {
     const MeshAxes axes = MeshAxes::fromMesh(out.mesh);
     const RuleSet rules(scenarioRules(scenario.rules, axes));
     // Parameters live in memory in the training (or serving) dtype, whatever the file stores.
     const DType dtype = parseDType(scenario.training.param_dtype);
-    std::vector<ShardParam> params;
-    params.reserve(model.params.size());
-    for (const auto& p : model.params) params.push_back({p.path, p.shape, dtype, std::nullopt});
-
     ShardPlanOptions options;
     options.rules = &rules;
     options.min_size = 0; // every matched tensor is sharded; eformer's 16384 default hides small ones
-    ShardPlan plan = planShards(axes, params, options);
+    ShardGroups plan = planModel(axes, modelPtr, rules, dtype, options);
 
+    // The repeated layers and experts share a group: format its spec and notes once.
+    std::vector<std::string> specText;
+    std::vector<std::vector<std::string>> notes;
+    specText.reserve(plan.plans.size());
+    notes.reserve(plan.plans.size());
+    for (const auto& planned : plan.plans) {
+      specText.push_back(planned.spec.toString());
+      auto& texts = notes.emplace_back();
+      for (const auto& d : planned.diagnostics) texts.push_back(d.message);
+    }
+    // Each row is built in place once (no default-constructed row assigned over): 46k rows.
     out.params.clear();
-    out.params.reserve(plan.params.size());
-    for (std::size_t i = 0; i < plan.params.size(); ++i) {
-      const auto& planned = plan.params[i];
-      ParamRow row;
-      row.path = params[i].path;
-      row.shape = params[i].shape;
-      row.dtype = dtype.name;
-      row.spec = planned.spec.toString();
-      row.shard_shape = planned.layout.shard_shape;
-      row.bytes_per_device = static_cast<double>(planned.layout.shard_bytes);
-      row.uneven = planned.layout.uneven;
-      for (const auto& d : planned.diagnostics) row.diagnostics.push_back(d.message);
-      out.params.push_back(std::move(row));
+    out.params.reserve(model.params.size());
+    for (std::size_t i = 0; i < model.params.size(); ++i) {
+      const std::uint32_t g = plan.group_of[i];
+      const auto& layout = plan.plans[g].layout;
+      out.params.push_back({model.params[i].path, model.params[i].shape, dtype.name, specText[g], layout.shard_shape,
+                            static_cast<double>(layout.shard_bytes), layout.uneven, notes[g]});
     }
     return plan;
   } catch (const Error& e) {
