@@ -13,8 +13,8 @@ struct CommandInfo {
   const char* summary;
 };
 
-const std::map<std::string, CommandInfo>& commands() {
-  static const std::map<std::string, CommandInfo> table = {
+std::map<std::string, CommandInfo>& commands() {
+  static std::map<std::string, CommandInfo> table = {
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
   };
   return table;
@@ -28,6 +28,10 @@ void printUsage(std::ostream& out) {
   out << "\nOptions:\n  --help      show this help\n  --version   print the version\n";
 }
 } // namespace
+
+void registerCommand(const std::string& name, CommandFunction run, const char* summary) {
+  commands()[name] = CommandInfo{run, summary};
+}
 
 int run(const Args& args, Streams io) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
