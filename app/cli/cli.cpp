@@ -16,6 +16,7 @@ struct CommandInfo {
 std::map<std::string, CommandInfo>& commands() {
   static std::map<std::string, CommandInfo> table = {
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
+      {"topology", {&runTopology, "print a topology's devices in jax.devices() order as JSON"}},
   };
   return table;
 }

@@ -27,5 +27,6 @@ void registerCommand(const std::string& name, CommandFunction run, const char* s
 
 // Subcommands (one file each).
 int runEval(const Args& args, Streams io);
+int runTopology(const Args& args, Streams io);
 
 } // namespace shardscope::cli

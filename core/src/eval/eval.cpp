@@ -12,6 +12,9 @@ namespace eval {
 const std::map<std::string, EvalOp>& evalOps() {
   static const std::map<std::string, EvalOp> ops = {
       // device-mesh engine (eval_mesh_ops.cpp)
+      {"create_device_mesh", &eval::opCreateDeviceMesh},
+      {"create_hybrid_device_mesh", &eval::opCreateHybridDeviceMesh},
+      {"make_mesh", &eval::opMakeMesh},
 
       // eformer mesh creation and jaxpp MpmdMesh (eval_eformer_mesh_ops.cpp)
 

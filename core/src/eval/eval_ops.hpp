@@ -20,6 +20,9 @@ using EvalOp = Json (*)(const Json& request, EvalContext& context);
 const std::map<std::string, EvalOp>& evalOps();
 
 // --- device-mesh engine (eval_mesh_ops.cpp)
+Json opCreateDeviceMesh(const Json& request, EvalContext& context);
+Json opCreateHybridDeviceMesh(const Json& request, EvalContext& context);
+Json opMakeMesh(const Json& request, EvalContext& context);
 
 // --- eformer mesh creation and jaxpp MpmdMesh (eval_eformer_mesh_ops.cpp)
 

@@ -1,0 +1,209 @@
+// _get_physical_tpu_mesh: lays the device list out by chip coordinates (spec §3.2). One pass for
+// the bounding box, one pass to place; no sorting, so 8960 chips take microseconds.
+#include "shardscope/device_mesh_internals.hpp"
+
+#include "device_view.hpp"
+#include "physical_mesh.hpp"
+#include "shardscope/errors.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace shardscope::mesh_detail {
+
+namespace {
+
+std::string tupleText(const std::int64_t* values, std::size_t n) {
+  std::string out = "(";
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k) out += ", ";
+    out += std::to_string(values[k]);
+  }
+  if (n == 1) out += ',';
+  return out + ")";
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void missingCoords(const Device& d) {
+  throwValueError("TPU device " + referenceDeviceRepr(d) + " has no coords; a TPU mesh needs chip coordinates");
+}
+
+// Inlined into the hot loop; the error text is built out of line.
+inline const std::array<int, 3>& coordsOf(const Device& d) {
+  if (!d.coords) [[unlikely]] missingCoords(d);
+  return *d.coords;
+}
+
+} // namespace
+
+namespace {
+
+// Four ints in one SSE register: GCC/Clang vector extension, so min/max are single instructions.
+typedef int Int4 __attribute__((vector_size(16)));
+
+// Pass 1 over the (large) Device objects: the bounding box of (x, y, z, core) and a compact copy
+// of those four numbers, so pass 2 reads 16 bytes per device instead of a whole Device.
+template <class At>
+void gatherCoordinates(std::size_t n, At at, Int4* compact, Int4& lo, Int4& hi) {
+  Int4 mn = lo, mx = hi;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Device& d = at(k);
+    const auto& c = coordsOf(d);
+    const Int4 v = {c[0], c[1], c[2], d.core_on_chip.value_or(0)};
+    compact[k] = v;
+    mn = v < mn ? v : mn;
+    mx = v > mx ? v : mx;
+  }
+  lo = mn;
+  hi = mx;
+}
+
+// Pass 2: scatter list positions into the row-major cells. The axis the mesh does not have
+// (z on v2/v3 trays, the core on 3-D meshes; none on 4-D) gets stride 0 and its values are OR-ed
+// into the result instead of branching per device: they must all be 0.
+template <int CheckedAxis>
+int scatter(const Int4* compact, std::size_t n, Int4 stride, Int4 lo, int* cells) {
+  int bad = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Int4 p = (compact[k] - lo) * stride;  // offsets first: no overflow on large raw coordinates
+    if constexpr (CheckedAxis >= 0) bad |= compact[k][CheckedAxis];
+    cells[p[0] + p[1] + p[2] + p[3]] = static_cast<int>(k);
+  }
+  return bad;
+}
+
+} // namespace
+
+namespace {
+
+Int4 valuesOf(const Device& d) {
+  const auto& c = coordsOf(d);
+  return Int4{c[0], c[1], c[2], d.core_on_chip.value_or(0)};
+}
+
+// Where the cells of a bounding box go: shape, strides over (x, y, z, core) and the minimum that
+// is subtracted first (subslices need not contain the origin). The axis the mesh does not have (z on v2/v3 trays, the core on 3-D
+// meshes; none on 4-D) gets stride 0; its raw values must be 0 (checkedAxis).
+struct Layout {
+  Shape shape;
+  Int4 stride{};
+  Int4 lo{};
+  int checkedAxis = -1;
+  bool countMatches = false;
+  std::int64_t dims[3]{};
+  std::int64_t cores = 0;
+};
+
+Layout layoutOf(const std::string& kind, Int4 lo, Int4 hi, std::int64_t n) {
+  Layout l;
+  for (int a = 0; a < 3; ++a) l.dims[a] = std::int64_t{hi[a]} - lo[a] + 1;
+  l.cores = std::int64_t{hi[3]} - lo[3] + 1;
+  // Saturating product: coordinates come from user input and must not overflow into a match.
+  std::int64_t cells = 1;
+  for (std::int64_t f : {l.dims[0], l.dims[1], l.dims[2], l.cores}) cells = cells > n ? cells : cells * f;
+  l.countMatches = cells == n;
+  if (!l.countMatches) return l;
+  const bool trayV2V3 = kind == "TPU v2" || kind == "TPU v3";
+  const bool fourD = kind == "TPU7x" || kind == "TPU7" || kind == "TPU8i" || ((kind == "TPU v5p" || kind == "TPU v5") && l.cores == 2);
+  if (trayV2V3) l.shape = {l.dims[0], l.dims[1], l.cores};
+  else if (fourD) l.shape = {l.dims[0], l.dims[1], l.dims[2], l.cores};
+  else l.shape = {l.dims[0], l.dims[1], l.dims[2]};
+  // Everything fits in int because the box has exactly n cells.
+  l.stride[3] = (trayV2V3 || fourD) ? 1 : 0;
+  l.stride[2] = trayV2V3 ? 0 : (fourD ? static_cast<int>(l.cores) : 1);
+  l.stride[1] = trayV2V3 ? static_cast<int>(l.cores) : static_cast<int>(l.dims[2]) * l.stride[2];
+  l.stride[0] = static_cast<int>(l.dims[1]) * l.stride[1];
+  l.lo = lo;
+  l.checkedAxis = trayV2V3 ? 2 : fourD ? -1 : 3;
+  return l;
+}
+
+// The fast path for lists whose first device holds the minimum and last device the maximum
+// coordinates (every jax.devices()-ordered list): one pass that checks each device lies in that
+// box and scatters it. Exact whenever it succeeds, because both corners are real devices.
+template <int CheckedAxis, class At>
+bool scatterInCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l, int* cells, int& bad) {
+  int nonZero = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Int4 v = valuesOf(at(k));
+    const Int4 outside = (v < lo) | (v > hi);
+    if ((outside[0] | outside[1] | outside[2] | outside[3]) != 0) [[unlikely]] return false;
+    if constexpr (CheckedAxis >= 0) nonZero |= v[CheckedAxis];
+    const Int4 p = (v - lo) * l.stride;
+    cells[p[0] + p[1] + p[2] + p[3]] = static_cast<int>(k);
+  }
+  bad = nonZero;
+  return true;
+}
+
+template <class At>
+bool tryCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l, int* cells, int& bad) {
+  switch (l.checkedAxis) {
+  case 2: return scatterInCornerBox<2>(n, at, lo, hi, l, cells, bad);
+  case 3: return scatterInCornerBox<3>(n, at, lo, hi, l, cells, bad);
+  default: return scatterInCornerBox<-1>(n, at, lo, hi, l, cells, bad);
+  }
+}
+
+} // namespace
+
+DeviceGrid physicalTpuMesh(const DeviceView& devices) {
+  if (devices.size() == 0) throwValueError("list index out of range");  // jax_devices[0] of an empty list
+  const std::string& kind = devices[0].device_kind;  // the first device decides, unlike dispatch (§9.4)
+  const std::size_t count = devices.size();
+  const std::int64_t n = static_cast<std::int64_t>(count);
+  const Device* all = devices.positions ? nullptr : devices.base();
+  const auto direct = [all](std::size_t k) -> const Device& { return all[k]; };
+  const auto viewed = [&devices](std::size_t k) -> const Device& { return devices[k]; };
+
+  std::vector<int> cellsOut(count, -1);
+  int nonZero = 0;
+  Layout layout;
+  bool placed = false;
+  {
+    const Int4 lo = valuesOf(devices[0]), hi = valuesOf(devices.back());
+    const Int4 ordered = lo <= hi;
+    if ((ordered[0] & ordered[1] & ordered[2] & ordered[3]) != 0) {
+      layout = layoutOf(kind, lo, hi, n);
+      if (layout.countMatches) {
+        placed = devices.positions ? tryCornerBox(count, viewed, lo, hi, layout, cellsOut.data(), nonZero)
+                                   : tryCornerBox(count, direct, lo, hi, layout, cellsOut.data(), nonZero);
+        if (!placed) std::fill(cellsOut.begin(), cellsOut.end(), -1);
+      }
+    }
+  }
+  if (!placed) {
+    // General case: bounding box first (keeping a compact copy in a per-thread scratch buffer so
+    // the second pass reads 16 bytes per device), then the scatter.
+    thread_local std::vector<Int4> compact;
+    compact.resize(count);
+    Int4 lo = valuesOf(devices[0]), hi = lo;
+    if (devices.positions) gatherCoordinates(count, viewed, compact.data(), lo, hi);
+    else gatherCoordinates(count, direct, compact.data(), lo, hi);
+    layout = layoutOf(kind, lo, hi, n);
+    if (!layout.countMatches)
+      throwAssertion("jax_devices=" + referenceDevicesRepr(devices.materialize()) + " dims=" + tupleText(layout.dims, 3) +
+                     " cores_per_chip=" + std::to_string(layout.cores));
+    nonZero = layout.checkedAxis == 2   ? scatter<2>(compact.data(), count, layout.stride, layout.lo, cellsOut.data())
+              : layout.checkedAxis == 3 ? scatter<3>(compact.data(), count, layout.stride, layout.lo, cellsOut.data())
+                                        : scatter<-1>(compact.data(), count, layout.stride, layout.lo, cellsOut.data());
+  }
+  if (layout.checkedAxis >= 0 && nonZero != 0) {
+    // Report the first offender in list order, as the reference's loop does.
+    for (std::size_t k = 0; k < count; ++k) {
+      const Device& d = devices[k];
+      if (valuesOf(d)[layout.checkedAxis] == 0) continue;
+      if (layout.checkedAxis == 2) throwAssertion(referenceDeviceRepr(d));
+      throwAssertion("Creating meshes for TPU >v3 requires one device per chip (\"megacore\" mode). Got device id " +
+                     std::to_string(*d.core_on_chip) + " for a device of kind " + kind + ": " + referenceDeviceRepr(d) + ".");
+    }
+  }
+  // n devices filled fewer than n cells: a duplicate overwrote a neighbour and left a hole.
+  if (std::find(cellsOut.begin(), cellsOut.end(), -1) != cellsOut.end())
+    throwAssertion("Constructed mesh contains a \"hole\"; probable cause: coordinates of jax_devices are not a contiguous cuboid: " +
+                   referenceDevicesRepr(devices.materialize()));
+  return DeviceGrid(std::move(layout.shape), std::move(cellsOut));
+}
+
+DeviceGrid getPhysicalTpuMesh(const DeviceList& devices) { return physicalTpuMesh(DeviceView::whole(devices)); }
+
+} // namespace shardscope::mesh_detail

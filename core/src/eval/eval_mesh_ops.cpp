@@ -1,0 +1,95 @@
+// Eval ops of the device-mesh engine: create_device_mesh, create_hybrid_device_mesh, make_mesh.
+// Shapes are read as the reference receives them: any JSON value, or a Python literal in
+// "<field>_repr" (how the golden files carry tuples and other non-JSON values), canonicalized
+// with Python's int() so loose inputs and their error texts match JAX.
+#include "eval_json.hpp"
+#include "eval_ops.hpp"
+#include "shardscope/device_mesh.hpp"
+#include "shardscope/errors.hpp"
+
+#include <cctype>
+
+namespace shardscope::eval {
+
+namespace {
+
+// The raw value of a shape field. A JSON list stands for the tuple a Python caller would pass,
+// so messages print it as one.
+PyValue rawShape(const Json& request, const char* field) {
+  const std::string reprField = std::string(field) + "_repr";
+  if (auto it = request.find(reprField); it != request.end() && !it->is_null()) {
+    if (!it->is_string()) throwValueError("field '" + reprField + "' must be a string holding a Python literal");
+    return parsePyLiteral(it->get<std::string>());
+  }
+  PyValue raw = pyFromJson(requireField(request, field), field);
+  if (raw.kind == PyValue::Kind::List) raw.kind = PyValue::Kind::Tuple;
+  return raw;
+}
+
+Json idsOf(const DeviceGrid& grid, const DeviceList& devices) {
+  return nestedJson(grid.map([&](int pos) { return devices[static_cast<std::size_t>(pos)].id; }));
+}
+
+std::optional<std::vector<AxisType>> axisTypesField(const Json& request) {
+  auto it = request.find("axis_types");
+  if (it == request.end() || it->is_null()) return std::nullopt;
+  // A single type stands for a 1-tuple, as _normalize_axis_types wraps a non-tuple.
+  Json list = it->is_array() ? *it : Json::array({*it});
+  std::vector<AxisType> types;
+  for (const auto& t : list) {
+    std::string name = t.is_string() ? t.get<std::string>() : "";
+    if (name.rfind("AxisType.", 0) == 0) name.erase(0, 9);
+    if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+    auto parsed = parseAxisType(name);
+    if (!parsed) throwValueError("field 'axis_types' must hold Auto, Explicit or Manual, got " + t.dump());
+    types.push_back(*parsed);
+  }
+  return types;
+}
+
+} // namespace
+
+Json opCreateDeviceMesh(const Json& request, EvalContext&) {
+  const DeviceList devices = parseDevices(request);
+  const PyValue shape = rawShape(request, "mesh_shape");
+  CreateMeshOptions options;
+  options.allow_split_physical_axes = boolField(request, "allow_split_physical_axes", false);
+  options.contiguous_submeshes = boolField(request, "contiguous_submeshes", false);
+  return idsOf(createDeviceMesh(shape, devices, options).grid, devices);
+}
+
+Json opCreateHybridDeviceMesh(const Json& request, EvalContext&) {
+  const DeviceList devices = parseDevices(request);
+  const PyValue shape = rawShape(request, "mesh_shape");
+  HybridMeshOptions options;
+  Shape dcn;
+  if (auto it = request.find("dcn_mesh_shape_repr"); it != request.end() && !it->is_null()) {
+    if (!it->is_string()) throwValueError("field 'dcn_mesh_shape_repr' must be a string holding a Python literal");
+    options.dcn_mesh_shape_repr = it->get<std::string>();
+    auto sizes = canonicalizeAxisSizes(parsePyLiteral(options.dcn_mesh_shape_repr));
+    if (!sizes) throwValueError("field 'dcn_mesh_shape_repr' must be a sequence of integers");
+    dcn = *sizes;
+  } else {
+    dcn = intList(requireField(request, "dcn_mesh_shape"), "dcn_mesh_shape");
+  }
+  options.process_is_granule = boolField(request, "process_is_granule", false);
+  options.should_sort_granules_by_key = boolField(request, "should_sort_granules_by_key", true);
+  options.allow_split_physical_axes = boolField(request, "allow_split_physical_axes", false);
+  return idsOf(createHybridDeviceMesh(shape, dcn, devices, options).grid, devices);
+}
+
+Json opMakeMesh(const Json& request, EvalContext&) {
+  const DeviceList devices = parseDevices(request);
+  const PyValue sizes = rawShape(request, "axis_sizes");
+  const auto names = stringList(requireField(request, "axis_names"), "axis_names");
+  const Mesh mesh = makeMesh(sizes, names, axisTypesField(request), devices);
+  Json out;
+  out["device_ids"] = nestedJson(mesh.deviceIds());
+  out["axis_names"] = mesh.axis_names;
+  Json types = Json::array();
+  for (auto t : mesh.axis_types) types.push_back(std::string(axisTypeName(t)));
+  out["axis_types"] = std::move(types);
+  return out;
+}
+
+} // namespace shardscope::eval
