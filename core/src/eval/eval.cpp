@@ -2,6 +2,7 @@
 
 #include "eval_ops.hpp"
 #include "shardscope/errors.hpp"
+#include "shardscope/json_text.hpp"
 
 #include <algorithm>
 
@@ -69,12 +70,11 @@ Json evalRequest(const Json& request) {
 std::string evalLine(std::string_view line) {
   Json request;
   try {
-    request = Json::parse(line.begin(), line.end(), nullptr, true, false);
-  } catch (const nlohmann::json::parse_error& e) {
-    return failure("ValueError", std::string("request is not valid JSON: ") + e.what()).dump();
+    request = parseJsonText(line, "request");
+  } catch (const Error& e) {
+    return dumpJson(failure(errorKindName(e.kind()), e.what()));
   }
-  // Invalid UTF-8 in strings is replaced rather than thrown on while answering.
-  return evalRequest(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return dumpJson(evalRequest(request));
 }
 
 std::vector<std::string> evalOpNames() {
