@@ -232,6 +232,8 @@ void MainWindow::onAnalysisFinished() {
 
 void MainWindow::onAnalysisFailed(const QString& message) {
   logical_->setError(message, runner_->errorKind());
+  if (!runner_->lastValid())
+    physical_->setEmptyMessage(tr("This mesh cannot be placed on the hardware yet.\nThe Logical mesh panel shows why, and the fix when there is one."));
   statusError_->setText(tr("Cannot place this mesh: %1 (showing the last valid one)").arg(message));
   statusError_->setToolTip(message);
   statusTime_->setText(tr("Failed after %1 ms").arg(runner_->lastWallMs(), 0, 'f', 1));

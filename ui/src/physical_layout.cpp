@@ -153,7 +153,8 @@ PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect) {
       L.panels_.push_back(std::move(panel));
     }
   }
-  L.bounds_ = QRectF(0, 0, a.width, a.height);
+  // Multi-slice pods frame each slice a little outside its panels; keep the frames in view.
+  L.bounds_ = slices > 1 ? QRectF(-0.8, -0.5, a.width + 1.6, a.height + 1.3) : QRectF(0, 0, a.width, a.height);
 
   // Cells: a chip is a unit square inset a little; cores split it side by side.
   constexpr double inset = 0.1;
@@ -165,7 +166,10 @@ PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect) {
     if (p.col >= cols || p.row >= rows || p.core >= L.cores_) continue;
     panel.cellDevice[static_cast<std::size_t>((p.row * cols + p.col) * L.cores_ + p.core)] = static_cast<int>(i);
     const double w = (1.0 - 2 * inset) / L.cores_;
-    L.deviceRects_[i] = QRectF(panel.rect.x() + p.col + inset + p.core * w, panel.rect.y() + p.row + inset, w, 1.0 - 2 * inset);
+    // Cores of one chip get a thin gap between them so a two-core chip reads as two devices.
+    const double coreGap = L.cores_ > 1 ? 0.03 : 0.0;
+    L.deviceRects_[i] = QRectF(panel.rect.x() + p.col + inset + p.core * w + coreGap, panel.rect.y() + p.row + inset,
+                               w - 2 * coreGap, 1.0 - 2 * inset);
     L.devicePanel_[i] = panelIndex;
   }
   if (L.kind_ == Kind::GpuHosts) {

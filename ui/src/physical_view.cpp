@@ -100,6 +100,11 @@ void PhysicalView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   update();
 }
 
+void PhysicalView::setEmptyMessage(const QString& text) {
+  emptyMessage_ = text;
+  update();
+}
+
 void PhysicalView::recomputeOverlay() {
   overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param());
 }
@@ -135,7 +140,8 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   painter.fillRect(target, pal.color(QPalette::Base));
   painter.setPen(pal.color(QPalette::Text));
   if (!analysis_ || analysis_->mesh.devices.empty()) {
-    painter.drawText(target, Qt::AlignCenter, tr("No hardware to show yet: the first analysis is running."));
+    painter.drawText(target, Qt::AlignCenter | Qt::TextWordWrap,
+                     emptyMessage_.isEmpty() ? tr("No hardware to show yet: the first analysis is running.") : emptyMessage_);
     return;
   }
   PhysicalLayout local;
@@ -179,16 +185,16 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
       painter.setPen(text);
       if (titles) painter.drawText(r.adjusted(4, 2, 0, 0), Qt::AlignLeft | Qt::AlignTop, tr("slice %1").arg(slices[i].slice));
       if (i + 1 < slices.size()) {
-        const QRectF next = map(slices[i + 1].rect);
-        const QPointF a = r.center(), b = next.center();
+        // The DCN link: between facing sides when the next slice is beside this one, else below.
+        const QRectF next = map(slices[i + 1].rect.adjusted(-0.6, -0.3, 0.6, 0.6));
+        const bool sameRow = std::abs(slices[i].rect.top() - slices[i + 1].rect.top()) < 1e-6;
+        const QPointF from = sameRow ? QPointF(r.right(), r.center().y()) : QPointF(r.center().x(), r.bottom());
+        const QPointF to = sameRow ? QPointF(next.left(), next.center().y()) : QPointF(next.center().x(), next.top());
         painter.setPen(QPen(wrapColor, std::max(1.5, s * 0.15), Qt::DotLine));
-        const QPointF from(r.right(), a.y()), to(next.left(), b.y());
-        const bool sameRow = std::abs(a.y() - b.y()) < 1;
-        if (sameRow) painter.drawLine(from, to);
-        else painter.drawLine(QPointF(a.x(), r.bottom()), QPointF(b.x(), next.top()));
+        painter.drawLine(from, to);
         painter.setPen(wrapColor);
-        const QPointF mid = sameRow ? (from + to) / 2 : (QPointF(a.x(), r.bottom()) + QPointF(b.x(), next.top())) / 2;
-        painter.drawText(QRectF(mid.x() - 30, mid.y() - 16, 60, 14), Qt::AlignCenter, "DCN");
+        const QPointF mid = (from + to) / 2;
+        painter.drawText(QRectF(mid.x() - 30, mid.y() - 18, 60, 14), Qt::AlignCenter, "DCN");
       }
     }
   }
@@ -206,7 +212,7 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
                        Qt::AlignLeft | Qt::AlignVCenter, panel.title);
     }
     if (!links || L->kind() != PhysicalLayout::Kind::Torus) continue;
-    painter.setPen(QPen(linkColor, std::max(1.0, s * 0.08)));
+    painter.setPen(QPen(linkColor, std::clamp(s * 0.08, 1.0, 3.0)));
     for (int row = 0; row < panel.rows; ++row) {
       const double y = r.top() + (row + 0.5) * s;
       painter.drawLine(QPointF(r.left() + 0.5 * s, y), QPointF(r.right() - 0.5 * s, y));

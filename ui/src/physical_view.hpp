@@ -38,6 +38,8 @@ public:
   QString describeDevice(int pos) const;
   void resetZoom();
   void setAnimationsEnabled(bool enabled) { animate_ = enabled; }
+  // What to say while there is no analysis to draw.
+  void setEmptyMessage(const QString& text);
 
 protected:
   void paintEvent(QPaintEvent* event) override;
@@ -78,6 +80,7 @@ private:
   QPoint lastMousePos_;
   bool dragging_ = false;
   int hover_ = -1;
+  QString emptyMessage_;
 };
 
 } // namespace shardscope::ui
