@@ -28,9 +28,13 @@ int main(int argc, char** argv) {
   QCommandLineOption screenshot("screenshot", "Render the main window at 1600x1000 after the first analysis, write it to FILE and exit.", "FILE");
   QCommandLineOption startupTime("startup-time", "Print the milliseconds from start to the first painted window and exit.");
   QCommandLineOption dark("dark", "Use the dark palette (for screenshots).");
+  QCommandLineOption select("select", "Select the device with this id once the analysis is there (for screenshots).", "ID");
   parser.addOption(screenshot);
   parser.addOption(startupTime);
   parser.addOption(dark);
+  parser.addOption(select);
+  QCommandLineOption axis("axis", "Colour by and ring along this logical axis (for screenshots).", "NAME");
+  parser.addOption(axis);
   parser.addPositionalArgument("file", "A workspace (*.shardscope.json) to open.", "[FILE.json]");
   parser.process(app);
 
@@ -56,7 +60,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "shardscope: the first analysis did not finish within 60 s\n");
       return 1;
     }
-    window.repaint(); // paint synchronously: the first painted window
+    if (parser.isSet(axis) && !window.selectAxis(parser.value(axis)))
+      std::fprintf(stderr, "shardscope: no axis named %s\n", qPrintable(parser.value(axis)));
+    if (parser.isSet(select) && !window.selectDeviceById(parser.value(select).toLongLong()))
+      std::fprintf(stderr, "shardscope: no device with id %s\n", qPrintable(parser.value(select)));
+    QApplication::processEvents(); // let layouts settle on what the analysis filled in
+    window.repaint();              // paint synchronously: the first painted window
     if (parser.isSet(startupTime)) {
       std::printf("startup to first painted window: %.1f ms\n", static_cast<double>(startup.nsecsElapsed()) / 1e6);
       return 0;

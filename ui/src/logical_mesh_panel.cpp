@@ -74,6 +74,7 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
   table_->horizontalHeader()->setMinimumSectionSize(44);
   table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed | QAbstractItemView::AnyKeyPressed);
   table_->setMinimumHeight(110);
+  table_->setMaximumHeight(200);
   table_->setWhatsThis(tr("<b>Logical mesh axes</b><br>Drag a row to reorder the axes; double-click a cell to edit it. "
                           "An ICI size of -1 absorbs the chips the other axes leave. The selected axis is the one "
                           "the views colour by."));
@@ -120,6 +121,7 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
   explanation_ = new QLabel(this);
   explanation_->setWordWrap(true);
   explanation_->setTextFormat(Qt::RichText);
+  explanation_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   explanation_->setToolTip(tr("Which physical axes each logical axis took in the last valid assignment."));
   layout->addWidget(explanation_);
 
@@ -154,17 +156,21 @@ void LogicalMeshPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
       lines << QStringLiteral("<b>%1</b> = %2: %3").arg(QString::fromStdString(a.name).toHtmlEscaped()).arg(a.size)
                    .arg(QString::fromStdString(a.explanation).toHtmlEscaped());
   explanation_->setText(lines.join("<br>"));
+  // Word-wrapped rich labels under-report their height in a layout; reserve the lines we show.
+  // Each line may wrap once in a narrow dock.
+  explanation_->setMinimumHeight(explanation_->fontMetrics().lineSpacing() * static_cast<int>(2 * lines.size() + 1));
 }
 
 bool LogicalMeshPanel::errorShown() const { return !errorBox_->isHidden(); }
 
-void LogicalMeshPanel::setError(const QString& message, std::optional<ErrorKind> kind) {
+void LogicalMeshPanel::setError(const QString& message, std::optional<ErrorKind> kind, bool keptLastValid) {
   if (message.isEmpty()) {
     errorBox_->hide();
     return;
   }
   const QString kindName = kind ? QString::fromLatin1(errorKindName(*kind).data(), static_cast<int>(errorKindName(*kind).size())) : QString();
-  errorLabel_->setText(tr("<b>%1</b>: %2<br><i>Showing the last valid assignment.</i>").arg(kindName, message.toHtmlEscaped()));
+  errorLabel_->setText(tr("<b>%1</b>: %2").arg(kindName, message.toHtmlEscaped()) +
+                       (keptLastValid ? tr("<br><i>The views show the last valid assignment.</i>") : QString()));
   fixButton_->setVisible(kind == ErrorKind::NotImplementedError && !document_->scenario().mesh.allow_split_physical_axes);
   errorBox_->show();
 }

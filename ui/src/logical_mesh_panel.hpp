@@ -30,8 +30,9 @@ public:
   LogicalMeshPanel(ScenarioDocument* document, ViewSelection* selection, QWidget* parent = nullptr);
 
   void setAnalysis(std::shared_ptr<const Analysis> analysis);
-  // The newest analysis failed (message non-empty) or succeeded (empty).
-  void setError(const QString& message, std::optional<ErrorKind> kind);
+  // The newest analysis failed (message non-empty) or succeeded (empty); `keptLastValid` says
+  // whether the views still show an earlier assignment.
+  void setError(const QString& message, std::optional<ErrorKind> kind, bool keptLastValid = true);
 
   LogicalAxesModel* model() const { return model_; }
   QTableView* table() const { return table_; }

@@ -207,6 +207,28 @@ void MainWindow::recompute() { runner_->request(document_->scenario()); }
 
 bool MainWindow::waitForAnalysis(int timeoutMs) { return runner_->waitForIdle(timeoutMs); }
 
+bool MainWindow::selectAxis(const QString& name) {
+  const auto analysis = runner_->lastValid();
+  if (!analysis) return false;
+  for (std::size_t a = 0; a < analysis->mesh.axis_names.size(); ++a)
+    if (QString::fromStdString(analysis->mesh.axis_names[a]) == name) {
+      selection_->setAxis(static_cast<int>(a));
+      return true;
+    }
+  return false;
+}
+
+bool MainWindow::selectDeviceById(long long id) {
+  const auto analysis = runner_->lastValid();
+  if (!analysis) return false;
+  for (std::size_t pos = 0; pos < analysis->mesh.devices.size(); ++pos)
+    if (analysis->mesh.devices[pos].id == id) {
+      selection_->setDevice(static_cast<int>(pos));
+      return true;
+    }
+  return false;
+}
+
 void MainWindow::onAnalysisFinished() {
   const auto analysis = runner_->lastValid();
   if (selection_->device() >= static_cast<int>(analysis->mesh.devices.size())) selection_->setDevice(-1);
@@ -227,14 +249,17 @@ void MainWindow::onAnalysisFinished() {
     statusError_->setText(tr("%n warning(s): %1", nullptr, warnings).arg(lines.front()));
     statusError_->setToolTip(lines.join("\n"));
   }
-  statusTime_->setText(tr("Recomputed in %1 ms (%2 devices)").arg(runner_->lastWallMs(), 0, 'f', 1).arg(analysis->mesh.devices.size()));
+  const double ms = runner_->lastWallMs();
+  statusTime_->setText(tr("Recomputed in %1 ms (%2 devices)").arg(ms, 0, 'f', ms < 1 ? 2 : 1).arg(analysis->mesh.devices.size()));
 }
 
 void MainWindow::onAnalysisFailed(const QString& message) {
-  logical_->setError(message, runner_->errorKind());
+  logical_->setError(message, runner_->errorKind(), runner_->lastValid() != nullptr);
   if (!runner_->lastValid())
     physical_->setEmptyMessage(tr("This mesh cannot be placed on the hardware yet.\nThe Logical mesh panel shows why, and the fix when there is one."));
-  statusError_->setText(tr("Cannot place this mesh: %1 (showing the last valid one)").arg(message));
+  // The first sentence in the status bar; the whole message is in the panel and the tooltip.
+  const qsizetype stop = message.indexOf(". ");
+  statusError_->setText(tr("Cannot place this mesh: %1").arg(stop > 0 ? message.left(stop + 1) : message));
   statusError_->setToolTip(message);
   statusTime_->setText(tr("Failed after %1 ms").arg(runner_->lastWallMs(), 0, 'f', 1));
 }

@@ -40,6 +40,10 @@ public:
   void restoreSettings();
   // Blocks (running the event loop) until the newest analysis was delivered.
   bool waitForAnalysis(int timeoutMs = 10000);
+  // Selects the device with JAX id `id` in every view; false when the analysis has none.
+  bool selectDeviceById(long long id);
+  // Makes `name` the axis the overlays and the selection ring follow; false when absent.
+  bool selectAxis(const QString& name);
 
   ScenarioDocument* document() const { return document_; }
   AnalysisRunner* runner() const { return runner_; }

@@ -276,16 +276,18 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
     painter.setPen(QPen(ringColor, std::max(1.5, s * 0.08)));
     for (int m : members) painter.drawRect(map(L->deviceRect(m)));
     if (members.size() > 1) {
-      painter.setPen(QPen(QColor(0xd62728), std::max(2.0, s * 0.12), Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+
       QFont hopFont = painter.font();
       hopFont.setPixelSize(static_cast<int>(std::clamp(s * 0.35, 9.0, 13.0)));
       hopFont.setBold(true);
       painter.setFont(hopFont);
       const bool labelHops = members.size() <= 64;
-      for (std::size_t k = 0; k < members.size(); ++k) {
+      // A ring of two is one link used both ways: draw and label it once.
+      const std::size_t segments = members.size() == 2 ? 1 : members.size();
+      for (std::size_t k = 0; k < segments; ++k) {
         const int a = members[k], b = members[(k + 1) % members.size()];
         const QPointF pa = mapPt(L->deviceRect(a).center()), pb = mapPt(L->deviceRect(b).center());
-        painter.setPen(QPen(QColor(0xd62728), std::max(2.0, s * 0.12), Qt::SolidLine, Qt::RoundCap));
+        painter.setPen(QPen(QColor(214, 39, 40, 190), std::clamp(s * 0.08, 1.5, 3.0), Qt::SolidLine, Qt::RoundCap));
         painter.drawLine(pa, pb);
         if (!labelHops) continue;
         const int hops = L->hops(a, b);
