@@ -85,6 +85,8 @@ void PhysicalView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   if (!sameDevices) {
     layoutAspect_ = 0; // rebuild for the new hardware
     resetZoom();
+    // The header only depends on the hardware: build it once, not on every paint.
+    summary_ = analysis_ ? hardwareSummary(*analysis_, PhysicalLayout::build(analysis_->mesh.devices, 1.6)) : QString();
   }
   recomputeOverlay();
   // Animate the colours to the new placement when the hardware stayed the same.
@@ -199,51 +201,55 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
     }
   }
 
-  // Panels: background, title, links through chip centres, wraparound stubs.
-  const bool links = s >= 7;
+  // Panels: background and title; links and wraparound stubs collected and drawn in two batches
+  // (one call per kind instead of one per line: a v5p pod has thousands).
+  const bool links = s >= 7 && L->kind() == PhysicalLayout::Kind::Torus;
+  QVector<QLineF> linkLines, wrapLines;
+  const auto w = L->wraps();
+  const double stub = 0.3 * s;
   painter.setFont(titleFont);
+  painter.setPen(text);
   for (const auto& panel : L->panels()) {
     const QRectF r = map(panel.rect);
     if (!r.intersects(target)) continue;
     painter.fillRect(r, panelFill);
-    if (titles && !panel.title.isEmpty()) {
-      painter.setPen(text);
+    if (titles && !panel.title.isEmpty())
       painter.drawText(QRectF(r.left(), r.top() - s * PhysicalLayout::titleBand, r.width(), s * PhysicalLayout::titleBand),
                        Qt::AlignLeft | Qt::AlignVCenter, panel.title);
-    }
-    if (!links || L->kind() != PhysicalLayout::Kind::Torus) continue;
-    painter.setPen(QPen(linkColor, std::clamp(s * 0.08, 1.0, 3.0)));
+    if (!links) continue;
     for (int row = 0; row < panel.rows; ++row) {
       const double y = r.top() + (row + 0.5) * s;
-      painter.drawLine(QPointF(r.left() + 0.5 * s, y), QPointF(r.right() - 0.5 * s, y));
+      linkLines.append(QLineF(r.left() + 0.5 * s, y, r.right() - 0.5 * s, y));
+      if (w[0]) {
+        wrapLines.append(QLineF(r.left() - stub, y, r.left() + 0.1 * s, y));
+        wrapLines.append(QLineF(r.right() - 0.1 * s, y, r.right() + stub, y));
+      }
     }
     for (int col = 0; col < panel.cols; ++col) {
       const double x = r.left() + (col + 0.5) * s;
-      painter.drawLine(QPointF(x, r.top() + 0.5 * s), QPointF(x, r.bottom() - 0.5 * s));
+      linkLines.append(QLineF(x, r.top() + 0.5 * s, x, r.bottom() - 0.5 * s));
+      if (w[1]) {
+        wrapLines.append(QLineF(x, r.top() - stub, x, r.top() + 0.1 * s));
+        wrapLines.append(QLineF(x, r.bottom() - 0.1 * s, x, r.bottom() + stub));
+      }
     }
-    const auto w = L->wraps();
+  }
+  if (!linkLines.isEmpty()) {
+    painter.setPen(QPen(linkColor, std::clamp(s * 0.08, 1.0, 3.0)));
+    painter.drawLines(linkLines);
+  }
+  if (!wrapLines.isEmpty()) {
     painter.setPen(QPen(wrapColor, std::max(1.0, s * 0.06)));
-    const double stub = 0.3 * s;
-    if (w[0])
-      for (int row = 0; row < panel.rows; ++row) {
-        const double y = r.top() + (row + 0.5) * s;
-        painter.drawLine(QPointF(r.left() - stub, y), QPointF(r.left() + 0.1 * s, y));
-        painter.drawLine(QPointF(r.right() - 0.1 * s, y), QPointF(r.right() + stub, y));
-      }
-    if (w[1])
-      for (int col = 0; col < panel.cols; ++col) {
-        const double x = r.left() + (col + 0.5) * s;
-        painter.drawLine(QPointF(x, r.top() - stub), QPointF(x, r.top() + 0.1 * s));
-        painter.drawLine(QPointF(x, r.bottom() - 0.1 * s), QPointF(x, r.bottom() + stub));
-      }
+    painter.drawLines(wrapLines);
   }
 
-  // Chips: one fill per device; the heavy loop, kept free of state changes.
+  // Chips: one solid fill each, the raster engine's fastest path; colours resolved once.
   const int n = static_cast<int>(analysis_->mesh.devices.size());
+  const bool animating = animationT_ < 1.0 && previousColors_.size() == overlay_.colors.size();
   for (int pos = 0; pos < n; ++pos) {
     const QRectF r = L->deviceRect(pos);
     if (r.isNull()) continue;
-    painter.fillRect(map(r), colorOf(pos));
+    painter.fillRect(map(r), animating ? colorOf(pos) : overlay_.colors[static_cast<std::size_t>(pos)]);
   }
 
   // Device ids when there is room to read them.
@@ -263,7 +269,10 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   if (s >= 3) {
     painter.setPen(QPen(hostColor, s >= 12 ? 1.5 : 1.0));
     painter.setBrush(Qt::NoBrush);
-    for (const QRectF& h : L->hostOutlines()) painter.drawRect(map(h.adjusted(0.03, 0.03, -0.03, -0.03)));
+    QVector<QRectF> outlines;
+    outlines.reserve(static_cast<qsizetype>(L->hostOutlines().size()));
+    for (const QRectF& h : L->hostOutlines()) outlines.append(map(h.adjusted(0.03, 0.03, -0.03, -0.03)));
+    painter.drawRects(outlines);
   }
 
   // Selection: the group along the chosen axis, outlined, and its ring over the physical links.
@@ -317,7 +326,7 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   painter.setFont(headerFont);
   painter.setPen(text);
   painter.drawText(QRectF(target.left() + kMargin, target.top(), target.width() - 2 * kMargin, kHeaderHeight - 4),
-                   Qt::AlignLeft | Qt::AlignVCenter, hardwareSummary(*analysis_, *L));
+                   Qt::AlignLeft | Qt::AlignVCenter, summary_);
   const QRectF legend(target.left() + kMargin, target.bottom() - kLegendHeight + 6, target.width() - 2 * kMargin, kLegendHeight - 10);
   double x = legend.left();
   const auto& lg = overlay_.legend;

@@ -81,6 +81,7 @@ private:
   bool dragging_ = false;
   int hover_ = -1;
   QString emptyMessage_;
+  QString summary_; // the header line describing the hardware
 };
 
 } // namespace shardscope::ui
