@@ -7,7 +7,13 @@
 
 namespace shardscope {
 
-Scenario defaultScenario() { return Scenario{}; }
+Scenario defaultScenario() {
+  Scenario s;
+  // fsdp:16 cannot take whole axes of a 4x4x8 torus once tp has x (16 is neither 4 nor 8 nor 32),
+  // so the documented default needs JAX's splitting of physical axes.
+  s.mesh.allow_split_physical_axes = true;
+  return s;
+}
 
 namespace {
 

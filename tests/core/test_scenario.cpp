@@ -12,6 +12,7 @@ TEST_CASE("the default scenario is the documented one and round-trips through JS
   REQUIRE(s.mesh.axes.size() == 3);
   CHECK(s.mesh.axes[1].name == "fsdp");
   CHECK(s.mesh.axes[1].ici == 16);
+  CHECK(s.mesh.allow_split_physical_axes);
   CHECK(scenarioFromJson(scenarioToJson(s)) == s);
 }
 
