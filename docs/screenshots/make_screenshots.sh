@@ -7,6 +7,7 @@ build=${1:-$here/../../build/release}
 app="$build/app/shardscope"
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 "$app" --screenshot "$here/startup-default.png"
+"$app" --screenshot "$here/error-inline.png" "$here/v4-needs-split.shardscope.json"
 "$app" --screenshot "$here/v4-fsdp-ring.png" --axis fsdp --select 21 "$here/v4-default-split.shardscope.json"
 "$app" --screenshot "$here/v4-dark.png" --dark --axis tp --select 0 "$here/v4-default-split.shardscope.json"
 "$app" --screenshot "$here/v5p-full-pod.png" --axis data "$here/v5p-full-pod.shardscope.json"

@@ -51,25 +51,34 @@ TEST_CASE("the main window opens the default scenario on v4 4x4x8", "[ui]") {
   REQUIRE(window.waitForAnalysis());
   CHECK(window.windowTitle().startsWith("Untitled"));
   CHECK_FALSE(window.isWindowModified());
-  const Scenario& s = window.document()->scenario();
-  CHECK(formatTopology(s.topology).find("4x4x8") != std::string::npos);
-  REQUIRE(s.mesh.axes.size() == 3);
-  CHECK(s.mesh.axes[1].name == "fsdp");
-  if (!s.mesh.allow_split_physical_axes) {
-    // dp = 2 is no product of whole torus axes (4, 4, 8): JAX refuses, and the panel offers the fix.
-    CHECK(window.runner()->errorKind() == ErrorKind::NotImplementedError);
-    CHECK(window.logicalPanel()->errorShown());
-    REQUIRE_FALSE(window.logicalPanel()->fixButton()->isHidden());
-    QTest::mouseClick(window.logicalPanel()->fixButton(), Qt::LeftButton);
-    CHECK(window.document()->scenario().mesh.allow_split_physical_axes);
-    REQUIRE(window.waitForAnalysis());
-  }
   CHECK_FALSE(window.logicalPanel()->errorShown());
   const auto analysis = window.physicalView()->analysis();
   REQUIRE(analysis);
   CHECK(analysis->mesh.devices.size() == 128);
   CHECK(analysis->mesh.axis_names == std::vector<std::string>{"dp", "fsdp", "tp"});
   CHECK(analysis->mesh.shape() == Shape{2, 16, 4});
+  CHECK(window.document()->scenario().model.preset == "llama-3.1-8b");
+}
+
+TEST_CASE("a mesh that needs a split physical axis offers the one-click fix", "[ui]") {
+  test::app();
+  MainWindow window;
+  REQUIRE(window.waitForAnalysis());
+  const auto valid = window.physicalView()->analysis();
+  // dp = 2 is no product of whole torus axes (4, 4, 8): without splitting JAX refuses.
+  window.document()->edit("forbid", [](Scenario& s) { s.mesh.allow_split_physical_axes = false; });
+  REQUIRE(window.waitForAnalysis());
+  CHECK(window.runner()->errorKind() == ErrorKind::NotImplementedError);
+  CHECK(window.logicalPanel()->errorShown());
+  CHECK(window.logicalPanel()->errorLabel()->text().contains("NotImplementedError"));
+  CHECK(window.physicalView()->analysis() == valid);
+  REQUIRE_FALSE(window.logicalPanel()->fixButton()->isHidden());
+  QTest::mouseClick(window.logicalPanel()->fixButton(), Qt::LeftButton);
+  CHECK(window.document()->scenario().mesh.allow_split_physical_axes);
+  REQUIRE(window.waitForAnalysis());
+  CHECK_FALSE(window.logicalPanel()->errorShown());
+  CHECK(window.physicalView()->analysis() != valid);
+  CHECK(window.physicalView()->analysis()->mesh.shape() == Shape{2, 16, 4});
 }
 
 TEST_CASE("dragging an axis to a new position changes the physical view's assignment", "[ui]") {

@@ -298,7 +298,8 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
         const QPointF pa = mapPt(L->deviceRect(a).center()), pb = mapPt(L->deviceRect(b).center());
         painter.setPen(QPen(QColor(214, 39, 40, 190), std::clamp(s * 0.08, 1.5, 3.0), Qt::SolidLine, Qt::RoundCap));
         painter.drawLine(pa, pb);
-        if (!labelHops) continue;
+        // A label on a short link would hide the chips it joins.
+        if (!labelHops || QLineF(pa, pb).length() < 34) continue;
         const int hops = L->hops(a, b);
         const QString label = hops < 0 ? "DCN" : QString::number(hops);
         const QPointF mid = (pa + pb) / 2;
