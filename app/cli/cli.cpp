@@ -13,8 +13,10 @@ struct CommandInfo {
   const char* summary;
 };
 
+// Mutable so registerCommand() can add commands built outside this library.
 std::map<std::string, CommandInfo>& commands() {
   static std::map<std::string, CommandInfo> table = {
+      {"comm", {&runComm, "per-axis interconnect report and collective times of a mesh on a topology"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
       {"topology", {&runTopology, "print a topology's devices in jax.devices() order as JSON"}},
   };

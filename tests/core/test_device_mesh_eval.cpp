@@ -129,3 +129,21 @@ TEST_CASE("Python values: repr, int() and literals", "[device_mesh][py_value]") 
   CHECK_THROWS_AS(parsePyLiteral("[1] junk"), Error);
   CHECK_THROWS_AS(parsePyLiteral(std::string(200, '(')), Error);  // nesting is bounded
 }
+
+TEST_CASE("GPU eval: sorted by id, and mesh_shape () gives a bare id", "[device_mesh][eval]") {
+  Json r = {{"op", "create_device_mesh"}, {"platform", "gpu"}, {"device_kind", "NVIDIA H100 80GB HBM3"}};
+  r["devices"] = Json::parse(R"([{"id": 3, "process_index": 1}, {"id": 1, "process_index": 1}, {"id": 2}, {"id": 0}])");
+  r["mesh_shape"] = {2, 2};
+  CHECK(evalRequest(r)["result"] == Json::parse("[[0, 1], [2, 3]]"));
+  r["devices"] = Json::parse(R"([{"id": 7}])");
+  r["mesh_shape"] = Json::array();
+  const Json scalar = evalRequest(r);
+  REQUIRE(scalar["ok"] == true);
+  CHECK(scalar["result"] == 7);
+  // On TPU the same empty shape fails inside numpy's transpose.
+  Json t = {{"op", "create_device_mesh"}, {"platform", "tpu"}, {"device_kind", "TPU v4"}, {"mesh_shape", Json::array()}};
+  t["devices"] = Json::parse(R"([{"id": 0, "coords": [0, 0, 0], "core_on_chip": 0}])");
+  const Json failed = evalRequest(t);
+  CHECK(failed["error"]["type"] == "ValueError");
+  CHECK(failed["error"]["message"] == "axes don't match array");
+}

@@ -164,3 +164,27 @@ TEST_CASE("large v5p slices need no sort and give the whole-axis layout", "[devi
   CHECK(s.path == "nd_torus_split");
   checkAgainstAssignment(s, devices);
 }
+
+TEST_CASE("the torus path is order-insensitive: a reversed or shuffled list gives the same ids", "[device_mesh][torus]") {
+  // Forward lists take the one-pass corner path; reversed and shuffled ones the general path.
+  for (const char* topo : {"v4:4x4x8", "v5p:2x4x4:cores=2", "7x:2x4x4", "v4:8x8x8"}) {
+    const DeviceList forward = makeDevices(parseTopology(topo));
+    DeviceList reversed(forward.rbegin(), forward.rend());
+    DeviceList shuffled = forward;
+    for (std::size_t k = 0; k < shuffled.size(); k += 3) std::swap(shuffled[k], shuffled[shuffled.size() - 1 - k / 2]);
+    std::vector<Shape> shapes = divisorShapes(static_cast<std::int64_t>(forward.size()), 2);
+    for (const Shape& s3 : divisorShapes(static_cast<std::int64_t>(forward.size()), 3)) shapes.push_back(s3);
+    for (const Shape& shape : shapes) {
+      INFO(topo << " " << shapeRepr(shape));
+      const auto idsOf = [&](const DeviceList& list) {
+        const MeshPlacement p = createDeviceMesh(shape, list, {false, true});
+        std::vector<std::int64_t> ids;
+        for (int pos : p.grid.data()) ids.push_back(list[static_cast<std::size_t>(pos)].id);
+        return std::make_pair(ids, p.assignment);
+      };
+      const auto a = idsOf(forward);
+      CHECK(idsOf(reversed) == a);
+      CHECK(idsOf(shuffled) == a);
+    }
+  }
+}

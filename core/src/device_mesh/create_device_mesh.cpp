@@ -4,6 +4,7 @@
 
 #include "grid_ops.hpp"
 #include "physical_mesh.hpp"
+#include "torus_plan.hpp"
 #include "shardscope/device_mesh_internals.hpp"
 #include "shardscope/errors.hpp"
 
@@ -73,6 +74,38 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
 
   switch (last.platform) {
   case Platform::Tpu: {
+    if (!options.contiguous_submeshes) {
+      // Fused fast path: plan the assignment from the corner-derived physical shape (whole axes,
+      // else the splitting search when allowed) and scatter every device straight into its
+      // logical cell, with no physical-mesh array and no transpose pass.
+      AssignmentMatrix assignment;
+      bool split = false;
+      const TablesForShape tables = [&](const Shape& physical, std::vector<std::vector<int>>& out) {
+        if (auto plan = planWholeAxisAssignment(physical, meshShape)) {
+          if (plan->perm.size() != physical.size()) return false;  // numpy's transpose would raise
+          assignment = std::move(plan->assignment);
+        } else if (options.allow_split_physical_axes) {
+          try {
+            assignment = planSplitAssignment(physical, meshShape);
+          } catch (const Error&) {
+            return false;  // the exact path raises it
+          }
+          split = true;
+        } else {
+          return false;  // the exact path raises NotImplementedError
+        }
+        out = logicalOffsetTables(physical, assignment);
+        return true;
+      };
+      Shape physicalShape;
+      if (auto cells = placeCornerOrdered(devices, tables, &physicalShape)) {
+        placement.grid = DeviceGrid(meshShape, std::move(*cells));  // already full-list positions
+        placement.path = split ? "nd_torus_split" : "nd_torus";
+        placement.physical_shape = std::move(physicalShape);
+        placement.assignment = std::move(assignment);
+        return placement;
+      }
+    }
     DeviceGrid physical = physicalTpuMesh(devices);
     if (options.contiguous_submeshes) physical = transposeTrick(physical, meshShape);
     TorusAssignment torus = createDeviceMeshForNdTorus(physical, meshShape, options.allow_split_physical_axes);

@@ -4,6 +4,7 @@
 #include "shardscope/device_mesh_internals.hpp"
 
 #include "grid_ops.hpp"
+#include "torus_plan.hpp"
 #include "shardscope/errors.hpp"
 
 namespace shardscope::mesh_detail {
@@ -37,8 +38,8 @@ std::string listText(const Shape& values) { return listRepr(values); }
 
 } // namespace
 
-TorusAssignment createDeviceMeshForNdTorus(const DeviceGrid& physicalMesh, const Shape& meshShape, bool allowSplit) {
-  const Shape& physical = physicalMesh.shape();
+std::optional<WholeAxisPlan> planWholeAxisAssignment(const Shape& physical, const Shape& meshShape, std::size_t* failedAxis,
+                                                     Shape* remaining) {
   const std::size_t n = physical.size();
   if (n > 30) throwValueError("physical mesh has too many dimensions");
   Shape avail = physical;
@@ -52,29 +53,42 @@ TorusAssignment createDeviceMeshForNdTorus(const DeviceGrid& physicalMesh, const
       for (std::size_t i = 0; i < n; ++i)
         if (mask & (1u << i)) avail[i] = 0;
     } else if (size > 1) {
-      if (!allowSplit)
-        throwNotImplemented("Failed to find assignment for logical_axis_index " + std::to_string(li) + " of size " + std::to_string(size) +
-                            " with remaining assignable mesh " + listText(avail) +
-                            ". The size of each axis in your logical mesh must be equal to the product of some subset of the physical "
-                            "mesh axis sizes. E.g. logical mesh (4, 16) is compatible with physical mesh 4x4x4 since 4=4 and 16=4x4. If "
-                            "you want to split physical axes, set  allow_split_physical_axes to True.");
-      // A complete restart with the other algorithm, not a continuation (§9.7).
-      return createDeviceMeshForNdTorusSplittingAxes(physicalMesh, meshShape);
+      if (failedAxis) *failedAxis = li;
+      if (remaining) *remaining = avail;
+      return std::nullopt;
     }
   }
   // Physical axes grouped by logical axis, ascending inside each group.
-  std::vector<int> perm;
-  perm.reserve(n);
-  TorusAssignment out;
-  out.assignment.assign(n, std::vector<std::int64_t>(meshShape.size(), 1));
+  WholeAxisPlan plan;
+  plan.perm.reserve(n);
+  plan.assignment.assign(n, std::vector<std::int64_t>(meshShape.size(), 1));
   for (std::size_t li = 0; li < meshShape.size(); ++li)
     for (std::size_t i = 0; i < n; ++i)
       if (taken[li] & (1u << i)) {
-        perm.push_back(static_cast<int>(i));
-        out.assignment[i][li] = physical[i];
+        plan.perm.push_back(static_cast<int>(i));
+        plan.assignment[i][li] = physical[i];
       }
+  return plan;
+}
+
+TorusAssignment createDeviceMeshForNdTorus(const DeviceGrid& physicalMesh, const Shape& meshShape, bool allowSplit) {
+  std::size_t failed = 0;
+  Shape avail;
+  auto plan = planWholeAxisAssignment(physicalMesh.shape(), meshShape, &failed, &avail);
+  if (!plan) {
+    if (!allowSplit)
+      throwNotImplemented("Failed to find assignment for logical_axis_index " + std::to_string(failed) + " of size " +
+                          std::to_string(meshShape[failed]) + " with remaining assignable mesh " + listText(avail) +
+                          ". The size of each axis in your logical mesh must be equal to the product of some subset of the physical "
+                          "mesh axis sizes. E.g. logical mesh (4, 16) is compatible with physical mesh 4x4x4 since 4=4 and 16=4x4. If "
+                          "you want to split physical axes, set  allow_split_physical_axes to True.");
+    // A complete restart with the other algorithm, not a continuation (§9.7).
+    return createDeviceMeshForNdTorusSplittingAxes(physicalMesh, meshShape);
+  }
+  TorusAssignment out;
+  out.assignment = std::move(plan->assignment);
   // An incomplete permutation (e.g. mesh_shape () on one device) fails in numpy's transpose.
-  out.mesh = reshaped(fastTranspose(physicalMesh, perm), meshShape);
+  out.mesh = reshaped(fastTranspose(physicalMesh, plan->perm), meshShape);
   return out;
 }
 

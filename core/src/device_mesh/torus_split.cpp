@@ -5,6 +5,7 @@
 #include "shardscope/device_mesh_internals.hpp"
 
 #include "grid_ops.hpp"
+#include "torus_plan.hpp"
 #include "shardscope/errors.hpp"
 
 #include <algorithm>
@@ -148,15 +149,12 @@ DeviceGrid generateLogicalMesh(const DeviceGrid& physicalMesh, const Shape& logi
   return reshaped(fastTranspose(kept, physicalMesh.data(), perm), logicalShape);
 }
 
-TorusAssignment createDeviceMeshForNdTorusSplittingAxes(const DeviceGrid& physicalMesh, const Shape& meshShape) {
-  const Shape& physical = physicalMesh.shape();
+AssignmentMatrix planSplitAssignment(const Shape& physical, const Shape& meshShape) {
   if (shapeSize(physical) != shapeSize(meshShape))
     throwValueError("The number of devices in physical mesh " + shapeRepr(physical) + " does not match the number of devices in logical mesh " +
                     shapeRepr(meshShape) + ".");
   const std::size_t n = physical.size();
-  TorusAssignment out;
-  out.split = true;
-  out.assignment.assign(n, std::vector<std::int64_t>(meshShape.size(), 1));
+  AssignmentMatrix assignment(n, std::vector<std::int64_t>(meshShape.size(), 1));
   Shape assignedPerAxis(n, 1);
   for (std::size_t li = meshShape.size(); li-- > 0;) {
     Shape best;
@@ -172,10 +170,44 @@ TorusAssignment createDeviceMeshForNdTorusSplittingAxes(const DeviceGrid& physic
     });
     if (!found) throwValueError("attempt to get argmax of an empty sequence");
     for (std::size_t i = 0; i < n; ++i) {
-      out.assignment[i][li] = best[i];
+      assignment[i][li] = best[i];
       assignedPerAxis[i] *= best[i];
     }
   }
+  return assignment;
+}
+
+std::vector<std::vector<int>> logicalOffsetTables(const Shape& physical, const AssignmentMatrix& assignment) {
+  const std::size_t n = physical.size();
+  const std::size_t m = n ? assignment[0].size() : 0;
+  // Row-major strides of the sub-axes in output order: logical axis j major, physical axis i minor.
+  std::vector<std::vector<std::int64_t>> stride(n, std::vector<std::int64_t>(m, 0));
+  std::int64_t step = 1;
+  for (std::size_t j = m; j-- > 0;)
+    for (std::size_t i = n; i-- > 0;) {
+      stride[i][j] = step;
+      step *= assignment[i][j];
+    }
+  std::vector<std::vector<int>> tables(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    tables[i].resize(static_cast<std::size_t>(physical[i]));
+    for (std::int64_t v = 0; v < physical[i]; ++v) {
+      // v's digits over the sub-axes of axis i, logical axis 0 most significant.
+      std::int64_t rest = v, offset = 0;
+      for (std::size_t j = m; j-- > 0;) {
+        offset += (rest % assignment[i][j]) * stride[i][j];
+        rest /= assignment[i][j];
+      }
+      tables[i][static_cast<std::size_t>(v)] = static_cast<int>(offset);
+    }
+  }
+  return tables;
+}
+
+TorusAssignment createDeviceMeshForNdTorusSplittingAxes(const DeviceGrid& physicalMesh, const Shape& meshShape) {
+  TorusAssignment out;
+  out.split = true;
+  out.assignment = planSplitAssignment(physicalMesh.shape(), meshShape);
   out.mesh = generateLogicalMesh(physicalMesh, meshShape, out.assignment);
   return out;
 }

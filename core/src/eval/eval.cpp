@@ -18,10 +18,17 @@ const std::map<std::string, EvalOp>& evalOps() {
       {"make_mesh", &eval::opMakeMesh},
 
       // eformer mesh creation and jaxpp MpmdMesh (eval_eformer_mesh_ops.cpp)
+      {"create_mesh", opCreateMesh},
+      {"calculate_host_mesh_shape", opCalculateHostMeshShape},
+      {"parse_mesh_from_string", opParseMeshFromString},
+      {"mpmd_mesh", opMpmdMesh},
 
       // sharding rules and shards (eval_sharding_ops.cpp)
 
       // interconnect (eval_interconnect_ops.cpp)
+      {"links", &evalLinks},
+      {"hops", &evalHops},
+      {"axis_report", &evalAxisReport},
   };
   return ops;
 }

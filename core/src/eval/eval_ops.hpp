@@ -25,9 +25,16 @@ Json opCreateHybridDeviceMesh(const Json& request, EvalContext& context);
 Json opMakeMesh(const Json& request, EvalContext& context);
 
 // --- eformer mesh creation and jaxpp MpmdMesh (eval_eformer_mesh_ops.cpp)
+Json opCreateMesh(const Json& request, EvalContext& context);
+Json opCalculateHostMeshShape(const Json& request, EvalContext& context);
+Json opParseMeshFromString(const Json& request, EvalContext& context);
+Json opMpmdMesh(const Json& request, EvalContext& context);
 
 // --- sharding rules and shards (eval_sharding_ops.cpp)
 
 // --- interconnect (eval_interconnect_ops.cpp)
+Json evalLinks(const Json& request, EvalContext& context);
+Json evalHops(const Json& request, EvalContext& context);
+Json evalAxisReport(const Json& request, EvalContext& context);
 
 } // namespace shardscope::eval

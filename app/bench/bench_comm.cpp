@@ -1,0 +1,56 @@
+// Interconnect benchmarks: the full per-axis report of the largest v5p pod (8960 chips), with the
+// link graph fetched from the cache as the GUI does on every mesh edit.
+#include "shardscope/axis_report.hpp"
+#include "shardscope/collectives.hpp"
+#include "shardscope/comm_mesh.hpp"
+#include "shardscope/link_graph.hpp"
+#include "shardscope/topology.hpp"
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+using namespace shardscope;
+
+void BM_CommV5pPodFsdpTp(benchmark::State& state) {
+  const auto spec = parseTopology("v5p:16x20x28");
+  // Placed once, as JAX would (split physical axes): the benchmark times the report, not placement.
+  const auto graph0 = cachedLinkGraph(spec);
+  const Mesh mesh = placeMesh(*graph0, parseMeshAxes("fsdp:2240,tp:4", 8960)).mesh;
+  for (auto _ : state) {
+    auto graph = cachedLinkGraph(spec);
+    auto reports = axisReports(*graph, mesh);
+    double total = 0;
+    for (const auto& r : reports)
+      for (auto c : kCollectives) total += collectiveTime(c, 1e9, r).alpha_beta;
+    benchmark::DoNotOptimize(total);
+  }
+}
+BENCHMARK(BM_CommV5pPodFsdpTp)->Name("comm/v5p-16x20x28/fsdp-tp")->Unit(benchmark::kMillisecond);
+
+void BM_CommV5pPodGraphBuild(benchmark::State& state) {
+  const auto spec = parseTopology("v5p:16x20x28");
+  const auto devices = makeDevices(spec);
+  const auto params = defaultLinkParams(*findChip("v5p"));
+  for (auto _ : state) {
+    LinkGraph graph(devices, spec, params);
+    benchmark::DoNotOptimize(graph.nodeCount());
+  }
+}
+BENCHMARK(BM_CommV5pPodGraphBuild)->Name("comm/v5p-16x20x28/graph-uncached")->Unit(benchmark::kMillisecond);
+
+// A twisted 8x8x16 v5p slice: routes come from one translated BFS tree instead of closed forms.
+void BM_CommV5pTwisted(benchmark::State& state) {
+  const auto spec = parseTopology("v5p:8x8x16");
+  auto params = defaultLinkParams(*findChip("v5p"));
+  params.twisted = true;
+  const auto graph0 = cachedLinkGraph(spec, params);
+  const Mesh mesh = placeMesh(*graph0, parseMeshAxes("fsdp:-1,tp:16", 1024)).mesh;
+  for (auto _ : state) {
+    auto graph = cachedLinkGraph(spec, params);
+    benchmark::DoNotOptimize(axisReports(*graph, mesh));
+  }
+}
+BENCHMARK(BM_CommV5pTwisted)->Name("comm/v5p-8x8x16-twisted/fsdp-tp")->Unit(benchmark::kMillisecond);
+
+} // namespace

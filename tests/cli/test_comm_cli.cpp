@@ -1,0 +1,63 @@
+// `shardscope-cli comm`: the per-axis table and JSON, and argument errors.
+#include "cli.hpp"
+#include "shardscope/eval.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+using namespace shardscope;
+
+TEST_CASE("comm prints one row per axis", "[cli][interconnect]") {
+  std::istringstream in;
+  std::ostringstream out, err;
+  REQUIRE(cli::run({"comm", "--topology", "v5e:16x16", "--mesh", "fsdp:-1,tp:16", "--bytes", "1e6"}, {in, out, err}) == 0);
+  const std::string text = out.str();
+  CHECK(text.find("topology v5e:16x16, mesh fsdp:16,tp:16") != std::string::npos);
+  CHECK(text.find("all_reduce") != std::string::npos);
+  std::istringstream lines(text);
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line))
+    if (line.rfind("fsdp ", 0) == 0 || line.rfind("tp ", 0) == 0) {
+      ++rows;
+      CHECK(line.find("closed") != std::string::npos);
+    }
+  CHECK(rows == 2);
+}
+
+TEST_CASE("comm --format json is the axis_report result", "[cli][interconnect]") {
+  std::istringstream in;
+  std::ostringstream out, err;
+  REQUIRE(cli::run({"comm", "--topology", "v4:4x4x8", "--mesh", "x:-1", "--format", "json"}, {in, out, err}) == 0);
+  const Json j = Json::parse(out.str());
+  CHECK(j["axes"][0]["size"] == 128);
+  CHECK(j["mesh"]["axis_sizes"] == Json::array({128}));
+}
+
+TEST_CASE("comm warns on stderr when JAX would refuse the placement", "[cli][interconnect]") {
+  std::istringstream in;
+  std::ostringstream out, err;
+  REQUIRE(cli::run({"comm", "--topology", "v5p:8x8x8", "--mesh", "fsdp:-1,tp:2", "--format", "json"}, {in, out, err}) == 0);
+  CHECK(Json::parse(out.str())["mesh"]["placement"] == "nd_torus_split");
+  CHECK(err.str().rfind("warning: jax.make_mesh cannot place", 0) == 0);
+}
+
+TEST_CASE("comm argument errors", "[cli][interconnect]") {
+  std::istringstream in;
+  std::ostringstream out, err;
+  CHECK(cli::run({"comm", "--topology", "v4:4x4x8"}, {in, out, err}) == 2);
+  CHECK(err.str().find("--topology and --mesh are required") != std::string::npos);
+  err.str("");
+  CHECK(cli::run({"comm", "--topology", "v4:4x4x8", "--mesh", "x:128", "--bytes", "lots"}, {in, out, err}) == 2);
+  CHECK(err.str().find("--bytes must be a number") != std::string::npos);
+  err.str("");
+  CHECK(cli::run({"comm", "--topology", "v4:4x4x8", "--mesh", "x:3"}, {in, out, err}) == 1);
+  CHECK(err.str().find("ValueError") != std::string::npos);
+  err.str("");
+  CHECK(cli::run({"comm", "--topology", "v4:4x4x8", "--mesh", "x:128", "--format", "xml"}, {in, out, err}) == 2);
+  CHECK(cli::run({"comm", "--frob"}, {in, out, err}) == 2);
+  out.str("");
+  CHECK(cli::run({"comm", "--help"}, {in, out, err}) == 0);
+  CHECK(out.str().find("Usage: shardscope-cli comm") != std::string::npos);
+}
