@@ -13,6 +13,7 @@
 #include "sharding_panel.hpp"
 #include "theme.hpp"
 #include "topology_editor.hpp"
+#include "training_panel.hpp"
 #include "view_export.hpp"
 #include "view_selection.hpp"
 
@@ -95,7 +96,11 @@ void MainWindow::createDocks() {
   logical_ = new LogicalMeshPanel(document_, selection_, this);
   makeDock(tr("Logical mesh"), "LogicalDock", logical_, Qt::LeftDockWidgetArea);
   sharding_ = new ShardingPanel(document_, selection_, this);
-  makeDock(tr("Sharding"), "ShardingDock", sharding_, Qt::RightDockWidgetArea);
+  auto* shardingDock = makeDock(tr("Sharding"), "ShardingDock", sharding_, Qt::RightDockWidgetArea);
+  auto* training = new TrainingPanel(document_, this);
+  auto* trainingDock = makeDock(tr("Workload"), "WorkloadDock", training, Qt::RightDockWidgetArea);
+  tabifyDockWidget(shardingDock, trainingDock);
+  shardingDock->raise();
   memory_ = new MemoryChart(selection_, this);
   auto* memoryDock = makeDock(tr("Memory"), "MemoryDock", memory_, Qt::BottomDockWidgetArea);
   comm_ = new CommChart(this);

@@ -1,6 +1,7 @@
 #include "physical_layout.hpp"
 
 #include "shardscope/hardware.hpp"
+#include "shardscope/link_graph.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,22 +10,6 @@
 namespace shardscope::ui {
 
 namespace {
-
-// Wraparound links of a slice of `dims` chips. The interconnect engine will own this once it
-// lands; until then the view follows the catalogue's rule so the drawing matches the hardware.
-std::array<bool, 3> torusWraps(const ChipSpec* chip, std::array<int, 3> dims) {
-  if (!chip) return {false, false, false};
-  switch (chip->wrap) {
-  case WrapRule::FromFullCube: {
-    const bool cube = dims[0] >= 4 && dims[1] >= 4 && dims[2] >= 4;
-    return {cube, cube, cube};
-  }
-  case WrapRule::OnLength16: return {dims[0] == 16, dims[1] == 16, dims[2] == 16};
-  case WrapRule::Never:
-  case WrapRule::Switch: break;
-  }
-  return {false, false, false};
-}
 
 struct Arrangement {
   int panelCols = 1, sliceCols = 1;
@@ -82,7 +67,8 @@ PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect) {
       for (int k = 0; k < 3; ++k) L.dims_[static_cast<std::size_t>(k)] = std::max(L.dims_[static_cast<std::size_t>(k)], c[static_cast<std::size_t>(k)] + 1);
       L.cores_ = std::max(L.cores_, d.core_on_chip.value_or(0) + 1);
     }
-    L.wraps_ = torusWraps(findChip(devices.front().device_kind), L.dims_);
+    // Which axes wrap is the interconnect engine's rule; the view only draws it.
+    if (const ChipSpec* chip = findChip(devices.front().device_kind)) L.wraps_ = defaultWrap(*chip, L.dims_);
     cols = L.dims_[0];
     rows = L.dims_[1];
     perSlice = L.dims_[2];
