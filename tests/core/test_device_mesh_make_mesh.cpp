@@ -1,3 +1,4 @@
+#include "shardscope/eval.hpp"
 // jax.make_mesh (spec §5, §9.9) and the GPU/CPU paths of create_device_mesh.
 #include "shardscope/device_mesh.hpp"
 #include "shardscope/errors.hpp"
@@ -111,4 +112,14 @@ TEST_CASE("create_device_mesh: shape canonicalization and count errors", "[devic
   // Contiguous submeshes: 4-D physical meshes are never in the table.
   e = errorOf([&] { createDeviceMesh(Shape{16}, makeDevices(parseTopology("v5p:2x2x2:cores=2")), {true, false}); });
   CHECK(e.second == "create_device_mesh cannot create contiguous submeshes for physical mesh topology (2, 2, 2, 2)");
+}
+
+TEST_CASE("make_mesh checks the rank against the names before the axis types", "[make_mesh]") {
+  // Two axis sizes, one name, and one axis type: JAX's Mesh() rejects the rank first.
+  const auto request = shardscope::Json::parse(R"({"op": "make_mesh", "device_kind": "cpu", "platform": "cpu",
+    "devices": [{"id": 0}, {"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}, {"id": 5}, {"id": 6}, {"id": 7}],
+    "axis_sizes": [2, 4], "axis_names": ["dp"], "axis_types": ["Explicit"]})");
+  const auto answer = shardscope::evalRequest(request);
+  REQUIRE(answer["ok"] == false);
+  CHECK(answer["error"]["message"].get<std::string>().rfind("Mesh requires the ndim of its first argument", 0) == 0);
 }

@@ -67,13 +67,14 @@ Mesh makeMesh(const Shape& axisSizes, const std::vector<std::string>& axisNames,
 
   const std::size_t ndim = placement.grid.ndim();
   std::vector<AxisType> types = axisTypes ? *axisTypes : std::vector<AxisType>(ndim, AxisType::Explicit);
-  if (types.size() != axisNames.size())
-    throwValueError("Number of axis names should match the number of axis_types. Got axis_names=" + namesTuple(axisNames) +
-                    " and axis_types=" + typesTuple(types));
+  // Mesh() checks the grid rank against the names before it normalises the axis types.
   if (ndim != axisNames.size())
     throwValueError("Mesh requires the ndim of its first argument (`devices`) to equal the length of its second argument "
                     "(`axis_names`), but got devices.ndim == " + std::to_string(ndim) + " and len(axis_names) == " +
                     std::to_string(axisNames.size()) + ".");
+  if (types.size() != axisNames.size())
+    throwValueError("Number of axis names should match the number of axis_types. Got axis_names=" + namesTuple(axisNames) +
+                    " and axis_types=" + typesTuple(types));
   mesh.grid = placement.grid;
   mesh.axis_names = axisNames;
   mesh.axis_types = std::move(types);

@@ -12,6 +12,10 @@ namespace eval {
 
 const std::map<std::string, EvalOp>& evalOps() {
   static const std::map<std::string, EvalOp> ops = {
+      // models and per-device memory (eval_model_ops.cpp)
+      {"model_params", opModelParams},
+      {"memory_estimate", opMemoryEstimate},
+
       // device-mesh engine (eval_mesh_ops.cpp)
       {"create_device_mesh", &eval::opCreateDeviceMesh},
       {"create_hybrid_device_mesh", &eval::opCreateHybridDeviceMesh},
@@ -24,6 +28,14 @@ const std::map<std::string, EvalOp>& evalOps() {
       {"mpmd_mesh", opMpmdMesh},
 
       // sharding rules and shards (eval_sharding_ops.cpp)
+      {"partition_helper", opPartitionHelper},
+      {"match_partition_rules", opMatchPartitionRules},
+      {"corrected_sharding", opCorrectedSharding},
+      {"shape_based_rule", opShapeBasedRule},
+      {"memory_constrained_rule", opMemoryConstrainedRule},
+      {"auto_sharding_rule", opAutoShardingRule},
+      {"composite_rule", opCompositeRule},
+      {"shard", opShard},
 
       // interconnect (eval_interconnect_ops.cpp)
       {"links", &evalLinks},

@@ -31,10 +31,22 @@ Json opParseMeshFromString(const Json& request, EvalContext& context);
 Json opMpmdMesh(const Json& request, EvalContext& context);
 
 // --- sharding rules and shards (eval_sharding_ops.cpp)
+Json opPartitionHelper(const Json& request, EvalContext& context);
+Json opMatchPartitionRules(const Json& request, EvalContext& context);
+Json opCorrectedSharding(const Json& request, EvalContext& context);
+Json opShapeBasedRule(const Json& request, EvalContext& context);
+Json opMemoryConstrainedRule(const Json& request, EvalContext& context);
+Json opAutoShardingRule(const Json& request, EvalContext& context);
+Json opCompositeRule(const Json& request, EvalContext& context);
+Json opShard(const Json& request, EvalContext& context);
 
 // --- interconnect (eval_interconnect_ops.cpp)
 Json evalLinks(const Json& request, EvalContext& context);
 Json evalHops(const Json& request, EvalContext& context);
 Json evalAxisReport(const Json& request, EvalContext& context);
+
+// --- models and per-device memory (eval_model_ops.cpp)
+Json opModelParams(const Json& request, EvalContext& context);
+Json opMemoryEstimate(const Json& request, EvalContext& context);
 
 } // namespace shardscope::eval

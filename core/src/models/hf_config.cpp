@@ -1,0 +1,183 @@
+// Reads the architecture numbers out of a Hugging Face config.json. Key names and defaults follow
+// each family's transformers configuration class, so a config that omits a key means what it
+// means to transformers (num_key_value_heads defaults to num_attention_heads, Gemma ties its
+// embeddings, ...).
+#include "json_input.hpp"
+#include "shardscope/errors.hpp"
+#include "shardscope/model_loaders.hpp"
+
+#include <algorithm>
+
+namespace shardscope {
+
+namespace {
+
+// The families we synthesize, by HF model_type.
+const std::vector<std::string> kSupported = {"llama",   "mistral", "mixtral", "qwen2",       "qwen3",      "qwen3_moe", "gemma",
+                                             "gemma2",  "gemma3",  "gemma3_text", "gpt2",    "deepseek_v2", "deepseek_v3"};
+
+std::string where(const char* key) { return std::string("config.json: '") + key + "'"; }
+
+// A present, non-null key.
+const Json* find(const Json& config, const char* key) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::int64_t readInt(const Json& value, const char* key, std::int64_t minimum) {
+  if (!value.is_number_integer() && !(value.is_number_float() && value.get<double>() == static_cast<double>(static_cast<std::int64_t>(value.get<double>()))))
+    throwValueError(where(key) + " must be an integer, got " + jsonRepr(value));
+  // Bounded so that products of a few dimensions cannot overflow int64.
+  const auto v = value.is_number_integer() ? value.get<std::int64_t>() : static_cast<std::int64_t>(value.get<double>());
+  if (v < minimum) throwValueError(where(key) + " must be >= " + std::to_string(minimum) + ", got " + std::to_string(v));
+  if (v > (std::int64_t{1} << 31)) throwValueError(where(key) + " is implausibly large (" + std::to_string(v) + ")");
+  return v;
+}
+
+std::int64_t requireInt(const Json& config, const char* key, std::int64_t minimum = 1) {
+  const Json* v = find(config, key);
+  if (!v) throwValueError(where(key) + " is missing");
+  return readInt(*v, key, minimum);
+}
+
+std::int64_t optInt(const Json& config, const char* key, std::int64_t fallback, std::int64_t minimum = 0) {
+  const Json* v = find(config, key);
+  return v ? readInt(*v, key, minimum) : fallback;
+}
+
+bool optBool(const Json& config, const char* key, bool fallback) {
+  const Json* v = find(config, key);
+  if (!v) return fallback;
+  if (!v->is_boolean()) throwValueError(where(key) + " must be true or false, got " + jsonRepr(*v));
+  return v->get<bool>();
+}
+
+bool tiesByDefault(const std::string& type) {
+  return type == "gemma" || type == "gemma2" || type == "gemma3" || type == "gemma3_text" || type == "gpt2";
+}
+
+// transformers >= 4.53 lists each layer's attention in "layer_types" ("sliding_attention" /
+// "full_attention"). It overrides the family default when present; ModelConfig keeps it as the
+// period of global layers, which every released model follows.
+void applyLayerTypes(const Json& config, ModelConfig& c) {
+  const Json* types = find(config, "layer_types");
+  if (!types) return;
+  if (!types->is_array() || static_cast<std::int64_t>(types->size()) != c.num_layers)
+    throwValueError(where("layer_types") + " must be a list of " + std::to_string(c.num_layers) + " layer types");
+  std::vector<bool> sliding;
+  for (std::size_t i = 0; i < types->size(); ++i) {
+    const Json& t = (*types)[i];
+    if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+      throwValueError(where("layer_types") + "[" + std::to_string(i) + "] must be \"sliding_attention\" or \"full_attention\"");
+    sliding.push_back(t == "sliding_attention");
+  }
+  const auto firstGlobal = std::find(sliding.begin(), sliding.end(), false);
+  if (std::find(sliding.begin(), sliding.end(), true) == sliding.end()) {
+    c.sliding_window = 0; // every layer global
+    return;
+  }
+  if (c.sliding_window <= 0) c.sliding_window = optInt(config, "sliding_window", 0);
+  if (c.sliding_window <= 0) throwValueError(where("layer_types") + " has sliding layers but 'sliding_window' is missing");
+  c.sliding_window_pattern = firstGlobal == sliding.end() ? 0 : (firstGlobal - sliding.begin()) + 1;
+  for (std::int64_t i = 0; i < c.num_layers; ++i)
+    if (c.isSlidingLayer(i) != sliding[static_cast<std::size_t>(i)])
+      throwNotImplemented(where("layer_types") + ": layer " + std::to_string(i) +
+                          " breaks the periodic sliding/global pattern this estimate supports");
+}
+
+} // namespace
+
+const std::vector<std::string>& supportedHfModelTypes() { return kSupported; }
+
+ModelConfig modelConfigFromHf(const Json& configIn) {
+  if (!configIn.is_object()) throwValueError("config.json must be a JSON object");
+  const Json* typeValue = find(configIn, "model_type");
+  if (!typeValue || !typeValue->is_string()) throwValueError(where("model_type") + " is missing or not a string");
+  ModelConfig c;
+  c.model_type = typeValue->get<std::string>();
+  if (std::find(kSupported.begin(), kSupported.end(), c.model_type) == kSupported.end()) {
+    std::string known;
+    for (const auto& t : kSupported) known += (known.empty() ? "" : ", ") + t;
+    throwNotImplemented("config.json: model_type '" + c.model_type + "' is not supported (supported: " + known + ")");
+  }
+  // Gemma 3's multimodal config nests the language model under text_config; tie_word_embeddings
+  // may sit at either level.
+  const Json& config = (c.model_type == "gemma3" && find(configIn, "text_config")) ? configIn["text_config"] : configIn;
+  if (!config.is_object()) throwValueError(where("text_config") + " must be an object");
+  c.tie_embeddings = optBool(configIn, "tie_word_embeddings", tiesByDefault(c.model_type));
+  if (&config != &configIn) c.tie_embeddings = optBool(config, "tie_word_embeddings", c.tie_embeddings);
+
+  if (c.model_type == "gpt2") {
+    c.num_layers = requireInt(config, "n_layer");
+    c.hidden = requireInt(config, "n_embd");
+    c.heads = requireInt(config, "n_head");
+    c.kv_heads = c.heads;
+    c.vocab = requireInt(config, "vocab_size");
+    c.max_positions = requireInt(config, "n_positions");
+    c.ffn = optInt(config, "n_inner", 4 * c.hidden, 1);
+    if (c.hidden % c.heads != 0) throwValueError(where("n_embd") + " (" + std::to_string(c.hidden) + ") is not a multiple of n_head");
+    c.head_dim = c.hidden / c.heads;
+    return c;
+  }
+
+  c.num_layers = requireInt(config, "num_hidden_layers");
+  c.hidden = requireInt(config, "hidden_size");
+  c.heads = requireInt(config, "num_attention_heads");
+  c.kv_heads = optInt(config, "num_key_value_heads", c.heads, 1);
+  c.vocab = requireInt(config, "vocab_size");
+  c.max_positions = optInt(config, "max_position_embeddings", 0);
+  c.ffn = requireInt(config, "intermediate_size");
+  if (c.heads % c.kv_heads != 0)
+    throwValueError(where("num_key_value_heads") + " (" + std::to_string(c.kv_heads) + ") does not divide num_attention_heads (" +
+                    std::to_string(c.heads) + ")");
+  if (find(config, "head_dim")) {
+    c.head_dim = requireInt(config, "head_dim");
+  } else {
+    if (c.hidden % c.heads != 0)
+      throwValueError(where("hidden_size") + " (" + std::to_string(c.hidden) + ") is not a multiple of num_attention_heads and head_dim is absent");
+    c.head_dim = c.hidden / c.heads;
+  }
+
+  const std::string& t = c.model_type;
+  if (t == "mixtral") {
+    c.experts = requireInt(config, "num_local_experts");
+    c.experts_per_token = requireInt(config, "num_experts_per_tok");
+    c.moe_ffn = c.ffn;
+  } else if (t == "qwen3_moe") {
+    c.experts = requireInt(config, "num_experts");
+    c.experts_per_token = requireInt(config, "num_experts_per_tok");
+    c.moe_ffn = requireInt(config, "moe_intermediate_size");
+  } else if (t == "deepseek_v2" || t == "deepseek_v3") {
+    c.experts = optInt(config, "n_routed_experts", 0);
+    c.experts_per_token = c.experts ? requireInt(config, "num_experts_per_tok") : 0;
+    c.moe_ffn = c.experts ? requireInt(config, "moe_intermediate_size") : 0;
+    c.shared_experts = optInt(config, "n_shared_experts", 0);
+    c.first_dense_layers = optInt(config, "first_k_dense_replace", 0);
+    c.q_lora_rank = optInt(config, "q_lora_rank", 0);
+    c.kv_lora_rank = requireInt(config, "kv_lora_rank");
+    c.qk_nope_head_dim = requireInt(config, "qk_nope_head_dim");
+    c.qk_rope_head_dim = requireInt(config, "qk_rope_head_dim");
+    c.v_head_dim = requireInt(config, "v_head_dim");
+    c.head_dim = c.qk_nope_head_dim + c.qk_rope_head_dim;
+    c.kv_heads = c.heads; // MLA: every head has its own (decompressed) key and value
+  }
+
+  // Local attention.
+  if (t == "gemma2") {
+    c.sliding_window = optInt(config, "sliding_window", 0);
+    c.sliding_window_pattern = 2; // Gemma 2 alternates local and global layers, local first
+  } else if (t == "gemma3" || t == "gemma3_text") {
+    c.sliding_window = optInt(config, "sliding_window", 0);
+    c.sliding_window_pattern = optInt(config, "sliding_window_pattern", 6, 1);
+  } else if (t == "mistral" || t == "mixtral") {
+    c.sliding_window = optInt(config, "sliding_window", 0);
+  } else if (t == "qwen2" || t == "qwen3" || t == "qwen3_moe") {
+    // Qwen keeps a sliding_window number in every config but only uses it when use_sliding_window.
+    if (optBool(config, "use_sliding_window", false)) c.sliding_window = optInt(config, "sliding_window", 0);
+  }
+  applyLayerTypes(config, c);
+  return c;
+}
+
+} // namespace shardscope

@@ -1,0 +1,235 @@
+// Synthesizes the tensors of a Hugging Face checkpoint from its config.json: the names and shapes
+// that model.safetensors would hold, without downloading it (as `accelerate estimate-memory`
+// builds the model on the meta device). Linear weights are [out_features, in_features] as
+// torch.nn.Linear stores them; GPT-2's Conv1D stores [in, out].
+#include "shardscope/dtype.hpp"
+#include "shardscope/errors.hpp"
+#include "shardscope/model_loaders.hpp"
+
+#include <algorithm>
+
+namespace shardscope {
+
+namespace {
+
+class Builder {
+public:
+  explicit Builder(std::string dtype) : dtype_(std::move(dtype)) {}
+  void add(std::string path, Shape shape) { params_.push_back({std::move(path), std::move(shape), dtype_}); }
+  // A Linear layer: weight [out, in] and, optionally, bias [out].
+  void linear(const std::string& prefix, std::int64_t in, std::int64_t out, bool bias = false) {
+    add(prefix + ".weight", {out, in});
+    if (bias) add(prefix + ".bias", {out});
+  }
+  std::vector<Param> take() { return std::move(params_); }
+
+private:
+  std::string dtype_;
+  std::vector<Param> params_;
+};
+
+std::string dtypeOf(const Json& config) {
+  // transformers >= 4.56 writes "dtype", older versions "torch_dtype"; checkpoints without either
+  // (GPT-2) load as float32.
+  for (const char* key : {"torch_dtype", "dtype"}) {
+    auto it = config.find(key);
+    if (it == config.end() || it->is_null()) continue;
+    if (!it->is_string()) throwValueError(std::string("config.json: '") + key + "' must be a string");
+    auto name = canonicalDtype(it->get<std::string>());
+    if (!name) throwValueError(std::string("config.json: '") + key + "' names an unknown dtype '" + it->get<std::string>() + "'");
+    return *name;
+  }
+  if (auto text = config.find("text_config"); text != config.end() && text->is_object()) return dtypeOf(*text);
+  return "float32";
+}
+
+const Json& section(const Json& config) {
+  if (auto text = config.find("text_config"); text != config.end() && text->is_object()) return *text;
+  return config;
+}
+
+bool flag(const Json& config, const char* key, bool fallback) {
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) throwValueError(std::string("config.json: '") + key + "' must be true or false");
+  return it->get<bool>();
+}
+
+std::vector<std::int64_t> intListOr(const Json& config, const char* key) {
+  std::vector<std::int64_t> out;
+  auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return out;
+  if (!it->is_array()) throwValueError(std::string("config.json: '") + key + "' must be a list of integers");
+  for (const auto& v : *it) {
+    if (!v.is_number_integer()) throwValueError(std::string("config.json: '") + key + "' must be a list of integers");
+    out.push_back(v.get<std::int64_t>());
+  }
+  return out;
+}
+
+void gpt2(Builder& b, const ModelConfig& c) {
+  const auto h = c.hidden;
+  b.add("transformer.wte.weight", {c.vocab, h});
+  b.add("transformer.wpe.weight", {c.max_positions, h});
+  for (std::int64_t i = 0; i < c.num_layers; ++i) {
+    const std::string p = "transformer.h." + std::to_string(i);
+    b.add(p + ".ln_1.weight", {h});
+    b.add(p + ".ln_1.bias", {h});
+    // Conv1D keeps [in, out]: the transpose of Linear.
+    b.add(p + ".attn.c_attn.weight", {h, 3 * h});
+    b.add(p + ".attn.c_attn.bias", {3 * h});
+    b.add(p + ".attn.c_proj.weight", {h, h});
+    b.add(p + ".attn.c_proj.bias", {h});
+    b.add(p + ".ln_2.weight", {h});
+    b.add(p + ".ln_2.bias", {h});
+    b.add(p + ".mlp.c_fc.weight", {h, c.ffn});
+    b.add(p + ".mlp.c_fc.bias", {c.ffn});
+    b.add(p + ".mlp.c_proj.weight", {c.ffn, h});
+    b.add(p + ".mlp.c_proj.bias", {h});
+  }
+  b.add("transformer.ln_f.weight", {h});
+  b.add("transformer.ln_f.bias", {h});
+  if (!c.tie_embeddings) b.add("lm_head.weight", {c.vocab, h});
+}
+
+// Self-attention of the Llama-like families (Llama, Mistral, Mixtral, Qwen, Gemma).
+void attention(Builder& b, const std::string& p, const ModelConfig& c, bool qkvBias, bool oBias, bool qkNorm) {
+  const auto q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim;
+  b.linear(p + ".self_attn.q_proj", c.hidden, q, qkvBias);
+  b.linear(p + ".self_attn.k_proj", c.hidden, kv, qkvBias);
+  b.linear(p + ".self_attn.v_proj", c.hidden, kv, qkvBias);
+  b.linear(p + ".self_attn.o_proj", q, c.hidden, oBias);
+  if (qkNorm) {
+    b.add(p + ".self_attn.q_norm.weight", {c.head_dim});
+    b.add(p + ".self_attn.k_norm.weight", {c.head_dim});
+  }
+}
+
+// Multi-head latent attention (DeepSeek-V2/V3): queries through a low-rank bottleneck (unless
+// q_lora_rank is null), keys and values through a shared latent of kv_lora_rank plus one shared
+// rotary key of qk_rope_head_dim.
+void mla(Builder& b, const std::string& p, const ModelConfig& c) {
+  const auto qHead = c.qk_nope_head_dim + c.qk_rope_head_dim;
+  const std::string a = p + ".self_attn";
+  if (c.q_lora_rank > 0) {
+    b.linear(a + ".q_a_proj", c.hidden, c.q_lora_rank);
+    b.add(a + ".q_a_layernorm.weight", {c.q_lora_rank});
+    b.linear(a + ".q_b_proj", c.q_lora_rank, c.heads * qHead);
+  } else {
+    b.linear(a + ".q_proj", c.hidden, c.heads * qHead);
+  }
+  b.linear(a + ".kv_a_proj_with_mqa", c.hidden, c.kv_lora_rank + c.qk_rope_head_dim);
+  b.add(a + ".kv_a_layernorm.weight", {c.kv_lora_rank});
+  b.linear(a + ".kv_b_proj", c.kv_lora_rank, c.heads * (c.qk_nope_head_dim + c.v_head_dim));
+  b.linear(a + ".o_proj", c.heads * c.v_head_dim, c.hidden);
+}
+
+// A gated MLP (SwiGLU / GeGLU): gate and up [ffn, h], down [h, ffn].
+void gatedMlp(Builder& b, const std::string& p, std::int64_t hidden, std::int64_t ffn, bool bias = false) {
+  b.linear(p + ".gate_proj", hidden, ffn, bias);
+  b.linear(p + ".up_proj", hidden, ffn, bias);
+  b.linear(p + ".down_proj", ffn, hidden, bias);
+}
+
+void llamaLike(Builder& b, const ModelConfig& c, const Json& config) {
+  const std::string& t = c.model_type;
+  const bool gemmaExtraNorms = t == "gemma2" || t == "gemma3" || t == "gemma3_text";
+  // Llama and Qwen3 put attention_bias on q, k, v and o; Qwen2 always biases q, k, v and never o.
+  const bool attnBias = (t == "llama" || t == "qwen3" || t == "qwen3_moe") && flag(config, "attention_bias", false);
+  const bool qkvBias = t == "qwen2" || attnBias;
+  const bool qkNorm = t == "qwen3" || t == "qwen3_moe" || t == "gemma3" || t == "gemma3_text";
+  const bool mlpBias = t == "llama" && flag(config, "mlp_bias", false);
+  // Qwen3-MoE: which layers are sparse.
+  const auto mlpOnly = intListOr(config, "mlp_only_layers");
+  std::int64_t sparseStep = 1;
+  if (t == "qwen3_moe") {
+    auto it = config.find("decoder_sparse_step");
+    if (it != config.end() && !it->is_null()) {
+      if (!it->is_number_integer() || it->get<std::int64_t>() < 1) throwValueError("config.json: 'decoder_sparse_step' must be a positive integer");
+      sparseStep = it->get<std::int64_t>();
+    }
+  }
+
+  b.add("model.embed_tokens.weight", {c.vocab, c.hidden});
+  for (std::int64_t i = 0; i < c.num_layers; ++i) {
+    const std::string p = "model.layers." + std::to_string(i);
+    b.add(p + ".input_layernorm.weight", {c.hidden});
+    attention(b, p, c, qkvBias, attnBias, qkNorm);
+    b.add(p + ".post_attention_layernorm.weight", {c.hidden});
+    if (gemmaExtraNorms) {
+      b.add(p + ".pre_feedforward_layernorm.weight", {c.hidden});
+      b.add(p + ".post_feedforward_layernorm.weight", {c.hidden});
+    }
+    if (t == "mixtral") {
+      b.linear(p + ".block_sparse_moe.gate", c.hidden, c.experts);
+      for (std::int64_t e = 0; e < c.experts; ++e) {
+        const std::string x = p + ".block_sparse_moe.experts." + std::to_string(e);
+        b.linear(x + ".w1", c.hidden, c.moe_ffn);
+        b.linear(x + ".w2", c.moe_ffn, c.hidden);
+        b.linear(x + ".w3", c.hidden, c.moe_ffn);
+      }
+    } else if (t == "qwen3_moe" && c.experts > 0 && std::find(mlpOnly.begin(), mlpOnly.end(), i) == mlpOnly.end() &&
+               (i + 1) % sparseStep == 0) {
+      b.linear(p + ".mlp.gate", c.hidden, c.experts);
+      for (std::int64_t e = 0; e < c.experts; ++e) gatedMlp(b, p + ".mlp.experts." + std::to_string(e), c.hidden, c.moe_ffn);
+    } else {
+      gatedMlp(b, p + ".mlp", c.hidden, c.ffn, mlpBias);
+    }
+  }
+  b.add("model.norm.weight", {c.hidden});
+  if (!c.tie_embeddings) b.add("lm_head.weight", {c.vocab, c.hidden});
+}
+
+void deepseek(Builder& b, const ModelConfig& c, const Json& config) {
+  // e_score_correction_bias exists for the auxiliary-loss-free router (topk_method "noaux_tc",
+  // DeepSeek-V3); V2's greedy routers have none.
+  std::string topk = c.model_type == "deepseek_v3" ? "noaux_tc" : "greedy";
+  if (auto it = config.find("topk_method"); it != config.end() && it->is_string()) topk = it->get<std::string>();
+  std::int64_t moeFreq = 1;
+  if (auto it = config.find("moe_layer_freq"); it != config.end() && !it->is_null()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 1) throwValueError("config.json: 'moe_layer_freq' must be a positive integer");
+    moeFreq = it->get<std::int64_t>();
+  }
+  b.add("model.embed_tokens.weight", {c.vocab, c.hidden});
+  for (std::int64_t i = 0; i < c.num_layers; ++i) {
+    const std::string p = "model.layers." + std::to_string(i);
+    b.add(p + ".input_layernorm.weight", {c.hidden});
+    mla(b, p, c);
+    b.add(p + ".post_attention_layernorm.weight", {c.hidden});
+    const bool moe = c.experts > 0 && i >= c.first_dense_layers && i % moeFreq == 0;
+    if (!moe) {
+      gatedMlp(b, p + ".mlp", c.hidden, c.ffn);
+      continue;
+    }
+    b.linear(p + ".mlp.gate", c.hidden, c.experts);
+    if (topk == "noaux_tc") b.add(p + ".mlp.gate.e_score_correction_bias", {c.experts});
+    for (std::int64_t e = 0; e < c.experts; ++e) gatedMlp(b, p + ".mlp.experts." + std::to_string(e), c.hidden, c.moe_ffn);
+    if (c.shared_experts > 0) gatedMlp(b, p + ".mlp.shared_experts", c.hidden, c.moe_ffn * c.shared_experts);
+  }
+  b.add("model.norm.weight", {c.hidden});
+  if (!c.tie_embeddings) b.add("lm_head.weight", {c.vocab, c.hidden});
+  // The multi-token-prediction module (num_nextn_predict_layers) is not part of the published
+  // 671B count and transformers does not load it, so it is not synthesized.
+}
+
+} // namespace
+
+Model modelFromHfConfig(const Json& config, const std::string& name) {
+  Model model;
+  model.name = name;
+  model.config = modelConfigFromHf(config);
+  const ModelConfig& c = *model.config;
+  Builder b(dtypeOf(config));
+  if (c.model_type == "gpt2") {
+    gpt2(b, c);
+  } else if (c.model_type == "deepseek_v2" || c.model_type == "deepseek_v3") {
+    deepseek(b, c, section(config));
+  } else {
+    llamaLike(b, c, section(config));
+  }
+  model.params = b.take();
+  validateModel(model);
+  return model;
+}
+
+} // namespace shardscope

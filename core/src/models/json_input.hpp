@@ -1,0 +1,27 @@
+// Internal: reading the JSON files models come in (untrusted, possibly huge or hostile) and quoting
+// bad values in error messages. Parsing itself goes through parseJsonText (json_text.hpp), which
+// bounds nesting depth: ordered_json copies nested values recursively when an object grows.
+#pragma once
+
+#include "shardscope/eval.hpp"
+#include "shardscope/json_text.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace shardscope {
+
+// Scalars are shown (cut to a readable length); lists and objects only by type, because they may be
+// huge or nested deep enough that printing them would cost more than the message is worth.
+inline std::string jsonRepr(const Json& value) {
+  if (value.is_structured()) return value.is_array() ? "a list" : "an object";
+  std::string text = dumpJson(value);
+  constexpr std::size_t kMax = 60;
+  if (text.size() > kMax) text = text.substr(0, kMax) + "...";
+  return text;
+}
+
+// A JSON file of at most 100 MB; `source` (usually the file name) names it in errors.
+Json readJsonFile(const std::filesystem::path& file, const std::string& source);
+
+} // namespace shardscope

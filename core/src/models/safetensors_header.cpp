@@ -1,0 +1,116 @@
+// safetensors files (huggingface/safetensors, docs "Format"): an 8-byte little-endian header length
+// N, N bytes of JSON {tensor: {dtype, shape, data_offsets}, "__metadata__"?: {...}}, then the raw
+// data. Only the header is read: we never need the weights, and a checkpoint may be hundreds of GB.
+#include "shardscope/dtype.hpp"
+#include "checkpoint_config.hpp"
+#include "json_input.hpp"
+#include "shardscope/errors.hpp"
+#include "shardscope/model_loaders.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+namespace shardscope {
+
+namespace {
+
+std::int64_t headerInt(const Json& v, const std::string& what) {
+  if (v.is_number_unsigned()) {
+    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      throwValueError(what + " is too large (" + jsonRepr(v) + ")");
+    return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  }
+  if (!v.is_number_integer()) throwValueError(what + " must be an integer, got " + jsonRepr(v));
+  const auto i = v.get<std::int64_t>();
+  if (i < 0) throwValueError(what + " must not be negative, got " + std::to_string(i));
+  return i;
+}
+
+// Parses the header; `ends` (when given) receives each tensor's data_offsets end.
+std::vector<Param> parseHeader(std::string_view headerJson, const std::string& source, std::vector<std::int64_t>* ends) {
+  const Json header = parseJsonText(headerJson, source + ": the header");
+  if (!header.is_object()) throwValueError(source + ": the header must be a JSON object, got " + std::string(header.type_name()));
+  std::vector<Param> params;
+  params.reserve(header.size());
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (it.key() == "__metadata__") continue; // free-form string map; nothing we need
+    const std::string at = source + ": tensor '" + it.key() + "'";
+    const Json& t = it.value();
+    if (!t.is_object()) throwValueError(at + " must be an object with dtype, shape and data_offsets");
+    Param p;
+    p.path = it.key();
+    auto dtype = t.find("dtype");
+    if (dtype == t.end() || !dtype->is_string()) throwValueError(at + ": 'dtype' is missing or not a string");
+    auto name = dtypeFromSafetensors(dtype->get<std::string>());
+    if (!name) throwValueError(at + ": 'dtype' " + jsonRepr(*dtype) + " is not a safetensors dtype");
+    p.dtype = *name;
+    auto shape = t.find("shape");
+    if (shape == t.end() || !shape->is_array()) throwValueError(at + ": 'shape' is missing or not a list");
+    for (std::size_t d = 0; d < shape->size(); ++d) p.shape.push_back(headerInt((*shape)[d], at + ": 'shape'[" + std::to_string(d) + "]"));
+    auto offsets = t.find("data_offsets");
+    if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2) throwValueError(at + ": 'data_offsets' must be a list [begin, end]");
+    const auto begin = headerInt((*offsets)[0], at + ": 'data_offsets'[0]");
+    const auto end = headerInt((*offsets)[1], at + ": 'data_offsets'[1]");
+    if (end < begin) throwValueError(at + ": 'data_offsets' end " + std::to_string(end) + " is before begin " + std::to_string(begin));
+    params.push_back(std::move(p));
+    if (ends) ends->push_back(end);
+    // The byte range must hold exactly shape x dtype (safetensors' own validation). Checked after
+    // the element count is known not to overflow.
+    Model probe;
+    probe.name = source;
+    probe.params = {params.back()};
+    validateModel(probe);
+    const double expected = std::ceil(static_cast<double>(params.back().elements()) * dtypeBytes(params.back().dtype).value_or(0));
+    if (static_cast<double>(end - begin) != expected)
+      throwValueError(at + ": 'data_offsets' span " + std::to_string(end - begin) + " bytes but shape " + shapeRepr(params.back().shape) +
+                      " of " + params.back().dtype + " needs " + std::to_string(static_cast<std::int64_t>(expected)));
+  }
+  return params;
+}
+
+} // namespace
+
+std::vector<Param> paramsFromSafetensorsHeader(std::string_view headerJson, const std::string& source) {
+  return parseHeader(headerJson, source, nullptr);
+}
+
+Model readSafetensorsHeader(const std::filesystem::path& file) {
+  const std::string source = file.filename().string();
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  if (ec) throwValueError(source + ": cannot read file (" + ec.message() + ")");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throwValueError(source + ": cannot open file");
+  unsigned char lengthBytes[8];
+  if (size < 8 || !in.read(reinterpret_cast<char*>(lengthBytes), 8))
+    throwValueError(source + ": truncated: the file is shorter than the 8-byte header length (" + std::to_string(size) + " bytes)");
+  std::uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) length = (length << 8) | lengthBytes[i];
+  if (length > kMaxSafetensorsHeader)
+    throwValueError(source + ": header length " + std::to_string(length) + " exceeds the 100 MB limit");
+  if (length > size - 8)
+    throwValueError(source + ": header length " + std::to_string(length) + " runs past the end of the file (" + std::to_string(size) + " bytes)");
+  std::string header(static_cast<std::size_t>(length), '\0');
+  if (!in.read(header.data(), static_cast<std::streamsize>(length))) throwValueError(source + ": truncated header");
+  Model model;
+  model.name = file.stem().string();
+  std::vector<std::int64_t> ends;
+  model.params = parseHeader(header, source, &ends);
+  // Every tensor's bytes must lie inside the data section.
+  const std::uint64_t dataSize = size - 8 - length;
+  for (std::size_t i = 0; i < ends.size(); ++i)
+    if (static_cast<std::uint64_t>(ends[i]) > dataSize)
+      throwValueError(source + ": tensor '" + model.params[i].path + "': 'data_offsets' end " + std::to_string(ends[i]) +
+                      " runs past the data section (" + std::to_string(dataSize) + " bytes)");
+  validateModel(model);
+  return model;
+}
+
+Model loadSafetensors(const std::filesystem::path& file) {
+  Model model = readSafetensorsHeader(file);
+  attachSiblingConfig(model, file);
+  return model;
+}
+
+} // namespace shardscope
