@@ -1,15 +1,33 @@
 #include "presets.hpp"
 
+#include "shardscope/logical_axes.hpp"
+#include "shardscope/model_loaders.hpp"
+
 #include <QObject>
 
 namespace shardscope::ui {
 
 QStringList modelPresetNames() {
-  return {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "mixtral-8x7b",
-          "qwen2.5-72b",  "gemma-2-27b",   "deepseek-v3",    "gpt2"};
+  QStringList names;
+  try {
+    for (const auto& name : presetModelNames()) names << QString::fromStdString(name);
+  } catch (const std::exception&) {
+    // No resources folder (e.g. a build tree moved away): the picker still offers "Open model…".
+  }
+  return names;
 }
 
-QStringList rulePresetNames() { return {"dp", "fsdp", "tp", "fsdp-tp", "ep", "sp"}; }
+QStringList rulePresetNames() {
+  QStringList names;
+  for (const auto& preset : rulePresets()) names << QString::fromStdString(preset.name);
+  return names;
+}
+
+QString rulePresetDescription(const QString& name) {
+  for (const auto& preset : rulePresets())
+    if (QString::fromStdString(preset.name) == name) return QString::fromStdString(preset.description);
+  return {};
+}
 
 QStringList meshPresetNames() {
   return {"dp", "fsdp", "fsdp+tp", "dp+fsdp+tp", "MaxText (data, fsdp, tensor)", "ep+tp", "sp+tp", "pipeline+fsdp+tp"};

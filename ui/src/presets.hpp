@@ -1,5 +1,5 @@
-// The names the pickers offer. Kept in one place so they can switch to core's lists
-// (presetModelNames() in model_loaders.hpp, rule preset names in logical_axes.hpp) once those land.
+// The names the pickers offer, from core's lists (model presets, rule presets) plus the GUI's own
+// logical-mesh layouts.
 #pragma once
 
 #include "shardscope/scenario.hpp"
@@ -11,6 +11,8 @@ namespace shardscope::ui {
 
 QStringList modelPresetNames();
 QStringList rulePresetNames();
+// A rule preset's one-line description (tooltip), empty when unknown.
+QString rulePresetDescription(const QString& name);
 
 // A logical-mesh preset: a name and the axes it sets for the current topology.
 struct MeshPreset {

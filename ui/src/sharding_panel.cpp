@@ -32,7 +32,10 @@ ShardingPanel::ShardingPanel(ScenarioDocument* document, ViewSelection* selectio
   top->addWidget(new QLabel(tr("Rule set:"), this));
   preset_ = new QComboBox(this);
   preset_->addItem(tr("(custom rules only)"), QString());
-  for (const QString& name : rulePresetNames()) preset_->addItem(name, name);
+  for (const QString& name : rulePresetNames()) {
+    preset_->addItem(name, name);
+    preset_->setItemData(preset_->count() - 1, rulePresetDescription(name), Qt::ToolTipRole);
+  }
   preset_->setToolTip(tr("A built-in rule set; the rules below are tried before it, first match wins."));
   connect(preset_, &QComboBox::activated, this, [this](int i) {
     const std::string name = preset_->itemData(i).toString().toStdString();
