@@ -79,8 +79,9 @@ void MemoryChart::rebuild() {
   stack_->setCurrentWidget(chartPage_);
   const MemorySummary& mem = analysis_->memory;
   const auto& devices = analysis_->mesh.devices;
-  const int n = static_cast<int>(mem.per_device.size());
-  for (const auto& d : mem.per_device) shownMax_ = std::max(shownMax_, d.total());
+  // One entry per device is the contract; never index past either list if a stage disagrees.
+  const int n = static_cast<int>(std::min(mem.per_device.size(), devices.size()));
+  for (int p = 0; p < n; ++p) shownMax_ = std::max(shownMax_, mem.per_device[static_cast<std::size_t>(p)].total());
 
   const bool dark = palette().color(QPalette::Window).lightnessF() < 0.5;
   auto* chart = new QChart;
