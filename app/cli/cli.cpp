@@ -17,6 +17,7 @@ struct CommandInfo {
 std::map<std::string, CommandInfo>& commands() {
   static std::map<std::string, CommandInfo> table = {
       {"comm", {&runComm, "per-axis interconnect report and collective times of a mesh on a topology"}},
+      {"shard", {&runShard, "every parameter's spec and shard, then per-device memory (see `shard --help`)"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
       {"topology", {&runTopology, "print a topology's devices in jax.devices() order as JSON"}},
   };

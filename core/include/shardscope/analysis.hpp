@@ -63,8 +63,8 @@ struct AxisComm {
   double mean_dilation = 0;
   int max_link_load = 0;
   bool crosses_hosts = false, crosses_slices = false;
-  std::string slowest_link;          // "ICI", "DCN", "NVLink", "network"
-  double bytes = 0;                  // the payload the times below are for
+  std::string slowest_link;          // "ici", "dcn", "nvlink", "network", or "none" (one chip)
+  double bytes = 0;                  // the payload the times below are for: one layer's parameters
   double all_gather_s = 0, reduce_scatter_s = 0, all_reduce_s = 0, all_to_all_s = 0;
 };
 

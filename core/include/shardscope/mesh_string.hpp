@@ -2,7 +2,7 @@
 // at most one size -1 meaning "whatever the device count leaves").
 #pragma once
 
-#include "shardscope/nd_array.hpp"
+#include "shardscope/mesh_axes.hpp"
 
 #include <cstdint>
 #include <string>
@@ -10,11 +10,6 @@
 #include <vector>
 
 namespace shardscope {
-
-struct MeshAxes {
-  std::vector<std::string> names;
-  Shape sizes;
-};
 
 // Throws ValueError naming the bad part: empty/duplicate names, sizes that are not positive
 // integers (or -1), more than one -1, a product that does not divide / equal `deviceCount`.

@@ -1,12 +1,35 @@
-// Internal: the stages of analyze(), one file each.
+// Internal: the stages of analyze(), one file each. Each stage reads the scenario and the earlier
+// stages' results and fills its own part of the Analysis.
 #pragma once
 
 #include "shardscope/analysis.hpp"
+#include "shardscope/model.hpp"
+#include "shardscope/shard_plan.hpp"
+
+#include <memory>
 
 namespace shardscope::analysis {
 
 // Devices from the topology, the logical mesh exactly as JAX would assign it, and a sentence per
 // axis saying which physical axes it took. Throws the reference's Error when no mesh exists.
 void buildMesh(const Scenario& scenario, Analysis& out);
+
+// The scenario's model (preset, file or inline list), loaded once and kept while the scenario
+// names it: the GUI recomputes on every edit and must not re-read a 46k-tensor model each time.
+// nullptr (and an Error diagnostic) when it cannot be loaded.
+std::shared_ptr<const Model> loadModel(const ModelChoice& choice, Analysis& out);
+
+// Specs by the scenario's rules, eformer's correction, and each parameter's shard; fills
+// Analysis::params. Returns the plan (for memory), or nothing with a diagnostic on failure.
+std::optional<ShardPlan> shardModel(const Scenario& scenario, const Model& model, Analysis& out);
+
+// Per-device bytes by category against the chip's HBM; fills Analysis::memory.
+void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardPlan& plan, Analysis& out);
+
+// Per-axis rings on the physical links and collective times for `payloadBytes`; fills Analysis::comm.
+void reportCommunication(const Scenario& scenario, double payloadBytes, Analysis& out);
+
+// Appends a diagnostic.
+void note(Analysis& out, Diagnostic::Severity severity, std::string section, std::string subject, std::string message);
 
 } // namespace shardscope::analysis

@@ -20,9 +20,19 @@ Analysis analyze(const Scenario& scenario, const std::atomic<bool>* cancel) {
     }
     return false;
   };
+  // The payload the per-axis collective times are quoted for: one layer's parameters, what an
+  // FSDP all-gather moves per layer (the whole model when the layer count is unknown).
+  double payloadBytes = 1 << 30;
   if (!cancelled()) {
-    // Later stages (model, sharding, memory, comm) attach here as their engines land.
+    if (auto model = analysis::loadModel(scenario.model, out); model && !cancelled()) {
+      if (auto plan = analysis::shardModel(scenario, *model, out); plan && !cancelled()) {
+        analysis::estimateDeviceMemory(scenario, *model, *plan, out);
+        payloadBytes = static_cast<double>(plan->totals.total_bytes);
+        if (model->config && model->config->num_layers > 0) payloadBytes /= static_cast<double>(model->config->num_layers);
+      }
+    }
   }
+  if (!cancelled()) analysis::reportCommunication(scenario, payloadBytes, out);
   out.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

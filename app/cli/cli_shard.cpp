@@ -1,0 +1,174 @@
+// `shardscope-cli shard`: each parameter's partition spec and shard, then the per-device memory
+// summary, for a topology + mesh + model + rule set given by flags or by a workspace file.
+#include "cli.hpp"
+#include "text_table.hpp"
+
+#include "shardscope/analysis.hpp"
+#include "shardscope/analysis_json.hpp"
+#include "shardscope/errors.hpp"
+#include "shardscope/json_text.hpp"
+#include "shardscope/mesh_string.hpp"
+#include "shardscope/model_loaders.hpp"
+#include "shardscope/topology.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <ostream>
+#include <sstream>
+
+namespace shardscope::cli {
+
+namespace {
+
+void usage(std::ostream& out) {
+  out << "Usage: shardscope-cli shard [WORKSPACE.json] [--topology TOPO] [--mesh AXES] [--model NAME|FILE]\n"
+         "                            [--rules PRESET] [--no-split] [--format table|json|csv] [--per-device]\n\n"
+         "Prints every parameter's partition spec, shard shape and bytes per device, then the\n"
+         "per-device memory summary against the chip's HBM. Flags override the workspace (or the\n"
+         "built-in default scenario when no workspace is given).\n\n"
+         "  --topology TOPO  e.g. v5p:16x20x28, v4:4x4x8, v5e:16x16, v4:4x4x4:slices=2, h100:32x8\n"
+         "  --mesh AXES      name:size list, one size may be -1: \"fsdp:-1,tp:4\"\n"
+         "  --model M        a preset (llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b,\n"
+         "                   qwen2.5-72b, gemma-2-27b, deepseek-v3, gpt2) or a model file\n"
+         "                   (our JSON, .safetensors, model.safetensors.index.json, HF config.json)\n"
+         "  --rules PRESET   dp, fsdp, tp, fsdp-tp, ep, sp\n"
+         "  --no-split       refuse meshes that need JAX's allow_split_physical_axes\n"
+         "  --format F       table (default), json or csv (csv: the parameter table only)\n"
+         "  --per-device     json: include every device's memory\n";
+}
+
+std::string shapeText(const Shape& s) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+Scenario readWorkspace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::IOError, "cannot open workspace '" + path + "'");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return scenarioFromJson(parseJsonText(text, "workspace '" + path + "'"));
+}
+
+TextTable paramTable(const Analysis& a) {
+  TextTable t;
+  t.header = {"parameter", "shape", "dtype", "spec", "shard", "bytes/device", "notes"};
+  t.right_aligned = {false, false, false, false, false, true, false};
+  for (const auto& p : a.params)
+    t.rows.push_back({p.path, shapeText(p.shape), p.dtype, p.spec, shapeText(p.shard_shape), formatBytes(p.bytes_per_device),
+                      join(p.diagnostics, "; ")});
+  return t;
+}
+
+void printSummary(const Analysis& a, std::ostream& out) {
+  out << "\nmesh ";
+  for (std::size_t i = 0; i < a.mesh.axis_names.size(); ++i)
+    out << (i ? ", " : "") << a.mesh.axis_names[i] << ":" << a.mesh.shape()[i];
+  out << " on " << a.mesh.devices.size() << " devices (" << (a.placements.empty() ? "" : a.placements.front().path) << ")\n";
+  for (const auto& ax : a.axes) out << "  " << ax.name << " = " << ax.size << ": " << ax.explanation << "\n";
+
+  const auto& m = a.memory;
+  if (m.argmax >= 0) {
+    const auto& d = m.per_device[static_cast<std::size_t>(m.argmax)];
+    out << "\nmemory per device (fullest: device " << a.mesh.devices[static_cast<std::size_t>(m.argmax)].id << ")\n";
+    TextTable t;
+    t.header = {"category", "bytes"};
+    t.right_aligned = {false, true};
+    t.rows = {{"params", formatBytes(d.params)},       {"grads", formatBytes(d.grads)},
+              {"optimizer", formatBytes(d.optimizer)}, {"activations", formatBytes(d.activations)},
+              {"kv cache", formatBytes(d.kv_cache)},   {"total", formatBytes(d.total())},
+              {"HBM", m.hbm_bytes > 0 ? formatBytes(m.hbm_bytes) : "unknown"}};
+    t.print(out);
+    out << "max " << formatBytes(m.max_bytes) << ", mean " << formatBytes(m.mean_bytes) << ": "
+        << (m.hbm_bytes <= 0 ? "no HBM figure for this chip" : m.out_of_memory ? "OUT OF MEMORY" : "fits") << "\n";
+  }
+  for (const auto& d : a.diagnostics)
+    if (d.severity != Diagnostic::Severity::Info)
+      out << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << d.section << "] "
+          << (d.subject.empty() ? "" : d.subject + ": ") << d.message << "\n";
+}
+
+} // namespace
+
+int runShard(const Args& args, Streams io) {
+  try {
+    Scenario scenario = defaultScenario();
+    std::string format = "table";
+    std::string meshText;
+    bool perDevice = false, noSplit = false;
+    bool topologyGiven = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&]() -> const std::string& {
+        if (i + 1 >= args.size()) throwValueError("option " + a + " needs a value");
+        return args[++i];
+      };
+      if (a == "--help" || a == "-h") {
+        usage(io.out);
+        return 0;
+      } else if (a == "--topology") {
+        scenario.topology = parseTopology(value());
+        topologyGiven = true;
+      } else if (a == "--mesh") {
+        meshText = value();
+      } else if (a == "--model") {
+        const std::string& m = value();
+        const auto presets = presetModelNames();
+        scenario.model = {};
+        // A preset name wins; anything else is a model file.
+        if (std::find(presets.begin(), presets.end(), m) != presets.end()) scenario.model.preset = m;
+        else scenario.model.path = m;
+      } else if (a == "--rules") {
+        scenario.rules = {};
+        scenario.rules.preset = value();
+      } else if (a == "--format") {
+        format = value();
+        if (format != "table" && format != "json" && format != "csv") throwValueError("--format must be table, json or csv");
+      } else if (a == "--per-device") {
+        perDevice = true;
+      } else if (a == "--no-split") {
+        noSplit = true;
+      } else if (!a.empty() && a[0] == '-') {
+        throwValueError("unknown option " + a + " (see shardscope-cli shard --help)");
+      } else {
+        scenario = readWorkspace(a);
+      }
+    }
+    if (!meshText.empty()) {
+      const auto devices = makeDevices(scenario.topology);
+      const auto perSlice = static_cast<std::int64_t>(devices.size()) / std::max(1, scenario.topology.slices);
+      const MeshAxes axes = parseMeshAxes(meshText, perSlice);
+      scenario.mesh.axes.clear();
+      for (std::size_t i = 0; i < axes.names.size(); ++i) scenario.mesh.axes.push_back({axes.names[i], axes.sizes[i], 1, AxisType::Explicit});
+      if (scenario.topology.slices > 1 && !scenario.mesh.axes.empty()) scenario.mesh.axes.front().dcn = scenario.topology.slices;
+    } else if (topologyGiven) {
+      throwValueError("--topology needs --mesh too (the default mesh is for the default v4 4x4x8)");
+    }
+    if (noSplit) scenario.mesh.allow_split_physical_axes = false;
+
+    const Analysis analysis = analyze(scenario);
+    if (format == "json") {
+      io.out << dumpJson(analysisToJson(analysis, perDevice), 2) << "\n";
+    } else if (format == "csv") {
+      paramTable(analysis).printCsv(io.out);
+    } else {
+      paramTable(analysis).print(io.out);
+      printSummary(analysis, io.out);
+    }
+    for (const auto& d : analysis.diagnostics)
+      if (d.severity == Diagnostic::Severity::Error) return 1;
+    return 0;
+  } catch (const Error& e) {
+    io.err << "shardscope-cli shard: " << errorKindName(e.kind()) << ": " << e.what() << "\n";
+    return 1;
+  }
+}
+
+} // namespace shardscope::cli

@@ -1,0 +1,98 @@
+#include "shardscope/analysis_json.hpp"
+
+namespace shardscope {
+
+namespace {
+const char* severityName(Diagnostic::Severity s) {
+  switch (s) {
+  case Diagnostic::Severity::Info: return "info";
+  case Diagnostic::Severity::Warning: return "warning";
+  case Diagnostic::Severity::Error: return "error";
+  }
+  return "info";
+}
+
+Json memoryJson(const DeviceMemory& m) {
+  return {{"params", m.params}, {"grads", m.grads},       {"optimizer", m.optimizer},
+          {"activations", m.activations}, {"kv_cache", m.kv_cache}, {"total", m.total()}};
+}
+} // namespace
+
+Json analysisToJson(const Analysis& a, bool perDevice) {
+  Json out;
+  Json mesh;
+  mesh["axis_names"] = a.mesh.axis_names;
+  mesh["shape"] = a.mesh.shape();
+  mesh["device_count"] = a.mesh.devices.size();
+  Json paths = Json::array();
+  for (const auto& p : a.placements) paths.push_back(p.path);
+  mesh["placement"] = paths;
+  Json axes = Json::array();
+  for (const auto& ax : a.axes)
+    axes.push_back({{"name", ax.name}, {"size", ax.size}, {"ici", ax.ici}, {"dcn", ax.dcn}, {"explanation", ax.explanation}});
+  mesh["axes"] = axes;
+  out["mesh"] = mesh;
+
+  Json params = Json::array();
+  for (const auto& p : a.params) {
+    params.push_back({{"path", p.path},
+                      {"shape", p.shape},
+                      {"dtype", p.dtype},
+                      {"spec", p.spec},
+                      {"shard_shape", p.shard_shape},
+                      {"bytes_per_device", p.bytes_per_device},
+                      {"uneven", p.uneven},
+                      {"diagnostics", p.diagnostics}});
+  }
+  out["params"] = params;
+
+  const auto& m = a.memory;
+  Json memory;
+  memory["hbm_bytes"] = m.hbm_bytes;
+  memory["max_bytes"] = m.max_bytes;
+  memory["mean_bytes"] = m.mean_bytes;
+  memory["argmax_device_id"] = m.argmax >= 0 && static_cast<std::size_t>(m.argmax) < a.mesh.devices.size()
+                                   ? Json(a.mesh.devices[static_cast<std::size_t>(m.argmax)].id)
+                                   : Json();
+  memory["out_of_memory"] = m.out_of_memory;
+  if (m.argmax >= 0 && static_cast<std::size_t>(m.argmax) < m.per_device.size())
+    memory["fullest_device"] = memoryJson(m.per_device[static_cast<std::size_t>(m.argmax)]);
+  if (perDevice) {
+    Json list = Json::array();
+    for (std::size_t i = 0; i < m.per_device.size(); ++i) {
+      Json d = memoryJson(m.per_device[i]);
+      d["device_id"] = a.mesh.devices[i].id;
+      list.push_back(std::move(d));
+    }
+    memory["per_device"] = list;
+  }
+  out["memory"] = memory;
+
+  Json comm = Json::array();
+  for (const auto& c : a.comm) {
+    comm.push_back({{"axis", c.name},
+                    {"size", c.size},
+                    {"ring_closed", c.ring_closed},
+                    {"max_dilation", c.max_dilation},
+                    {"mean_dilation", c.mean_dilation},
+                    {"max_link_load", c.max_link_load},
+                    {"crosses_hosts", c.crosses_hosts},
+                    {"crosses_slices", c.crosses_slices},
+                    {"slowest_link", c.slowest_link},
+                    {"bytes", c.bytes},
+                    {"all_gather_s", c.all_gather_s},
+                    {"reduce_scatter_s", c.reduce_scatter_s},
+                    {"all_reduce_s", c.all_reduce_s},
+                    {"all_to_all_s", c.all_to_all_s}});
+  }
+  out["comm"] = comm;
+
+  Json diagnostics = Json::array();
+  for (const auto& d : a.diagnostics)
+    diagnostics.push_back({{"severity", severityName(d.severity)}, {"section", d.section}, {"subject", d.subject}, {"message", d.message}});
+  out["diagnostics"] = diagnostics;
+  out["compute_ms"] = a.compute_ms;
+  return out;
+}
+
+} // namespace shardscope

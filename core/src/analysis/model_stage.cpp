@@ -1,0 +1,74 @@
+#include "analysis_stages.hpp"
+
+#include "shardscope/errors.hpp"
+#include "shardscope/model_loaders.hpp"
+
+#include <filesystem>
+#include <mutex>
+
+namespace shardscope::analysis {
+
+namespace {
+
+// What identifies a loaded model: the preset name, or the file with its size and time (an edited
+// file loads again), or the inline parameter list itself.
+std::string cacheKey(const ModelChoice& choice) {
+  if (!choice.inline_params.is_null()) return "inline:" + choice.inline_params.dump();
+  if (!choice.path.empty()) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(choice.path, ec);
+    const auto time = std::filesystem::last_write_time(choice.path, ec);
+    return "file:" + choice.path + ":" + std::to_string(ec ? 0 : size) + ":" +
+           std::to_string(ec ? 0 : time.time_since_epoch().count());
+  }
+  return "preset:" + choice.preset;
+}
+
+Model load(const ModelChoice& choice) {
+  if (!choice.inline_params.is_null()) {
+    Json wrapped = {{"name", "inline model"}, {"params", choice.inline_params}};
+    return modelFromJson(wrapped);
+  }
+  if (!choice.path.empty()) return loadModelFile(choice.path);
+  if (choice.preset.empty()) throwValueError("the scenario names no model (model.preset, model.path or model.params)");
+  return loadPresetModel(choice.preset);
+}
+
+struct ModelCache {
+  std::mutex mutex;
+  std::string key;
+  std::shared_ptr<const Model> model;
+};
+
+ModelCache& cache() {
+  static ModelCache c;
+  return c;
+}
+
+} // namespace
+
+void note(Analysis& out, Diagnostic::Severity severity, std::string section, std::string subject, std::string message) {
+  out.diagnostics.push_back({severity, std::move(section), std::move(subject), std::move(message)});
+}
+
+std::shared_ptr<const Model> loadModel(const ModelChoice& choice, Analysis& out) {
+  const std::string key = cacheKey(choice);
+  ModelCache& c = cache();
+  {
+    std::lock_guard lock(c.mutex);
+    if (c.model && c.key == key) return c.model;
+  }
+  try {
+    auto model = std::make_shared<const Model>(load(choice));
+    for (const auto& text : model->notes) note(out, Diagnostic::Severity::Info, "model", model->name, text);
+    std::lock_guard lock(c.mutex);
+    c.key = key;
+    c.model = model;
+    return model;
+  } catch (const Error& e) {
+    note(out, Diagnostic::Severity::Error, "model", choice.path.empty() ? choice.preset : choice.path, e.what());
+    return nullptr;
+  }
+}
+
+} // namespace shardscope::analysis

@@ -1,0 +1,119 @@
+#include "shardscope/analysis.hpp"
+#include "shardscope/analysis_json.hpp"
+#include "shardscope/errors.hpp"
+#include "shardscope/model_loaders.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+
+using namespace shardscope;
+
+namespace {
+double sumOfRows(const Analysis& a) {
+  double total = 0;
+  for (const auto& p : a.params) total += p.bytes_per_device;
+  return total;
+}
+} // namespace
+
+TEST_CASE("the default scenario analyses end to end", "[analysis]") {
+  const Analysis a = analyze(defaultScenario());
+  REQUIRE(a.mesh.shape() == Shape{2, 16, 4});
+  REQUIRE(a.mesh.devices.size() == 128);
+  // Every device appears exactly once in the grid.
+  std::map<int, int> seen;
+  for (int pos : a.mesh.grid.data()) ++seen[pos];
+  CHECK(seen.size() == 128);
+
+  // One row per tensor of Llama-3.1-8B, in bf16.
+  const Model model = loadPresetModel("llama-3.1-8b");
+  REQUIRE(a.params.size() == model.params.size());
+  for (const auto& row : a.params) CHECK(row.dtype == "bfloat16");
+
+  // Parameters held per device = the sum of the table's shard bytes (computed independently of
+  // the memory engine), on every device.
+  REQUIRE(a.memory.per_device.size() == 128);
+  const double rows = sumOfRows(a);
+  for (const auto& d : a.memory.per_device) CHECK(d.params == Approx(rows));
+  // FSDP+TP over 64 of the 128 devices: at least the bf16 model / 64, and well under / 32.
+  const double modelBytes = 2.0 * static_cast<double>(model.parameterCount());
+  CHECK(rows >= modelBytes / 64.0);
+  CHECK(rows < modelBytes / 32.0);
+  // AdamW with fp32 m and v: 8 bytes per parameter element vs 2 for bf16 params.
+  CHECK(a.memory.per_device[0].optimizer == Approx(4.0 * a.memory.per_device[0].params).epsilon(1e-9));
+  CHECK(a.memory.hbm_bytes == Approx(32.0 * 1024 * 1024 * 1024));
+
+  // One communication row per axis, in mesh order.
+  REQUIRE(a.comm.size() == 3);
+  CHECK(a.comm[0].name == "dp");
+  CHECK(a.comm[2].name == "tp");
+  CHECK(a.comm[2].size == 4);
+  CHECK(a.comm[2].all_reduce_s == Approx(2 * a.comm[2].all_gather_s));
+  CHECK(a.diagnostics.end() == std::find_if(a.diagnostics.begin(), a.diagnostics.end(), [](const Diagnostic& d) {
+          return d.severity == Diagnostic::Severity::Error;
+        }));
+}
+
+TEST_CASE("pure data parallel holds the whole model on every device", "[analysis]") {
+  Scenario s = defaultScenario();
+  s.rules.preset = "dp";
+  const Analysis dp = analyze(s);
+  const Model model = loadPresetModel("llama-3.1-8b");
+  CHECK(dp.memory.per_device[0].params == Approx(2.0 * static_cast<double>(model.parameterCount())));
+  for (const auto& row : dp.params) CHECK(row.spec == "P()");
+
+  // Switching to FSDP+TP cuts the fullest device's bytes.
+  const Analysis fsdp = analyze(defaultScenario());
+  CHECK(fsdp.memory.max_bytes < dp.memory.max_bytes / 4);
+}
+
+TEST_CASE("a mesh that cannot be placed throws the reference's error", "[analysis]") {
+  Scenario s = defaultScenario();
+  s.mesh.allow_split_physical_axes = false;
+  try {
+    (void)analyze(s);
+    FAIL("expected NotImplementedError");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::NotImplementedError);
+    CHECK(std::string(e.what()).find("set  allow_split_physical_axes to True") != std::string::npos);
+  }
+}
+
+TEST_CASE("a model that cannot be loaded is a diagnostic, and the mesh still shows", "[analysis]") {
+  Scenario s = defaultScenario();
+  s.model = {};
+  s.model.path = "/nonexistent/model.safetensors";
+  const Analysis a = analyze(s);
+  CHECK(a.mesh.devices.size() == 128);
+  CHECK(a.params.empty());
+  REQUIRE_FALSE(a.diagnostics.empty());
+  CHECK(a.diagnostics.front().section == "model");
+  CHECK(a.diagnostics.front().severity == Diagnostic::Severity::Error);
+}
+
+TEST_CASE("multi-slice scenarios place slices over DCN", "[analysis]") {
+  Scenario s = defaultScenario();
+  s.topology = {"v4", {4, 4, 4}, 2, 0, {0, 0, 0}, false, ""};
+  s.mesh.axes = {{"dp", 1, 2}, {"fsdp", 16, 1}, {"tp", 4, 1}};
+  s.mesh.allow_split_physical_axes = false;
+  const Analysis a = analyze(s);
+  CHECK(a.mesh.shape() == Shape{2, 16, 4});
+  CHECK(a.placements.size() == 2);
+  // The dp groups pair the same position of the two slices.
+  REQUIRE(a.comm.size() == 3);
+  CHECK(a.comm[0].crosses_slices);
+  CHECK_FALSE(a.comm[2].crosses_slices);
+  CHECK(a.axes[0].explanation.find("2 slices over DCN") != std::string::npos);
+}
+
+TEST_CASE("the analysis JSON carries every section", "[analysis]") {
+  const Json j = analysisToJson(analyze(defaultScenario()));
+  CHECK(j["mesh"]["shape"] == Json::parse("[2, 16, 4]"));
+  CHECK(j["params"].size() > 100);
+  CHECK(j["memory"]["out_of_memory"].is_boolean());
+  CHECK(j["comm"].size() == 3);
+  CHECK_FALSE(j["memory"].contains("per_device"));
+  CHECK(analysisToJson(analyze(defaultScenario()), true)["memory"]["per_device"].size() == 128);
+}
