@@ -4,10 +4,13 @@
 #include "logical_axes_model.hpp"
 #include "logical_mesh_panel.hpp"
 #include "main_window.hpp"
+#include "memory_chart.hpp"
+#include "sharding_panel.hpp"
 #include "mesh_index.hpp"
 #include "physical_view.hpp"
 #include "scenario_document.hpp"
 
+#include <QComboBox>
 #include <QLabel>
 #include <QMimeData>
 #include <QPushButton>
@@ -187,4 +190,25 @@ TEST_CASE("save then reopen gives the same workspace and a failed save keeps the
   CHECK_FALSE(reopened.openFile(bad.fileName(), &error));
   CHECK(error.contains("JSON"));
   CHECK(reopened.document()->scenario() == saved);
+}
+
+TEST_CASE("applying a rule set changes the memory chart's maximum", "[ui][memory]") {
+  test::app();
+  MainWindow window;
+  REQUIRE(window.waitForAnalysis());
+  REQUIRE(window.memoryChart()->hasData());
+  const double sharded = window.memoryChart()->shownMaxBytes();
+  CHECK(sharded == Approx(window.physicalView()->analysis()->memory.max_bytes));
+  // From FSDP+TP to pure data parallelism: every device holds every parameter.
+  QComboBox* presets = window.shardingPanel()->presetCombo();
+  const int dp = presets->findData("dp");
+  REQUIRE(dp >= 0);
+  emit presets->activated(dp);
+  REQUIRE(window.waitForAnalysis());
+  const double replicated = window.memoryChart()->shownMaxBytes();
+  CHECK(replicated > 4 * sharded);
+  // Undo brings the sharded maximum back.
+  window.document()->undoStack()->undo();
+  REQUIRE(window.waitForAnalysis());
+  CHECK(window.memoryChart()->shownMaxBytes() == Approx(sharded));
 }

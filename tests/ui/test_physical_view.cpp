@@ -75,7 +75,8 @@ TEST_CASE("overlay colours follow the mode: groups along an axis share a colour"
   selection.setMode(OverlayMode::Coordinate);
   CHECK(view.overlay().colors[static_cast<std::size_t>(members[0])] != view.overlay().colors[static_cast<std::size_t>(members[1])]);
   selection.setMode(OverlayMode::Memory);
-  CHECK(view.overlay().legend.scale == OverlayLegend::Scale::None); // no memory engine data: says so
+  CHECK(view.overlay().legend.scale == OverlayLegend::Scale::Heat); // per-device memory against HBM
+  CHECK(view.overlay().legend.high.contains("GiB"));
 }
 
 TEST_CASE("views export to PNG and SVG", "[ui][export]") {

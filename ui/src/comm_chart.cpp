@@ -43,6 +43,9 @@ CommChart::CommChart(QWidget* parent) : QWidget(parent) {
   pageLayout->setContentsMargins(0, 0, 0, 0);
   details_ = new QLabel(page_);
   details_->setWordWrap(true);
+  QFont small = details_->font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  details_->setFont(small);
   pageLayout->addWidget(details_);
   view_ = new QChartView(page_);
   view_->setRenderHint(QPainter::Antialiasing);
@@ -76,6 +79,9 @@ void CommChart::rebuild() {
   chart->setBackgroundRoundness(0);
   chart->setMargins(QMargins(4, 4, 4, 4));
   chart->legend()->setAlignment(Qt::AlignBottom);
+  QFont legendFont = chart->legend()->font();
+  legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
+  chart->legend()->setFont(legendFont);
   auto* series = new QBarSeries;
   const char* names[] = {"all-gather", "reduce-scatter", "all-reduce", "all-to-all"};
   const QColor colors[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759)};

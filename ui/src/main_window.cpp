@@ -78,7 +78,7 @@ MainWindow::MainWindow(QWidget* parent)
   resize(1600, 1000);
   resizeDocks({findChild<QDockWidget*>("LogicalDock")}, {400}, Qt::Horizontal);
   resizeDocks({findChild<QDockWidget*>("ShardingDock")}, {470}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>("MemoryDock")}, {270}, Qt::Vertical);
+  resizeDocks({findChild<QDockWidget*>("MemoryDock")}, {340}, Qt::Vertical);
   updateTitle();
   recompute();
 }

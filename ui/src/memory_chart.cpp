@@ -89,6 +89,9 @@ void MemoryChart::rebuild() {
   chart->setBackgroundRoundness(0);
   chart->setMargins(QMargins(4, 4, 4, 4));
   chart->legend()->setAlignment(Qt::AlignBottom);
+  QFont small = chart->legend()->font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  chart->legend()->setFont(small);
   auto* axisX = new QBarCategoryAxis;
   auto* axisY = new QValueAxis;
   auto* series = new QStackedBarSeries;
@@ -121,8 +124,9 @@ void MemoryChart::rebuild() {
     const QList<QBarSet*> kept = series->barSets();
     sets_.assign(kept.begin(), kept.end());
     axisX->append(categories);
-    axisX->setTitleText(tr("device id"));
+    // Ids are readable up to a few dozen bars; beyond that the axis stays bare (hover tells).
     if (n > 32) axisX->setLabelsVisible(false);
+    else axisX->setTitleText(tr("device id"));
     series->setBarWidth(n > 64 ? 1.0 : 0.8);
     connect(series, &QStackedBarSeries::clicked, this, [this](int index, QBarSet*) { selection_->setDevice(index); });
   } else {
