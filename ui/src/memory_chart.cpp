@@ -130,12 +130,15 @@ void MemoryChart::rebuild() {
     series->setBarWidth(n > 64 ? 1.0 : 0.8);
     connect(series, &QStackedBarSeries::clicked, this, [this](int index, QBarSet*) { selection_->setDevice(index); });
   } else {
-    // Histogram of totals: devices in bins of equal width up to the fullest device.
-    constexpr int bins = 40;
-    const double top = std::max(shownMax_, 1.0);
-    binDevices_.assign(bins, {});
+    // Histogram of totals over [least, fullest] device; one bar when every device holds the same.
+    double lo = shownMax_;
+    for (int p = 0; p < n; ++p) lo = std::min(lo, mem.per_device[static_cast<std::size_t>(p)].total());
+    const double span = shownMax_ - lo;
+    const int bins = span <= 1e-9 * std::max(shownMax_, 1.0) ? 1 : 16;
+    binDevices_.assign(static_cast<std::size_t>(bins), {});
     for (int p = 0; p < n; ++p) {
-      const int b = std::min(bins - 1, static_cast<int>(mem.per_device[static_cast<std::size_t>(p)].total() / top * bins));
+      const double t = mem.per_device[static_cast<std::size_t>(p)].total();
+      const int b = bins == 1 ? 0 : std::min(bins - 1, static_cast<int>((t - lo) / span * bins));
       binDevices_[static_cast<std::size_t>(b)].push_back(p);
     }
     auto* set = new QBarSet(tr("Devices"));
@@ -144,7 +147,7 @@ void MemoryChart::rebuild() {
     QStringList categories;
     for (int b = 0; b < bins; ++b) {
       *set << static_cast<double>(binDevices_[static_cast<std::size_t>(b)].size());
-      categories << QString::number((b + 0.5) * top / bins / kGiB, 'f', 1);
+      categories << QString::number((bins == 1 ? shownMax_ : lo + (b + 0.5) * span / bins) / kGiB, 'f', 1);
     }
     series->append(set);
     sets_.push_back(set);
