@@ -29,6 +29,7 @@ void printUsage(std::ostream& out) {
          "Plan how a parallel training or serving job lands on TPU/GPU hardware, headless.\n\n"
          "Commands:\n";
   for (const auto& [name, info] : commands()) out << "  " << name << std::string(12 - std::min<std::size_t>(name.size(), 11), ' ') << info.summary << "\n";
+  out << "  help TOPIC  eval, workspace, topology, mesh, models, rules\n";
   out << "\nOptions:\n  --help      show this help\n  --version   print the version\n";
 }
 } // namespace
@@ -38,6 +39,7 @@ void registerCommand(const std::string& name, CommandFunction run, const char* s
 }
 
 int run(const Args& args, Streams io) {
+  if (args.size() >= 2 && args[0] == "help") return runHelpTopic(Args(args.begin() + 1, args.end()), io);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     printUsage(io.out);
     return args.empty() ? 2 : 0;

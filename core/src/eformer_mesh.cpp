@@ -271,6 +271,23 @@ std::string_view eformerMeshPathName(EformerMeshPath path) {
   return "single_process";
 }
 
+namespace {
+
+// The multi-slice and multi-process paths differ only in what a granule is (a slice or a
+// process); both place out.granule_shape x out.dcn_shape with mesh_utils' hybrid mesh.
+void placeHybrid(EformerMesh& out, const DeviceList& devices, const EformerMeshArgs& args,
+                 const std::optional<std::vector<AxisType>>& axisTypes, bool processIsGranule) {
+  HybridMeshOptions options;
+  options.process_is_granule = processIsGranule;
+  options.should_sort_granules_by_key = args.should_sort_granules_by_key;
+  options.allow_split_physical_axes = args.allow_split_physical_axes;
+  HybridPlacement hybrid = createHybridDeviceMesh(out.granule_shape, out.dcn_shape, devices, options);
+  out.granule_placements = std::move(hybrid.granules);
+  out.mesh = buildJaxMesh(devices, std::move(hybrid.grid), args.axis_names, axisTypes);
+}
+
+} // namespace
+
 EformerMesh createEformerMesh(const DeviceList& devices, const EformerMeshArgs& args, const SimulatedRuntime& runtime) {
   const auto axisTypes = normalizeEformerAxisTypes(args.axis_names, args.axis_types);
   const auto totalDevices = static_cast<std::int64_t>(devices.size());
@@ -310,13 +327,7 @@ EformerMesh createEformerMesh(const DeviceList& devices, const EformerMeshArgs& 
       out.dcn_shape[*dynamicAxis] = out.num_slices;
       out.dcn_axis = dynamicAxis;
     }
-    HybridMeshOptions options;
-    options.process_is_granule = false;
-    options.should_sort_granules_by_key = args.should_sort_granules_by_key;
-    options.allow_split_physical_axes = args.allow_split_physical_axes;
-    HybridPlacement hybrid = createHybridDeviceMesh(out.granule_shape, out.dcn_shape, devices, options);
-    out.granule_placements = std::move(hybrid.granules);
-    out.mesh = buildJaxMesh(devices, std::move(hybrid.grid), args.axis_names, axisTypes);
+    placeHybrid(out, devices, args, axisTypes, /*processIsGranule=*/false);
   } else if (runtime.process_count > 1) {
     out.path = EformerMeshPath::MultiProcess;
     std::int64_t localDevices = 0;
@@ -336,13 +347,7 @@ EformerMesh createEformerMesh(const DeviceList& devices, const EformerMeshArgs& 
       }
       out.dcn_shape = ratios;
     }
-    HybridMeshOptions options;
-    options.process_is_granule = true;
-    options.should_sort_granules_by_key = args.should_sort_granules_by_key;
-    options.allow_split_physical_axes = args.allow_split_physical_axes;
-    HybridPlacement hybrid = createHybridDeviceMesh(out.granule_shape, out.dcn_shape, devices, options);
-    out.granule_placements = std::move(hybrid.granules);
-    out.mesh = buildJaxMesh(devices, std::move(hybrid.grid), args.axis_names, axisTypes);
+    placeHybrid(out, devices, args, axisTypes, /*processIsGranule=*/true);
   } else {
     out.path = EformerMeshPath::SingleProcess;
     CreateMeshOptions options;

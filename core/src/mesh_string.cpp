@@ -1,5 +1,6 @@
 #include "shardscope/mesh_string.hpp"
 
+#include "quoted_text.hpp"
 #include "shardscope/errors.hpp"
 
 #include <algorithm>
@@ -9,12 +10,6 @@
 namespace shardscope {
 
 namespace {
-std::string quoted(std::string_view text) {
-  std::string out(1, '\'');
-  out.append(text);
-  out.push_back('\'');
-  return out;
-}
 constexpr std::size_t kMaxAxes = 16;
 } // namespace
 

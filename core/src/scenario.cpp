@@ -7,13 +7,8 @@
 
 namespace shardscope {
 
-Scenario defaultScenario() {
-  Scenario s;
-  // fsdp:16 cannot take whole axes of a 4x4x8 torus once tp has x (16 is neither 4 nor 8 nor 32),
-  // so the documented default needs JAX's splitting of physical axes.
-  s.mesh.allow_split_physical_axes = true;
-  return s;
-}
+// The member defaults are the default scenario, so an empty workspace reads as this one too.
+Scenario defaultScenario() { return Scenario{}; }
 
 namespace {
 
@@ -152,8 +147,8 @@ MeshConfig readMesh(const Json& m) {
       mesh.axes.push_back(std::move(axis));
     }
   }
-  mesh.allow_split_physical_axes = readBool(m, "allow_split_physical_axes", "mesh", false);
-  mesh.contiguous_submeshes = readBool(m, "contiguous_submeshes", "mesh", false);
+  mesh.allow_split_physical_axes = readBool(m, "allow_split_physical_axes", "mesh", mesh.allow_split_physical_axes);
+  mesh.contiguous_submeshes = readBool(m, "contiguous_submeshes", "mesh", mesh.contiguous_submeshes);
   return mesh;
 }
 

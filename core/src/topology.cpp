@@ -3,6 +3,7 @@
 // what the golden cases and every hard-coded JAX expectation were built from.
 #include "shardscope/topology.hpp"
 
+#include "quoted_text.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/hardware.hpp"
 
@@ -13,14 +14,6 @@
 namespace shardscope {
 
 namespace {
-
-// Built by appending: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&.
-std::string quoted(std::string_view text) {
-  std::string out(1, '\'');
-  out.append(text);
-  out.push_back('\'');
-  return out;
-}
 
 // A positive integer of at most kMaxTopologyDevices; `what` names the part of the text.
 int parsePositive(std::string_view text, std::string_view what, std::string_view whole) {

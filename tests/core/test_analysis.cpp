@@ -5,7 +5,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "shardscope/resources.hpp"
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 using namespace shardscope;
@@ -116,4 +120,38 @@ TEST_CASE("the analysis JSON carries every section", "[analysis]") {
   CHECK(j["comm"].size() == 3);
   CHECK_FALSE(j["memory"].contains("per_device"));
   CHECK(analysisToJson(analyze(defaultScenario()), true)["memory"]["per_device"].size() == 128);
+}
+
+TEST_CASE("the analyze eval op answers a workspace, and the mesh error for a bad one", "[analysis][eval]") {
+  Json request = {{"op", "analyze"}, {"scenario", scenarioToJson(defaultScenario())}};
+  const Json ok = evalRequest(request);
+  REQUIRE(ok["ok"] == true);
+  CHECK(ok["result"]["mesh"]["device_count"] == 128);
+
+  request["scenario"]["mesh"]["allow_split_physical_axes"] = false;
+  const Json refused = evalRequest(request);
+  CHECK(refused["ok"] == false);
+  CHECK(refused["error"]["type"] == "NotImplementedError");
+
+  request["scenario"]["mesh"]["axes"][0]["ici"] = "two";
+  CHECK(evalRequest(request)["error"]["message"] == "mesh.axes[0].ici must be an integer");
+}
+
+TEST_CASE("every built-in example workspace analyses without errors", "[analysis][resources]") {
+  namespace fs = std::filesystem;
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(resourcePath("scenarios"))) {
+    if (entry.path().extension() != ".json") continue;
+    ++count;
+    INFO(entry.path().string());
+    std::ifstream in(entry.path());
+    const Scenario s = scenarioFromJson(Json::parse(in));
+    const Analysis a = analyze(s);
+    CHECK_FALSE(a.params.empty());
+    CHECK(a.memory.max_bytes > 0);
+    CHECK_FALSE(a.memory.out_of_memory);
+    CHECK(a.comm.size() == s.mesh.axes.size());
+    for (const auto& d : a.diagnostics) CHECK(d.severity != Diagnostic::Severity::Error);
+  }
+  CHECK(count >= 5);
 }

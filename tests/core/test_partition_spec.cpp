@@ -1,4 +1,4 @@
-#include "shardscope/array_dtype.hpp"
+#include "shardscope/dtype.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/partition_spec.hpp"
 

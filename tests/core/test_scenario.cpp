@@ -49,3 +49,7 @@ TEST_CASE("resolveIciShape fills -1 and rejects impossible shapes", "[scenario]"
   m.axes = {{"tp", 2}, {"tp", 4}};
   CHECK_THROWS_WITH(resolveIciShape(m, 8), "axis name 'tp' is used twice");
 }
+
+TEST_CASE("an empty workspace is the default scenario", "[scenario]") {
+  CHECK(scenarioFromJson(Json::object()) == defaultScenario());
+}

@@ -26,7 +26,9 @@ struct MeshAxis {
 
 struct MeshConfig {
   std::vector<MeshAxis> axes{{"dp", 2, 1}, {"fsdp", 16, 1}, {"tp", 4, 1}};
-  bool allow_split_physical_axes = false;
+  // On by default: the default fsdp:16 cannot take whole axes of a 4x4x8 torus once tp has x
+  // (16 is neither 4 nor 8 nor 32), so the documented default needs JAX's splitting.
+  bool allow_split_physical_axes = true;
   bool contiguous_submeshes = false;
 
   bool operator==(const MeshConfig&) const = default;

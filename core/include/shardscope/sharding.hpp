@@ -9,7 +9,7 @@
 // per-device index list is built unless asked for (devicesIndicesMap, replicaGroups).
 #pragma once
 
-#include "shardscope/array_dtype.hpp"
+#include "shardscope/dtype.hpp"
 #include "shardscope/mesh_axes.hpp"
 #include "shardscope/nd_array.hpp"
 #include "shardscope/partition_spec.hpp"

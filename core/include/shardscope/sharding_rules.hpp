@@ -13,7 +13,7 @@
 //     reference raises TypeError and would divide by the device count twice, bug #2).
 #pragma once
 
-#include "shardscope/array_dtype.hpp"
+#include "shardscope/dtype.hpp"
 #include "shardscope/mesh_axes.hpp"
 #include "shardscope/nd_array.hpp"
 #include "shardscope/partition_spec.hpp"

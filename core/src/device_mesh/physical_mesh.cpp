@@ -121,8 +121,9 @@ Layout layoutOf(const std::string& kind, Int4 lo, Int4 hi, std::int64_t n) {
 // The fast path for lists whose first device holds the minimum and last device the maximum
 // coordinates (every jax.devices()-ordered list): one pass that checks each device lies in that
 // box and scatters it. Exact whenever it succeeds, because both corners are real devices.
-template <int CheckedAxis, class At>
-bool scatterInCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l, int* cells, int& bad) {
+// `cellOf(v)` maps in-box coordinates to a cell; `bad` receives the OR of the CheckedAxis values.
+template <int CheckedAxis, class At, class CellOf>
+bool scatterInBox(std::size_t n, At at, Int4 lo, Int4 hi, CellOf cellOf, int base, int* cells, int& bad) {
   int nonZero = 0;
   for (std::size_t k = 0; k < n; ++k) {
     // Sequential, but each Device is 88 bytes: fetching ahead hides the cache misses.
@@ -131,11 +132,19 @@ bool scatterInCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l,
     const Int4 outside = (v < lo) | (v > hi);
     if ((outside[0] | outside[1] | outside[2] | outside[3]) != 0) [[unlikely]] return false;
     if constexpr (CheckedAxis >= 0) nonZero |= v[CheckedAxis];
-    const Int4 p = (v - lo) * l.stride;
-    cells[p[0] + p[1] + p[2] + p[3]] = static_cast<int>(k) + l.base;
+    cells[cellOf(v)] = static_cast<int>(k) + base;
   }
   bad = nonZero;
   return true;
+}
+
+template <int CheckedAxis, class At>
+bool scatterInCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l, int* cells, int& bad) {
+  const auto cellOf = [lo, stride = l.stride](Int4 v) {
+    const Int4 p = (v - lo) * stride;
+    return p[0] + p[1] + p[2] + p[3];
+  };
+  return scatterInBox<CheckedAxis>(n, at, lo, hi, cellOf, l.base, cells, bad);
 }
 
 template <class At>
@@ -213,18 +222,11 @@ namespace {
 // back from `tableBase`; an axis the mesh lacks has an all-zero table.
 template <int CheckedAxis, class At>
 bool scatterByTables(std::size_t n, At at, Int4 lo, Int4 hi, const int* table, Int4 tableBase, int base, int* cells, int& bad) {
-  int nonZero = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (k + 6 < n) __builtin_prefetch(&at(k + 6).coords);
-    const Int4 v = valuesOf(at(k));
-    const Int4 outside = (v < lo) | (v > hi);
-    if ((outside[0] | outside[1] | outside[2] | outside[3]) != 0) [[unlikely]] return false;
-    if constexpr (CheckedAxis >= 0) nonZero |= v[CheckedAxis];
+  const auto cellOf = [lo, table, tableBase](Int4 v) {
     const Int4 at4 = v - lo + tableBase;
-    cells[table[at4[0]] + table[at4[1]] + table[at4[2]] + table[at4[3]]] = static_cast<int>(k) + base;
-  }
-  bad = nonZero;
-  return true;
+    return table[at4[0]] + table[at4[1]] + table[at4[2]] + table[at4[3]];
+  };
+  return scatterInBox<CheckedAxis>(n, at, lo, hi, cellOf, base, cells, bad);
 }
 
 } // namespace

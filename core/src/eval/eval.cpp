@@ -13,6 +13,7 @@ namespace eval {
 const std::map<std::string, EvalOp>& evalOps() {
   static const std::map<std::string, EvalOp> ops = {
       // models and per-device memory (eval_model_ops.cpp)
+      {"analyze", opAnalyze},
       {"model_params", opModelParams},
       {"memory_estimate", opMemoryEstimate},
 

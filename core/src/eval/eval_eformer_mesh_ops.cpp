@@ -18,13 +18,13 @@ constexpr std::size_t kMaxMeshAxes = 32;
 // jax.process_count() of the simulated runtime (meta: simulated_runtime); the current process is 0.
 SimulatedRuntime runtimeFrom(const Json& request) {
   SimulatedRuntime runtime;
-  if (auto it = request.find("process_count"); it != request.end() && !it->is_null()) {
+  if (present(request, "process_count")) {
     runtime.process_count = intField(request, "process_count");
     if (runtime.process_count < 1)
       throwValueError("field 'process_count' must be at least 1, got " + std::to_string(runtime.process_count));
   }
   // Not in the golden protocol: lets a caller model MEGASCALE_NUM_SLICES (unset by default).
-  if (auto it = request.find("megascale_num_slices"); it != request.end() && !it->is_null()) {
+  if (present(request, "megascale_num_slices")) {
     runtime.megascale_num_slices = intField(request, "megascale_num_slices");
     if (*runtime.megascale_num_slices < 1) throwValueError("field 'megascale_num_slices' must be at least 1");
   }
@@ -49,15 +49,11 @@ AxisTypesArg axisTypesFrom(const Json& request) {
 }
 
 Shape optionalIntList(const Json& request, const char* name, const Shape& fallback) {
-  auto it = request.find(name);
-  if (it == request.end() || it->is_null()) return fallback;
-  return intList(*it, name);
+  return present(request, name) ? intList(request[name], name) : fallback;
 }
 
 std::vector<std::string> optionalStringList(const Json& request, const char* name, const std::vector<std::string>& fallback) {
-  auto it = request.find(name);
-  if (it == request.end() || it->is_null()) return fallback;
-  return stringList(*it, name);
+  return present(request, name) ? stringList(request[name], name) : fallback;
 }
 
 // meta.common_encodings.mesh_result. A repeated axis name keeps its first position and the last

@@ -71,7 +71,7 @@ LinkParams parseLinkParams(const Json& request, const TopologySpec& spec) {
   if (o.contains("ici_latency")) p.ici_latency = numberField(o, "ici_latency", "link_params");
   if (o.contains("uplink_bandwidth")) p.uplink_bandwidth = numberField(o, "uplink_bandwidth", "link_params");
   if (o.contains("uplink_latency")) p.uplink_latency = numberField(o, "uplink_latency", "link_params");
-  if (o.contains("wrap") && !o.at("wrap").is_null()) {
+  if (present(o, "wrap")) {
     const Json& w = o.at("wrap");
     if (!w.is_array() || w.empty() || w.size() > 3) throwValueError("field 'link_params.wrap' must list 1 to 3 booleans");
     std::array<bool, 3> wrap{false, false, false};
@@ -184,7 +184,7 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
     for (std::size_t a = 0; a < axes.names.size(); ++a) which.push_back(static_cast<int>(a));
   }
   std::optional<double> bytes;
-  if (auto it = request.find("bytes"); it != request.end() && !it->is_null()) bytes = numberField(request, "bytes", "");
+  if (present(request, "bytes")) bytes = numberField(request, "bytes", "");
   const bool withGroups = boolField(request, "groups", false);
   if (withGroups && deviceCount > 4096) {
     context.warnings.push_back("'groups' is limited to topologies of at most 4096 devices; groups left out");

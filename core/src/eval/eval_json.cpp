@@ -28,6 +28,18 @@ const Json& requireField(const Json& request, const char* name) {
   return *it;
 }
 
+bool present(const Json& object, const char* name) {
+  auto it = object.find(name);
+  return it != object.end() && !it->is_null();
+}
+
+std::optional<std::int64_t> optionalInt(const Json& request, const char* name) {
+  if (!present(request, name)) return std::nullopt;
+  const Json& v = request[name];
+  if (!v.is_number_integer()) throwValueError(std::string("field '") + name + "' must be an integer or null, got " + typeName(v));
+  return v.get<std::int64_t>();
+}
+
 bool boolField(const Json& request, const char* name, bool fallback) {
   auto it = request.find(name);
   if (it == request.end() || it->is_null()) return fallback;

@@ -14,6 +14,10 @@
 namespace shardscope::eval {
 
 const Json& requireField(const Json& request, const char* name);
+// True when `object` holds `name` with a non-null value: absent and null both mean "the default".
+bool present(const Json& object, const char* name);
+// An integer field that may be absent or null (nullopt).
+std::optional<std::int64_t> optionalInt(const Json& request, const char* name);
 bool boolField(const Json& request, const char* name, bool fallback);
 std::int64_t intField(const Json& request, const char* name);
 std::string stringField(const Json& request, const char* name);

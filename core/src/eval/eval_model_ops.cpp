@@ -35,17 +35,17 @@ double numberField(const Json& object, const char* name, double fallback, const 
 }
 
 std::optional<double> optionalNumber(const Json& object, const char* name, const std::string& where) {
-  if (!object.contains(name) || object[name].is_null()) return std::nullopt;
+  if (!present(object, name)) return std::nullopt;
   return numberField(object, name, 0, where);
 }
 
 std::int64_t intOr(const Json& request, const char* name, std::int64_t fallback) {
-  return request.contains(name) && !request[name].is_null() ? intField(request, name) : fallback;
+  return present(request, name) ? intField(request, name) : fallback;
 }
 
 template <class E, std::size_t N>
 E enumField(const Json& request, const char* name, E fallback, const std::pair<const char*, E> (&table)[N]) {
-  if (!request.contains(name) || request[name].is_null()) return fallback;
+  if (!present(request, name)) return fallback;
   const std::string value = stringField(request, name);
   std::string known;
   for (const auto& [text, e] : table) {

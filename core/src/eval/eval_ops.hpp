@@ -45,6 +45,9 @@ Json evalLinks(const Json& request, EvalContext& context);
 Json evalHops(const Json& request, EvalContext& context);
 Json evalAxisReport(const Json& request, EvalContext& context);
 
+// --- a whole workspace (eval_analysis_ops.cpp)
+Json opAnalyze(const Json& request, EvalContext& context);
+
 // --- models and per-device memory (eval_model_ops.cpp)
 Json opModelParams(const Json& request, EvalContext& context);
 Json opMemoryEstimate(const Json& request, EvalContext& context);

@@ -47,18 +47,6 @@ namespace {
 
 // --- request helpers ---------------------------------------------------------------------------
 
-bool present(const Json& request, const char* name) {
-  auto it = request.find(name);
-  return it != request.end() && !it->is_null();
-}
-
-std::optional<std::int64_t> optionalInt(const Json& request, const char* name) {
-  if (!present(request, name)) return std::nullopt;
-  const Json& v = request[name];
-  if (!v.is_number_integer()) throwValueError(std::string("field '") + name + "' must be an integer or null, got " + v.type_name());
-  return v.get<std::int64_t>();
-}
-
 std::vector<std::string> optionalAxisNames(const Json& request, const char* name) {
   if (!present(request, name)) return {};
   return stringList(request[name], name);

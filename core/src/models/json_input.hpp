@@ -6,6 +6,7 @@
 #include "shardscope/eval.hpp"
 #include "shardscope/json_text.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -20,6 +21,9 @@ inline std::string jsonRepr(const Json& value) {
   if (text.size() > kMax) text = text.substr(0, kMax) + "...";
   return text;
 }
+
+// An integer >= 0 that fits in int64 (sizes, offsets); `what` names the value in errors.
+std::int64_t nonNegativeInt(const Json& value, const std::string& what);
 
 // A JSON file of at most 100 MB; `source` (usually the file name) names it in errors.
 Json readJsonFile(const std::filesystem::path& file, const std::string& source);

@@ -9,23 +9,10 @@
 
 #include <cmath>
 #include <fstream>
-#include <limits>
 
 namespace shardscope {
 
 namespace {
-
-std::int64_t headerInt(const Json& v, const std::string& what) {
-  if (v.is_number_unsigned()) {
-    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      throwValueError(what + " is too large (" + jsonRepr(v) + ")");
-    return static_cast<std::int64_t>(v.get<std::uint64_t>());
-  }
-  if (!v.is_number_integer()) throwValueError(what + " must be an integer, got " + jsonRepr(v));
-  const auto i = v.get<std::int64_t>();
-  if (i < 0) throwValueError(what + " must not be negative, got " + std::to_string(i));
-  return i;
-}
 
 // Parses the header; `ends` (when given) receives each tensor's data_offsets end.
 std::vector<Param> parseHeader(std::string_view headerJson, const std::string& source, std::vector<std::int64_t>* ends) {
@@ -47,11 +34,11 @@ std::vector<Param> parseHeader(std::string_view headerJson, const std::string& s
     p.dtype = *name;
     auto shape = t.find("shape");
     if (shape == t.end() || !shape->is_array()) throwValueError(at + ": 'shape' is missing or not a list");
-    for (std::size_t d = 0; d < shape->size(); ++d) p.shape.push_back(headerInt((*shape)[d], at + ": 'shape'[" + std::to_string(d) + "]"));
+    for (std::size_t d = 0; d < shape->size(); ++d) p.shape.push_back(nonNegativeInt((*shape)[d], at + ": 'shape'[" + std::to_string(d) + "]"));
     auto offsets = t.find("data_offsets");
     if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2) throwValueError(at + ": 'data_offsets' must be a list [begin, end]");
-    const auto begin = headerInt((*offsets)[0], at + ": 'data_offsets'[0]");
-    const auto end = headerInt((*offsets)[1], at + ": 'data_offsets'[1]");
+    const auto begin = nonNegativeInt((*offsets)[0], at + ": 'data_offsets'[0]");
+    const auto end = nonNegativeInt((*offsets)[1], at + ": 'data_offsets'[1]");
     if (end < begin) throwValueError(at + ": 'data_offsets' end " + std::to_string(end) + " is before begin " + std::to_string(begin));
     params.push_back(std::move(p));
     if (ends) ends->push_back(end);

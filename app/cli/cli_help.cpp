@@ -1,0 +1,97 @@
+// `shardscope-cli help TOPIC`: short references for the eval ops and the file formats; the full
+// texts are in docs/ (installed under share/doc/shardscope).
+#include "cli.hpp"
+
+#include "shardscope/eval.hpp"
+#include "shardscope/logical_axes.hpp"
+#include "shardscope/model_loaders.hpp"
+
+#include <map>
+#include <ostream>
+
+namespace shardscope::cli {
+
+namespace {
+
+void helpEval(std::ostream& out) {
+  out << "shardscope-cli eval: JSON Lines on stdin, one answer line per request on stdout, in order.\n"
+         "  request  {\"op\": NAME, ...fields named like the reference function's arguments}\n"
+         "  success  {\"ok\": true, \"result\": ..., \"warnings\"?: [...]}\n"
+         "  failure  {\"ok\": false, \"error\": {\"type\": \"ValueError\"|\"NotImplementedError\"|\"AssertionError\"|..., \"message\": ...}}\n"
+         "Devices are {\"id\", \"platform\", \"device_kind\", \"coords\": [x,y,z]|null, \"core_on_chip\", \"process_index\",\n"
+         "\"slice_index\"}; \"device_kind\"/\"platform\" may be given once at top level. A line that is not JSON\n"
+         "answers an error and the next line is still read.\n\nops:";
+  for (const auto& name : evalOpNames()) out << " " << name;
+  out << "\n\nExample:\n  echo '{\"op\": \"analyze\", \"scenario\": {}}' | shardscope-cli eval\n"
+         "Details: docs/eval.md, docs/eval-shard.md, docs/eval-interconnect.md, docs/formats.md\n";
+}
+
+void helpTopology(std::ostream& out) {
+  out << "Topologies: CHIP:DIMS[:slices=N][:cores=C][:host=AxBxC][:interleaved][:kind=NAME]\n"
+         "  v4:4x4x8   v5p:16x20x28   v5e:16x16   v6e:8x16   v3:4x4   7x:2x2x4   v4:4x4x4:slices=2\n"
+         "  h100:32x8 (32 hosts of 8 GPUs)   gb200:2x72   cpu:8\n"
+         "Chips: v2 v3 v4 v4i v5e v5p v6e 7x 8i h100 a100 gb200 cpu. Devices come in jax.devices() order\n"
+         "(process-tiled hosts of 2x2x1 chips, x-fastest ids). `shardscope-cli topology KIND XxYxZ` prints them.\n";
+}
+
+void helpMesh(std::ostream& out) {
+  out << "Mesh strings: name:size pairs, one size may be -1 (absorbs the remaining devices):\n"
+         "  \"fsdp:-1,tp:4\"   \"dp:2,fsdp:16,tp:4\"\n"
+         "Axes are ordered by increasing network intensity, as in JAX: the last axis gets the\n"
+         "fastest links. In a workspace each axis also has a DCN part (across slices) and a type.\n";
+}
+
+void helpModels(std::ostream& out) {
+  out << "Models: a preset name or a file.\n  presets:";
+  for (const auto& name : presetModelNames()) out << " " << name;
+  out << "\n  files:   our JSON ({\"name\", \"params\": [{\"path\", \"shape\", \"dtype\"}]}), *.safetensors (header only),\n"
+         "           model.safetensors.index.json (+ shard headers), a Hugging Face config.json\n"
+         "           (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, gemma3, gpt2, deepseek_v2/v3)\n"
+         "Details: docs/formats.md\n";
+}
+
+void helpRules(std::ostream& out) {
+  out << "Rule sets: ordered [regex, spec] pairs; the first regex found in a parameter's path wins.\n"
+         "Specs: [null, \"tp\", [\"fsdp\", \"sp\"]] or P(None, 'tp', ('fsdp', 'sp')).\n  presets:\n";
+  for (const auto& p : rulePresets()) out << "    " << p.name << std::string(p.name.size() < 9 ? 9 - p.name.size() : 1, ' ') << p.description << "\n";
+  out << "A dimension whose axes are missing or do not divide it falls back to replicated (eformer's\n"
+         "correction); Shardscope reports each such fallback on its parameter.\n";
+}
+
+void helpWorkspace(std::ostream& out) {
+  out << "Workspaces (*.shardscope.json) hold a whole scenario; every field is optional:\n"
+         "{\"format\": \"shardscope-scenario\", \"version\": 1, \"name\": \"...\",\n"
+         " \"topology\": {\"chip\": \"v4\", \"shape\": [4,4,8], \"slices\": 1, \"cores_per_chip\": 0},\n"
+         " \"mesh\": {\"axes\": [{\"name\": \"dp\", \"ici\": 2, \"dcn\": 1, \"type\": \"Explicit\"}, ...],\n"
+         "          \"allow_split_physical_axes\": true, \"contiguous_submeshes\": false},\n"
+         " \"model\": {\"preset\": \"llama-3.1-8b\"} | {\"path\": \"...\"} | {\"params\": [...]},\n"
+         " \"rules\": {\"preset\": \"fsdp-tp\"} | {\"rules\": [[regex, spec], ...]},\n"
+         " \"training\": {\"workload\": \"training\"|\"serving\", \"param_dtype\": \"bfloat16\", \"optimizer\": \"adamw\"|\"adafactor\"|\"sgd-momentum\",\n"
+         "              \"master_weights_fp32\": false, \"micro_batch\": 1, \"seq_len\": 4096, \"recompute\": \"none\"|\"selective\"|\"full\",\n"
+         "              \"batch_axes\": [\"dp\",\"fsdp\"], \"seq_axes\": [], \"serve_batch\": 8, \"context_len\": 8192, \"kv_dtype\": \"bfloat16\",\n"
+         "              \"hbm_bytes\": null}}\nDetails: docs/workspace.md\n";
+}
+
+using Topic = void (*)(std::ostream&);
+const std::map<std::string, Topic>& topics() {
+  static const std::map<std::string, Topic> table = {{"eval", &helpEval},     {"topology", &helpTopology},
+                                                      {"mesh", &helpMesh},     {"models", &helpModels},
+                                                      {"rules", &helpRules},   {"workspace", &helpWorkspace}};
+  return table;
+}
+
+} // namespace
+
+int runHelpTopic(const Args& args, Streams io) {
+  auto it = args.empty() ? topics().end() : topics().find(args[0]);
+  if (it == topics().end()) {
+    (args.empty() ? io.out : io.err) << (args.empty() ? "" : "unknown help topic '" + args[0] + "'\n") << "help topics:";
+    for (const auto& [name, fn] : topics()) (args.empty() ? io.out : io.err) << " " << name;
+    (args.empty() ? io.out : io.err) << "\n";
+    return args.empty() ? 0 : 2;
+  }
+  it->second(io.out);
+  return 0;
+}
+
+} // namespace shardscope::cli

@@ -1,0 +1,80 @@
+#include "cli.hpp"
+#include "shardscope/eval.hpp"
+#include "shardscope/model_loaders.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+using namespace shardscope;
+
+namespace {
+struct Run {
+  int code;
+  std::string out, err;
+};
+Run run(const cli::Args& args) {
+  std::istringstream in;
+  std::ostringstream out, err;
+  const int code = cli::run(args, {in, out, err});
+  return {code, out.str(), err.str()};
+}
+} // namespace
+
+TEST_CASE("shard prints one table row per parameter and the memory summary", "[cli][shard]") {
+  const Run r = run({"shard", "--topology", "v4:2x2x1", "--mesh", "fsdp:-1", "--model", "gpt2", "--rules", "fsdp"});
+  REQUIRE(r.code == 0);
+  const Model gpt2 = loadPresetModel("gpt2");
+  std::istringstream lines(r.out);
+  std::string line;
+  int rows = 0;
+  std::getline(lines, line); // header
+  std::getline(lines, line); // rule
+  while (std::getline(lines, line) && !line.empty()) ++rows;
+  CHECK(rows == static_cast<int>(gpt2.params.size()));
+  CHECK(r.out.find("mesh fsdp:4 on 4 devices") != std::string::npos);
+  CHECK(r.out.find("memory per device") != std::string::npos);
+  CHECK(r.out.find("fits") != std::string::npos);
+}
+
+TEST_CASE("shard --format json matches the analyze eval op", "[cli][shard]") {
+  const Run r = run({"shard", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const Json printed = Json::parse(r.out);
+  const Json viaEval = evalRequest({{"op", "analyze"}, {"scenario", Json::object()}})["result"];
+  CHECK(printed["params"] == viaEval["params"]);
+  CHECK(printed["memory"]["max_bytes"] == viaEval["memory"]["max_bytes"]);
+}
+
+TEST_CASE("shard --format csv quotes specs with commas", "[cli][shard]") {
+  const Run r = run({"shard", "--format", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.rfind("parameter,shape,dtype,spec,shard,bytes/device,notes\n", 0) == 0);
+  CHECK(r.out.find("\"(") != std::string::npos); // shapes like (4096, 14336) are quoted
+}
+
+TEST_CASE("shard errors name the problem and exit non-zero", "[cli][shard]") {
+  Run r = run({"shard", "--topology", "v4:4x4x8", "--mesh", "fsdp:-1,tp:3"});
+  CHECK(r.code == 1);
+  CHECK(r.err.find("do not divide the 128 devices") != std::string::npos);
+  r = run({"shard", "--no-split"});
+  CHECK(r.code == 1);
+  CHECK(r.err.find("NotImplementedError: Failed to find assignment") != std::string::npos);
+  r = run({"shard", "/nonexistent.shardscope.json"});
+  CHECK(r.code == 1);
+  CHECK(r.err.find("cannot open workspace '/nonexistent.shardscope.json'") != std::string::npos);
+  r = run({"shard", "--rules"});
+  CHECK(r.err.find("option --rules needs a value") != std::string::npos);
+}
+
+TEST_CASE("help topics", "[cli][help]") {
+  Run r = run({"help", "eval"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("create_device_mesh") != std::string::npos);
+  CHECK(r.out.find("analyze") != std::string::npos);
+  r = run({"help", "models"});
+  CHECK(r.out.find("llama-3.1-405b") != std::string::npos);
+  r = run({"help", "nope"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("unknown help topic 'nope'") != std::string::npos);
+}
