@@ -59,7 +59,9 @@ struct TrainingOptions {
   std::string param_dtype = "bfloat16";
   Optimizer optimizer = Optimizer::AdamW;
   bool master_weights_fp32 = false;
-  std::int64_t micro_batch = 1;       // per data-parallel replica... global micro-batch, split by batch axes
+  // Global micro-batch in sequences, split over the batch axes. 32 gives each of the default
+  // scenario's dp x fsdp = 32 replicas one sequence (fewer would leave replicas padding).
+  std::int64_t micro_batch = 32;
   std::int64_t seq_len = 4096;
   Recompute recompute = Recompute::Selective;
   std::vector<std::string> batch_axes{"dp", "fsdp"}; // mesh axes that shard the batch

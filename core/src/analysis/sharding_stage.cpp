@@ -1,6 +1,6 @@
 #include "analysis_stages.hpp"
 
-#include "shardscope/array_dtype.hpp"
+#include "shardscope/dtype.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/logical_axes.hpp"
 #include "shardscope/mesh_axes.hpp"
