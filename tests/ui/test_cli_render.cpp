@@ -54,7 +54,7 @@ TEST_CASE("shardscope-cli render draws the physical, logical and memory views he
   CHECK(badType.err.contains(".gif"));
   QFile unplaceable(dir.filePath("bad.json"));
   REQUIRE(unplaceable.open(QIODevice::WriteOnly));
-  unplaceable.write(R"({"mesh": {"axes": [{"name": "dp", "ici": 2}, {"name": "fsdp", "ici": 64}]}})");
+  unplaceable.write(R"({"mesh": {"axes": [{"name": "dp", "ici": 2}, {"name": "fsdp", "ici": 64}], "allow_split_physical_axes": false}})");
   unplaceable.close();
   const Run bad = cli({"render", "--view", "physical", "--out", svg, unplaceable.fileName()});
   CHECK(bad.code == 1);
