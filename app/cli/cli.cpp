@@ -13,8 +13,9 @@ struct CommandInfo {
   const char* summary;
 };
 
-const std::map<std::string, CommandInfo>& commands() {
-  static const std::map<std::string, CommandInfo> table = {
+// Mutable so registerCommand() can add commands built outside this library.
+std::map<std::string, CommandInfo>& commands() {
+  static std::map<std::string, CommandInfo> table = {
       {"comm", {&runComm, "per-axis interconnect report and collective times of a mesh on a topology"}},
       {"shard", {&runShard, "every parameter's spec and shard, then per-device memory (see `shard --help`)"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
@@ -32,6 +33,10 @@ void printUsage(std::ostream& out) {
   out << "\nOptions:\n  --help      show this help\n  --version   print the version\n";
 }
 } // namespace
+
+void registerCommand(const std::string& name, CommandFunction run, const char* summary) {
+  commands()[name] = CommandInfo{run, summary};
+}
 
 int run(const Args& args, Streams io) {
   if (args.size() >= 2 && args[0] == "help") return runHelpTopic(Args(args.begin() + 1, args.end()), io);

@@ -19,6 +19,12 @@ struct Streams {
 // Dispatches `shardscope-cli SUBCOMMAND ARGS...`; args excludes the program name.
 int run(const Args& args, Streams io);
 
+// Adds a subcommand implemented outside this library, called by an executable's main() before
+// run(). It keeps the library Qt-free: the Qt-based `render` command registers itself this way
+// only in builds with the GUI.
+using CommandFunction = int (*)(const Args&, Streams);
+void registerCommand(const std::string& name, CommandFunction run, const char* summary);
+
 // Subcommands (one file each).
 int runEval(const Args& args, Streams io);
 int runShard(const Args& args, Streams io);

@@ -1,13 +1,214 @@
-#include "main_window.hpp"
+#include "ui_test_app.hpp"
 
-#include <QApplication>
+#include "analysis_runner.hpp"
+#include "logical_axes_model.hpp"
+#include "logical_mesh_panel.hpp"
+#include "main_window.hpp"
+#include "memory_chart.hpp"
+#include "sharding_panel.hpp"
+#include "mesh_index.hpp"
+#include "physical_view.hpp"
+#include "scenario_document.hpp"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QMimeData>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+#include "shardscope/topology.hpp"
+
 #include <catch2/catch.hpp>
 
-TEST_CASE("the main window opens with its title", "[ui]") {
-  int argc = 1;
-  char name[] = "ui_tests";
-  char* argv[] = {name, nullptr};
-  QApplication app(argc, argv);
-  shardscope::ui::MainWindow window;
-  CHECK(window.windowTitle() == "Shardscope");
+#include <memory>
+
+using namespace shardscope;
+using namespace shardscope::ui;
+
+namespace {
+// Where each device sits along `axis`, as the physical view colours it.
+std::vector<int> coordinatesAlong(const PhysicalView& view, const std::string& axis) {
+  const auto analysis = view.analysis();
+  if (!analysis) return {};
+  MeshIndex index(analysis->mesh);
+  std::vector<int> out;
+  for (int pos = 0; pos < index.deviceCount(); ++pos) out.push_back(index.coordinate(pos, index.axisIndex(axis)));
+  return out;
+}
+// v4 4x4x8 with axes JAX places without splitting a physical axis (8 x 4 x 4 = z, x, y), as the
+// saved starting point of a test (not modified, nothing to undo).
+void useWholeAxisMesh(MainWindow& window) {
+  window.document()->edit("setup", [](Scenario& s) {
+    s.mesh.axes = {{"data", 8, 1}, {"fsdp", 4, 1}, {"tp", 4, 1}};
+  });
+  window.document()->undoStack()->clear();
+  window.document()->undoStack()->setClean();
+}
+} // namespace
+
+TEST_CASE("the main window opens the default scenario on v4 4x4x8", "[ui]") {
+  test::app();
+  MainWindow window;
+  REQUIRE(window.waitForAnalysis());
+  CHECK(window.windowTitle().startsWith("Untitled"));
+  CHECK_FALSE(window.isWindowModified());
+  CHECK_FALSE(window.logicalPanel()->errorShown());
+  const auto analysis = window.physicalView()->analysis();
+  REQUIRE(analysis);
+  CHECK(analysis->mesh.devices.size() == 128);
+  CHECK(analysis->mesh.axis_names == std::vector<std::string>{"dp", "fsdp", "tp"});
+  CHECK(analysis->mesh.shape() == Shape{2, 16, 4});
+  CHECK(window.document()->scenario().model.preset == "llama-3.1-8b");
+}
+
+TEST_CASE("a mesh that needs a split physical axis offers the one-click fix", "[ui]") {
+  test::app();
+  MainWindow window;
+  REQUIRE(window.waitForAnalysis());
+  const auto valid = window.physicalView()->analysis();
+  // dp = 2 is no product of whole torus axes (4, 4, 8): without splitting JAX refuses.
+  window.document()->edit("forbid", [](Scenario& s) { s.mesh.allow_split_physical_axes = false; });
+  REQUIRE(window.waitForAnalysis());
+  CHECK(window.runner()->errorKind() == ErrorKind::NotImplementedError);
+  CHECK(window.logicalPanel()->errorShown());
+  CHECK(window.logicalPanel()->errorLabel()->text().contains("NotImplementedError"));
+  CHECK(window.physicalView()->analysis() == valid);
+  REQUIRE_FALSE(window.logicalPanel()->fixButton()->isHidden());
+  QTest::mouseClick(window.logicalPanel()->fixButton(), Qt::LeftButton);
+  CHECK(window.document()->scenario().mesh.allow_split_physical_axes);
+  REQUIRE(window.waitForAnalysis());
+  CHECK_FALSE(window.logicalPanel()->errorShown());
+  CHECK(window.physicalView()->analysis() != valid);
+  CHECK(window.physicalView()->analysis()->mesh.shape() == Shape{2, 16, 4});
+}
+
+TEST_CASE("dragging an axis to a new position changes the physical view's assignment", "[ui]") {
+  test::app();
+  MainWindow window;
+  window.resize(1600, 1000);
+  useWholeAxisMesh(window);
+  REQUIRE(window.waitForAnalysis());
+  const auto before = coordinatesAlong(*window.physicalView(), "tp");
+  REQUIRE(before.size() == 128);
+  LogicalAxesModel* model = window.logicalPanel()->model();
+  // The drag path of the table: the model's mime data for row 2 (tp) dropped before row 0.
+  std::unique_ptr<QMimeData> drag(model->mimeData({model->index(2, 0)}));
+  REQUIRE(drag);
+  CHECK(model->canDropMimeData(drag.get(), Qt::MoveAction, 0, 0, {}));
+  model->dropMimeData(drag.get(), Qt::MoveAction, 0, 0, {});
+  REQUIRE(window.waitForAnalysis());
+  const auto analysis = window.physicalView()->analysis();
+  CHECK(analysis->mesh.axis_names == std::vector<std::string>{"tp", "data", "fsdp"});
+  CHECK(model->index(0, LogicalAxesModel::Name).data().toString() == "tp");
+  const auto after = coordinatesAlong(*window.physicalView(), "tp");
+  CHECK(after != before);
+  CHECK(window.isWindowModified());
+}
+
+TEST_CASE("an invalid size shows the error inline and keeps the last valid analysis", "[ui]") {
+  test::app();
+  MainWindow window;
+  useWholeAxisMesh(window);
+  REQUIRE(window.waitForAnalysis());
+  const auto valid = window.physicalView()->analysis();
+  REQUIRE(valid);
+  LogicalAxesModel* model = window.logicalPanel()->model();
+  // 3 x 4 x 4 = 48 devices on a 128-chip slice.
+  REQUIRE(model->setData(model->index(0, LogicalAxesModel::Ici), "3"));
+  REQUIRE(window.waitForAnalysis());
+  CHECK(window.physicalView()->analysis() == valid);
+  CHECK(window.runner()->errorKind().has_value());
+  CHECK(window.logicalPanel()->errorShown());
+  CHECK(window.logicalPanel()->errorLabel()->text().contains("ValueError"));
+  // Non-numbers never reach the scenario.
+  CHECK_FALSE(model->setData(model->index(0, LogicalAxesModel::Ici), "three"));
+  // Back to a valid size: the error goes and a new analysis arrives.
+  REQUIRE(model->setData(model->index(0, LogicalAxesModel::Ici), "-1"));
+  REQUIRE(window.waitForAnalysis());
+  CHECK_FALSE(window.logicalPanel()->errorShown());
+  CHECK(window.physicalView()->analysis() != valid);
+  CHECK(window.physicalView()->analysis()->axes.front().size == 8);
+}
+
+TEST_CASE("undo and redo restore the scenario and the analysis", "[ui]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  useWholeAxisMesh(window);
+  REQUIRE(window.waitForAnalysis());
+  const Scenario original = window.document()->scenario();
+  LogicalAxesModel* model = window.logicalPanel()->model();
+  model->moveAxis(0, 2);
+  REQUIRE(window.waitForAnalysis());
+  const Scenario moved = window.document()->scenario();
+  CHECK(moved.mesh.axes.back().name == "data");
+
+  QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier);
+  CHECK(window.document()->scenario() == original);
+  REQUIRE(window.waitForAnalysis());
+  CHECK(window.physicalView()->analysis()->mesh.axis_names.front() == "data");
+  CHECK_FALSE(window.isWindowModified());
+
+  QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+  CHECK(window.document()->scenario() == moved);
+  REQUIRE(window.waitForAnalysis());
+  CHECK(window.physicalView()->analysis()->mesh.axis_names.back() == "data");
+}
+
+TEST_CASE("save then reopen gives the same workspace and a failed save keeps the old file", "[ui]") {
+  test::app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString path = dir.filePath("w.shardscope.json");
+  MainWindow window;
+  useWholeAxisMesh(window);
+  window.logicalPanel()->model()->setData(window.logicalPanel()->model()->index(1, LogicalAxesModel::Name), "model");
+  REQUIRE(window.saveFile(path));
+  CHECK(window.windowTitle().startsWith("w.shardscope.json"));
+  CHECK_FALSE(window.isWindowModified());
+  const Scenario saved = window.document()->scenario();
+
+  MainWindow reopened;
+  REQUIRE(reopened.openFile(path));
+  CHECK(reopened.document()->scenario() == saved);
+  CHECK(reopened.document()->scenario().mesh.axes[1].name == "model");
+  REQUIRE(reopened.waitForAnalysis());
+  REQUIRE(reopened.physicalView()->analysis());
+  CHECK(reopened.physicalView()->analysis()->mesh.axis_names[1] == "model");
+
+  // A directory cannot be written as a file: the save fails, says why, and nothing changes.
+  QString error;
+  CHECK_FALSE(window.saveFile(dir.path(), &error));
+  CHECK_FALSE(error.isEmpty());
+  // Opening garbage fails with the reason and keeps the current workspace.
+  QFile bad(dir.filePath("bad.json"));
+  REQUIRE(bad.open(QIODevice::WriteOnly));
+  bad.write("{\"mesh\": ");
+  bad.close();
+  CHECK_FALSE(reopened.openFile(bad.fileName(), &error));
+  CHECK(error.contains("JSON"));
+  CHECK(reopened.document()->scenario() == saved);
+}
+
+TEST_CASE("applying a rule set changes the memory chart's maximum", "[ui][memory]") {
+  test::app();
+  MainWindow window;
+  REQUIRE(window.waitForAnalysis());
+  REQUIRE(window.memoryChart()->hasData());
+  const double sharded = window.memoryChart()->shownMaxBytes();
+  CHECK(sharded == Approx(window.physicalView()->analysis()->memory.max_bytes));
+  // From FSDP+TP to pure data parallelism: every device holds every parameter.
+  QComboBox* presets = window.shardingPanel()->presetCombo();
+  const int dp = presets->findData("dp");
+  REQUIRE(dp >= 0);
+  emit presets->activated(dp);
+  REQUIRE(window.waitForAnalysis());
+  const double replicated = window.memoryChart()->shownMaxBytes();
+  CHECK(replicated > 4 * sharded);
+  // Undo brings the sharded maximum back.
+  window.document()->undoStack()->undo();
+  REQUIRE(window.waitForAnalysis());
+  CHECK(window.memoryChart()->shownMaxBytes() == Approx(sharded));
 }

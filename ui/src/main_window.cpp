@@ -1,15 +1,385 @@
 #include "main_window.hpp"
 
+#include "analysis_runner.hpp"
+#include "app_settings.hpp"
+#include "comm_chart.hpp"
+#include "logical_grid_view.hpp"
+#include "logical_mesh_panel.hpp"
+#include "memory_chart.hpp"
+#include "model_picker.hpp"
+#include "overlay_controls.hpp"
+#include "physical_view.hpp"
+#include "scenario_document.hpp"
+#include "sharding_panel.hpp"
+#include "theme.hpp"
+#include "topology_editor.hpp"
+#include "training_panel.hpp"
+#include "view_export.hpp"
+#include "view_selection.hpp"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
+#include <QWhatsThis>
 
 namespace shardscope::ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-  setWindowTitle(tr("Shardscope"));
-  auto* label = new QLabel(tr("Shardscope: the views arrive with the desktop-application issue."), this);
-  label->setAlignment(Qt::AlignCenter);
-  setCentralWidget(label);
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), document_(new ScenarioDocument(this)), runner_(new AnalysisRunner(this)),
+      selection_(new ViewSelection(this)) {
+  setObjectName("MainWindow");
+  setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+
+  // Centre: overlay controls above the physical view.
+  auto* centre = new QWidget(this);
+  auto* centreLayout = new QVBoxLayout(centre);
+  centreLayout->setContentsMargins(4, 4, 4, 0);
+  overlay_ = new OverlayControls(selection_, centre);
+  physical_ = new PhysicalView(selection_, centre);
+  auto* overlayRow = new QHBoxLayout;
+  overlayRow->addWidget(overlay_);
+  overlayRow->addStretch();
+  auto* hint = new QLabel(tr("wheel: zoom · drag: pan · click: select · 0: reset"), centre);
+  hint->setEnabled(false);
+  overlayRow->addWidget(hint);
+  centreLayout->addLayout(overlayRow);
+  centreLayout->addWidget(physical_, 1);
+  setCentralWidget(centre);
+
+  createDocks();
+  createActions();
+
+  statusTime_ = new QLabel(this);
+  statusTime_->setMinimumWidth(260);
+  statusTime_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  statusError_ = new QLabel(this);
+  statusError_->setStyleSheet("QLabel { color: #d73027; }");
+  statusBar()->addWidget(statusError_, 1);
+  statusBar()->addPermanentWidget(statusTime_);
+
+  connect(document_, &ScenarioDocument::scenarioChanged, this, &MainWindow::recompute);
+  connect(document_, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
+  connect(document_, &ScenarioDocument::filePathChanged, this, &MainWindow::updateTitle);
+  connect(runner_, &AnalysisRunner::finished, this, &MainWindow::onAnalysisFinished);
+  connect(runner_, &AnalysisRunner::failed, this, &MainWindow::onAnalysisFailed);
+  connect(runner_, &AnalysisRunner::started, this, [this] { statusTime_->setText(tr("Recomputing…")); });
+
   resize(1600, 1000);
+  resizeDocks({findChild<QDockWidget*>("LogicalDock")}, {400}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>("ShardingDock")}, {470}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>("MemoryDock")}, {340}, Qt::Vertical);
+  updateTitle();
+  recompute();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createDocks() {
+  auto makeDock = [this](const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name);
+    dock->setWidget(content);
+    addDockWidget(area, dock);
+    return dock;
+  };
+  logical_ = new LogicalMeshPanel(document_, selection_, this);
+  makeDock(tr("Logical mesh"), "LogicalDock", logical_, Qt::LeftDockWidgetArea);
+  sharding_ = new ShardingPanel(document_, selection_, this);
+  auto* shardingDock = makeDock(tr("Sharding"), "ShardingDock", sharding_, Qt::RightDockWidgetArea);
+  auto* training = new TrainingPanel(document_, this);
+  auto* trainingDock = makeDock(tr("Workload"), "WorkloadDock", training, Qt::RightDockWidgetArea);
+  tabifyDockWidget(shardingDock, trainingDock);
+  shardingDock->raise();
+  memory_ = new MemoryChart(selection_, this);
+  auto* memoryDock = makeDock(tr("Memory"), "MemoryDock", memory_, Qt::BottomDockWidgetArea);
+  comm_ = new CommChart(this);
+  auto* commDock = makeDock(tr("Communication"), "CommDock", comm_, Qt::BottomDockWidgetArea);
+  splitDockWidget(memoryDock, commDock, Qt::Horizontal);
+  // The bottom area spans only the centre; the side docks keep the full height.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+}
+
+void MainWindow::createActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  auto add = [this](QMenu* menu, const QString& text, const QKeySequence& key, auto slot) {
+    QAction* a = menu->addAction(text);
+    if (!key.isEmpty()) a->setShortcut(key);
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+  };
+  add(file, tr("&New"), QKeySequence::New, [this] {
+    if (maybeSave()) document_->newDocument();
+  });
+  add(file, tr("&Open…"), QKeySequence::Open, [this] { openDialog(); });
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  rebuildRecentMenu();
+  add(file, tr("&Save"), QKeySequence::Save, [this] { saveDialog(false); });
+  add(file, tr("Save &As…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] { saveDialog(true); });
+  file->addSeparator();
+  QMenu* exportMenu = file->addMenu(tr("&Export View"));
+  add(exportMenu, tr("&Physical view…"), QKeySequence(Qt::CTRL | Qt::Key_E), [this] { exportDialog("physical"); });
+  add(exportMenu, tr("&Logical mesh…"), {}, [this] { exportDialog("logical"); });
+  add(exportMenu, tr("&Memory chart…"), {}, [this] { exportDialog("memory"); });
+  add(exportMenu, tr("&Communication chart…"), {}, [this] { exportDialog("comm"); });
+  file->addSeparator();
+  add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
+  QAction* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+  edit->addAction(undo);
+  edit->addAction(redo);
+
+  viewMenu_ = menuBar()->addMenu(tr("&View"));
+  auto* modes = new QActionGroup(this);
+  for (int m = 0; m < overlayModeCount; ++m) {
+    QAction* a = viewMenu_->addAction(overlayModeName(static_cast<OverlayMode>(m)));
+    a->setCheckable(true);
+    a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + m)));
+    a->setChecked(static_cast<int>(selection_->mode()) == m);
+    modes->addAction(a);
+    connect(a, &QAction::triggered, this, [this, m] { selection_->setMode(static_cast<OverlayMode>(m)); });
+    connect(selection_, &ViewSelection::modeChanged, a, [a, m](OverlayMode mode) { a->setChecked(static_cast<int>(mode) == m); });
+  }
+  viewMenu_->addSeparator();
+  add(viewMenu_, tr("Reset &Zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { physical_->resetZoom(); });
+  QAction* dark = viewMenu_->addAction(tr("&Dark Theme"));
+  dark->setCheckable(true);
+  dark->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+  dark->setObjectName("darkThemeAction");
+  connect(dark, &QAction::toggled, this, &MainWindow::setDarkTheme);
+  viewMenu_->addSeparator();
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) viewMenu_->addAction(dock->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* whatsThis = QWhatsThis::createAction(this);
+  whatsThis->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F1));
+  help->addAction(whatsThis);
+  add(help, tr("&About Shardscope"), QKeySequence::HelpContents, [this] { showAbout(); });
+
+  // Toolbar: hardware and model pickers.
+  QToolBar* bar = addToolBar(tr("Scenario"));
+  bar->setObjectName("ScenarioToolBar");
+  bar->setMovable(false);
+  topology_ = new TopologyEditor(document_, bar);
+  bar->addWidget(topology_);
+  bar->addSeparator();
+  model_ = new ModelPicker(document_, bar);
+  bar->addWidget(model_);
+  bar->addSeparator();
+  bar->addAction(undo);
+  bar->addAction(redo);
+}
+
+void MainWindow::restoreSettings() {
+  AppSettings settings;
+  if (!settings.windowGeometry().isEmpty()) restoreGeometry(settings.windowGeometry());
+  if (!settings.windowState().isEmpty()) restoreState(settings.windowState());
+  if (auto* dark = findChild<QAction*>("darkThemeAction")) dark->setChecked(settings.darkTheme());
+  const int mode = settings.overlayMode();
+  if (mode >= 0 && mode < overlayModeCount) selection_->setMode(static_cast<OverlayMode>(mode));
+}
+
+void MainWindow::setDarkTheme(bool dark) {
+  applyTheme(dark);
+  AppSettings().setDarkTheme(dark);
+  // Charts pick their theme from the palette when they rebuild.
+  memory_->setAnalysis(runner_->lastValid());
+  comm_->setAnalysis(runner_->lastValid());
+  update();
+}
+
+void MainWindow::updateTitle() {
+  setWindowTitle(QStringLiteral("%1[*] — Shardscope").arg(document_->displayName()));
+  setWindowModified(document_->isModified());
+}
+
+void MainWindow::recompute() { runner_->request(document_->scenario()); }
+
+bool MainWindow::waitForAnalysis(int timeoutMs) { return runner_->waitForIdle(timeoutMs); }
+
+bool MainWindow::selectAxis(const QString& name) {
+  const auto analysis = runner_->lastValid();
+  if (!analysis) return false;
+  for (std::size_t a = 0; a < analysis->mesh.axis_names.size(); ++a)
+    if (QString::fromStdString(analysis->mesh.axis_names[a]) == name) {
+      selection_->setAxis(static_cast<int>(a));
+      return true;
+    }
+  return false;
+}
+
+bool MainWindow::selectDeviceById(long long id) {
+  const auto analysis = runner_->lastValid();
+  if (!analysis) return false;
+  for (std::size_t pos = 0; pos < analysis->mesh.devices.size(); ++pos)
+    if (analysis->mesh.devices[pos].id == id) {
+      selection_->setDevice(static_cast<int>(pos));
+      return true;
+    }
+  return false;
+}
+
+void MainWindow::onAnalysisFinished() {
+  const auto analysis = runner_->lastValid();
+  if (selection_->device() >= static_cast<int>(analysis->mesh.devices.size())) selection_->setDevice(-1);
+  overlay_->setAnalysis(analysis);
+  physical_->setAnalysis(analysis);
+  logical_->setAnalysis(analysis);
+  logical_->setError({}, std::nullopt);
+  sharding_->setAnalysis(analysis);
+  memory_->setAnalysis(analysis);
+  comm_->setAnalysis(analysis);
+  statusError_->clear();
+  int warnings = 0;
+  for (const auto& d : analysis->diagnostics) warnings += d.severity != Diagnostic::Severity::Info;
+  if (warnings > 0) {
+    QStringList lines;
+    for (const auto& d : analysis->diagnostics)
+      if (d.severity != Diagnostic::Severity::Info) lines << QString::fromStdString(d.section + ": " + d.message);
+    statusError_->setText(tr("%n warning(s): %1", nullptr, warnings).arg(lines.front()));
+    statusError_->setToolTip(lines.join("\n"));
+  }
+  const double ms = runner_->lastWallMs();
+  statusTime_->setText(tr("Recomputed in %1 ms (%2 devices)").arg(ms, 0, 'f', ms < 1 ? 2 : 1).arg(analysis->mesh.devices.size()));
+}
+
+void MainWindow::onAnalysisFailed(const QString& message) {
+  logical_->setError(message, runner_->errorKind(), runner_->lastValid() != nullptr);
+  if (!runner_->lastValid())
+    physical_->setEmptyMessage(tr("This mesh cannot be placed on the hardware yet.\nThe Logical mesh panel shows why, and the fix when there is one."));
+  // The first sentence in the status bar; the whole message is in the panel and the tooltip.
+  const qsizetype stop = message.indexOf(". ");
+  statusError_->setText(tr("Cannot place this mesh: %1").arg(stop > 0 ? message.left(stop + 1) : message));
+  statusError_->setToolTip(message);
+  statusTime_->setText(tr("Failed after %1 ms").arg(runner_->lastWallMs(), 0, 'f', 1));
+}
+
+bool MainWindow::openFile(const QString& path, QString* error) {
+  QString why;
+  if (!document_->load(path, &why)) {
+    if (error) *error = why;
+    AppSettings().removeRecentFile(QFileInfo(path).absoluteFilePath());
+    rebuildRecentMenu();
+    return false;
+  }
+  AppSettings settings;
+  settings.addRecentFile(QFileInfo(path).absoluteFilePath());
+  settings.setLastDirectory(QFileInfo(path).absolutePath());
+  rebuildRecentMenu();
+  return true;
+}
+
+bool MainWindow::saveFile(const QString& path, QString* error) {
+  if (!document_->save(path, error)) return false;
+  AppSettings settings;
+  settings.addRecentFile(QFileInfo(path).absoluteFilePath());
+  settings.setLastDirectory(QFileInfo(path).absolutePath());
+  rebuildRecentMenu();
+  statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+  return true;
+}
+
+void MainWindow::openDialog() {
+  if (!maybeSave()) return;
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open workspace"), AppSettings().lastDirectory(),
+                                                    tr("Shardscope workspaces (*.json);;All files (*)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!openFile(path, &error)) QMessageBox::warning(this, tr("Open workspace"), error);
+}
+
+bool MainWindow::saveDialog(bool saveAs) {
+  QString path = document_->filePath();
+  if (saveAs || path.isEmpty()) {
+    path = QFileDialog::getSaveFileName(this, tr("Save workspace"), AppSettings().lastDirectory() + "/workspace.shardscope.json",
+                                        tr("Shardscope workspaces (*.json)"));
+    if (path.isEmpty()) return false;
+  }
+  QString error;
+  if (!saveFile(path, &error)) {
+    QMessageBox::warning(this, tr("Save workspace"), tr("%1\n\nThe previous file, if any, was left unchanged.").arg(error));
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::exportDialog(const QString& which) {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), AppSettings().lastDirectory() + "/" + which + ".png",
+                                                    tr("PNG image (*.png);;SVG drawing (*.svg)"));
+  if (path.isEmpty()) return;
+  QString error;
+  bool ok = false;
+  if (which == "physical")
+    ok = exportView(physical_, [this](QPainter& p, const QRectF& r) { physical_->render(p, r); }, path, QSize(1600, 1000), &error);
+  else if (which == "logical")
+    ok = exportView(logical_->gridView(), [this](QPainter& p, const QRectF& r) { logical_->gridView()->render(p, r); }, path,
+                    QSize(1000, 800), &error);
+  else if (which == "memory")
+    ok = exportView(memory_, {}, path, memory_->size(), &error);
+  else
+    ok = exportView(comm_, {}, path, comm_->size(), &error);
+  if (ok) statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
+  else QMessageBox::warning(this, tr("Export view"), error);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  const QStringList files = AppSettings().recentFiles();
+  for (const QString& path : files) {
+    QAction* a = recentMenu_->addAction(QFileInfo(path).fileName());
+    a->setToolTip(path);
+    connect(a, &QAction::triggered, this, [this, path] {
+      if (!maybeSave()) return;
+      QString error;
+      if (!openFile(path, &error)) QMessageBox::warning(this, tr("Open workspace"), error);
+    });
+  }
+  recentMenu_->setEnabled(!files.isEmpty());
+}
+
+bool MainWindow::maybeSave() {
+  if (!document_->isModified()) return true;
+  const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+                                            tr("%1 has unsaved changes. Save them?").arg(document_->displayName()),
+                                            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Cancel) return false;
+  if (answer == QMessageBox::Save) return saveDialog(false);
+  return true;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
+  AppSettings settings;
+  settings.setWindowGeometry(saveGeometry());
+  settings.setWindowState(saveState());
+  settings.setOverlayMode(static_cast<int>(selection_->mode()));
+  event->accept();
+}
+
+void MainWindow::showAbout() {
+  QMessageBox::about(this, tr("About Shardscope"),
+                     tr("<b>Shardscope</b> %1<br>See how a parallel training or serving job lands on TPU/GPU hardware: "
+                        "the JAX device mesh on the physical torus, parameter shards, memory per device and "
+                        "collective costs.<br><br>Press Shift+F1 and click any panel for help on it.")
+                         .arg(QApplication::applicationVersion()));
 }
 
 } // namespace shardscope::ui

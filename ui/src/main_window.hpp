@@ -1,14 +1,92 @@
-// The Shardscope main window.
+// The Shardscope main window: the physical view in the centre, docks for the logical mesh,
+// sharding, memory and communication, pickers in the toolbar. It owns the document, the analysis
+// runner and the shared selection, and hands every new analysis to every view.
 #pragma once
+
+#include "shardscope/analysis.hpp"
 
 #include <QMainWindow>
 
+#include <memory>
+
+class QLabel;
+class QMenu;
+
 namespace shardscope::ui {
+
+class AnalysisRunner;
+class CommChart;
+class LogicalMeshPanel;
+class MemoryChart;
+class ModelPicker;
+class OverlayControls;
+class PhysicalView;
+class ScenarioDocument;
+class ShardingPanel;
+class TopologyEditor;
+class ViewSelection;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
 public:
   explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Opens a workspace; on failure returns false with `error` set and keeps the current one.
+  bool openFile(const QString& path, QString* error = nullptr);
+  bool saveFile(const QString& path, QString* error = nullptr);
+  // Restores window geometry, dock layout and theme from the settings (the interactive app does;
+  // screenshots and tests keep the defaults so they are reproducible).
+  void restoreSettings();
+  // Blocks (running the event loop) until the newest analysis was delivered.
+  bool waitForAnalysis(int timeoutMs = 10000);
+  // Selects the device with JAX id `id` in every view; false when the analysis has none.
+  bool selectDeviceById(long long id);
+  // Makes `name` the axis the overlays and the selection ring follow; false when absent.
+  bool selectAxis(const QString& name);
+
+  ScenarioDocument* document() const { return document_; }
+  AnalysisRunner* runner() const { return runner_; }
+  ViewSelection* selection() const { return selection_; }
+  PhysicalView* physicalView() const { return physical_; }
+  LogicalMeshPanel* logicalPanel() const { return logical_; }
+  ShardingPanel* shardingPanel() const { return sharding_; }
+  MemoryChart* memoryChart() const { return memory_; }
+  CommChart* commChart() const { return comm_; }
+
+protected:
+  void closeEvent(QCloseEvent* event) override;
+
+private:
+  void createActions();
+  void createDocks();
+  void updateTitle();
+  void onAnalysisFinished();
+  void onAnalysisFailed(const QString& message);
+  void recompute();
+  bool maybeSave();
+  void openDialog();
+  bool saveDialog(bool saveAs);
+  void exportDialog(const QString& which);
+  void rebuildRecentMenu();
+  void setDarkTheme(bool dark);
+  void showAbout();
+
+  ScenarioDocument* document_;
+  AnalysisRunner* runner_;
+  ViewSelection* selection_;
+  PhysicalView* physical_ = nullptr;
+  OverlayControls* overlay_ = nullptr;
+  LogicalMeshPanel* logical_ = nullptr;
+  ShardingPanel* sharding_ = nullptr;
+  MemoryChart* memory_ = nullptr;
+  CommChart* comm_ = nullptr;
+  TopologyEditor* topology_ = nullptr;
+  ModelPicker* model_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QMenu* viewMenu_ = nullptr;
+  QLabel* statusTime_ = nullptr;
+  QLabel* statusError_ = nullptr;
 };
 
 } // namespace shardscope::ui

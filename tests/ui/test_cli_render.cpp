@@ -1,0 +1,62 @@
+#include "ui_test_app.hpp"
+
+#include <QFile>
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <catch2/catch.hpp>
+
+// `shardscope-cli render` runs the real executable: the command is registered from its main().
+namespace {
+struct Run {
+  int code = -1;
+  QString err;
+};
+Run cli(const QStringList& args) {
+  QProcess p;
+  p.start(QStringLiteral(SHARDSCOPE_CLI_PATH), args);
+  p.waitForFinished(60000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardError())};
+}
+} // namespace
+
+TEST_CASE("shardscope-cli render draws the physical, logical and memory views headless", "[ui][render]") {
+  shardscope::ui::test::app();
+  QTemporaryDir dir;
+  QFile workspace(dir.filePath("w.json"));
+  REQUIRE(workspace.open(QIODevice::WriteOnly));
+  workspace.write(R"({"topology": {"chip": "v4", "shape": [4, 4, 8]},
+                      "mesh": {"axes": [{"name": "data", "ici": 8}, {"name": "fsdp", "ici": 4}, {"name": "tp", "ici": 4}]}})");
+  workspace.close();
+
+  const QString svg = dir.filePath("physical.svg");
+  REQUIRE(cli({"render", "--view", "physical", "--out", svg, workspace.fileName()}).code == 0);
+  QFile svgFile(svg);
+  REQUIRE(svgFile.open(QIODevice::ReadOnly));
+  const QByteArray text = svgFile.readAll();
+  CHECK(text.contains("<svg"));
+  CHECK(text.contains("TPU v4")); // the header names the hardware
+
+  const QString png = dir.filePath("logical.png");
+  REQUIRE(cli({"render", "--view", "logical", "--size", "640x480", "--out", png, workspace.fileName()}).code == 0);
+  const QImage image(png);
+  CHECK(image.size() == QSize(640, 480));
+
+  CHECK(cli({"render", "--view", "memory", "--out", dir.filePath("memory.png"), workspace.fileName()}).code == 0);
+  CHECK(QFile::exists(dir.filePath("memory.png")));
+
+  // Errors: a bad view, a missing --out, an unknown format, a mesh JAX cannot place.
+  CHECK(cli({"render", "--view", "sideways", "--out", png}).code == 2);
+  CHECK(cli({"render", "--view", "physical"}).code == 2);
+  const Run badType = cli({"render", "--view", "physical", "--out", dir.filePath("x.gif"), workspace.fileName()});
+  CHECK(badType.code == 1);
+  CHECK(badType.err.contains(".gif"));
+  QFile unplaceable(dir.filePath("bad.json"));
+  REQUIRE(unplaceable.open(QIODevice::WriteOnly));
+  unplaceable.write(R"({"mesh": {"axes": [{"name": "dp", "ici": 2}, {"name": "fsdp", "ici": 64}], "allow_split_physical_axes": false}})");
+  unplaceable.close();
+  const Run bad = cli({"render", "--view", "physical", "--out", svg, unplaceable.fileName()});
+  CHECK(bad.code == 1);
+  CHECK(bad.err.contains("NotImplementedError"));
+}

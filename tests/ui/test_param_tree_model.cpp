@@ -1,0 +1,122 @@
+#include "ui_test_app.hpp"
+
+#include "logical_axes_model.hpp"
+#include "param_tree_model.hpp"
+#include "rules_table_model.hpp"
+#include "scenario_document.hpp"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+
+#include <catch2/catch.hpp>
+
+using namespace shardscope;
+using namespace shardscope::ui;
+
+namespace {
+std::shared_ptr<const Analysis> analysisWithParams() {
+  auto a = std::make_shared<Analysis>();
+  a->mesh.axis_names = {"fsdp", "tp"};
+  auto row = [](std::string path, Shape shape, std::string spec, Shape shard, double bytes) {
+    ParamRow r;
+    r.path = std::move(path);
+    r.shape = std::move(shape);
+    r.dtype = "bfloat16";
+    r.spec = std::move(spec);
+    r.shard_shape = std::move(shard);
+    r.bytes_per_device = bytes;
+    return r;
+  };
+  a->params.push_back(row("embed/embedding", {128256, 4096}, "P('fsdp', 'tp')", {8016, 1024}, 16.0e6));
+  a->params.push_back(row("layers/0/attn/q_proj/kernel", {4096, 4096}, "P('fsdp', 'tp')", {256, 1024}, 0.5e6));
+  a->params.push_back(row("layers/0/attn/k_proj/kernel", {4096, 1024}, "P('fsdp', 'tp')", {256, 256}, 0.125e6));
+  a->params.push_back(row("layers/0/norm/scale", {4096}, "P(None,)", {4096}, 8192));
+  a->params.back().diagnostics.push_back("replicated: no rule matched");
+  return a;
+}
+} // namespace
+
+TEST_CASE("the parameter tree groups by path prefix and passes the model tester", "[ui][params]") {
+  test::app();
+  ScenarioDocument doc;
+  ParamTreeModel model(&doc);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  CHECK(model.rowCount() == 0);
+  model.setAnalysis(analysisWithParams());
+  REQUIRE(model.rowCount() == 2); // embed, layers
+  const QModelIndex layers = model.index(1, 0);
+  CHECK(layers.data().toString() == "layers");
+  CHECK(model.rowCount(layers) == 1); // 0
+  const QModelIndex attn = model.index(0, 0, model.index(0, 0, layers));
+  CHECK(attn.data().toString() == "attn");
+  CHECK(model.rowCount(attn) == 2);
+  // Groups sum their leaves' bytes per device.
+  CHECK(model.index(1, ParamTreeModel::Bytes).data(Qt::EditRole).toDouble() == Approx(0.5e6 + 0.125e6 + 8192));
+  const QModelIndex q = model.indexOfPath("layers/0/attn/q_proj/kernel");
+  REQUIRE(q.isValid());
+  CHECK(q.data().toString() == "kernel");
+  CHECK(q.siblingAtColumn(ParamTreeModel::Spec).data().toString() == "P('fsdp', 'tp')");
+  CHECK(q.siblingAtColumn(ParamTreeModel::Shape).data().toString() == "(4096, 4096)");
+  CHECK(model.indexOfPath("layers/0/norm/scale").siblingAtColumn(ParamTreeModel::Diagnostics).data().toString().contains("replicated"));
+  CHECK(model.flags(q.siblingAtColumn(ParamTreeModel::Spec)) & Qt::ItemIsEditable);
+  CHECK_FALSE(model.flags(layers.siblingAtColumn(ParamTreeModel::Spec)) & Qt::ItemIsEditable);
+  CHECK(model.setHighlight(QRegularExpression("attn/.*kernel")) == 2);
+  model.setAnalysis(nullptr);
+  CHECK(model.rowCount() == 0);
+}
+
+TEST_CASE("editing a spec in place becomes a rule override", "[ui][params]") {
+  test::app();
+  ScenarioDocument doc;
+  ParamTreeModel model(&doc);
+  model.setAnalysis(analysisWithParams());
+  const QModelIndex spec = model.indexOfPath("layers/0/attn/q_proj/kernel").siblingAtColumn(ParamTreeModel::Spec);
+  REQUIRE(model.setData(spec, "tp, fsdp"));
+  const auto& rules = doc.scenario().rules.rules;
+  REQUIRE(rules.size() == 1);
+  CHECK(rules[0].first == "^layers/0/attn/q_proj/kernel$");
+  CHECK(rules[0].second.dump() == R"(["tp","fsdp"])");
+  CHECK(doc.scenario().rules.preset == "fsdp-tp"); // the preset stays behind the override
+  // Editing again replaces the override rather than stacking a second one.
+  REQUIRE(model.setData(spec, "P(None, 'tp')"));
+  CHECK(doc.scenario().rules.rules.size() == 1);
+  QSignalSpy rejected(&model, &ParamTreeModel::specRejected);
+  CHECK_FALSE(model.setData(spec, "P('tp'"));
+  CHECK(rejected.count() == 1);
+  doc.undoStack()->undo();
+  doc.undoStack()->undo();
+  CHECK(doc.scenario().rules.rules.empty());
+}
+
+TEST_CASE("axes and rules tables pass the model tester and edit the scenario", "[ui][params]") {
+  test::app();
+  ScenarioDocument doc;
+  LogicalAxesModel axes(&doc);
+  QAbstractItemModelTester axesTester(&axes, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  CHECK(axes.rowCount() == 3);
+  axes.addAxis();
+  CHECK(axes.rowCount() == 4);
+  CHECK(doc.scenario().mesh.axes.back().ici == 1);
+  CHECK(axes.moveRows({}, 3, 1, {}, 0));
+  CHECK(doc.scenario().mesh.axes.front().name == "axis3");
+  axes.removeAxis(0);
+  CHECK(axes.rowCount() == 3);
+  CHECK(axes.setData(axes.index(2, LogicalAxesModel::Type), "Auto"));
+  CHECK(doc.scenario().mesh.axes[2].type == AxisType::Auto);
+  CHECK_FALSE(axes.setData(axes.index(2, LogicalAxesModel::Type), "Sideways"));
+  CHECK_FALSE(axes.setData(axes.index(0, LogicalAxesModel::Name), "  "));
+
+  RulesTableModel rules(&doc);
+  QAbstractItemModelTester rulesTester(&rules, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  rules.addRule(".*embed.*", "fsdp, None");
+  rules.addRule(".*", "P()");
+  REQUIRE(rules.rowCount() == 2);
+  CHECK(rules.index(0, RulesTableModel::Spec).data().toString() == "P('fsdp', None)");
+  rules.moveRule(1, 0);
+  CHECK(doc.scenario().rules.rules.front().first == ".*");
+  QSignalSpy rejected(&rules, &RulesTableModel::editRejected);
+  CHECK_FALSE(rules.setData(rules.index(0, RulesTableModel::Regex), "(unclosed"));
+  CHECK(rejected.count() == 1);
+  rules.removeRule(0);
+  CHECK(rules.rowCount() == 1);
+}

@@ -1,0 +1,95 @@
+#include "ui_test_app.hpp"
+
+#include "physical_layout.hpp"
+
+#include "shardscope/topology.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace shardscope;
+using namespace shardscope::ui;
+
+TEST_CASE("a v4 4x4x8 slice is eight 4x4 panels with one cell per chip", "[ui][layout]") {
+  test::app();
+  const DeviceList devices = makeDevices(parseTopology("v4:4x4x8"));
+  const PhysicalLayout layout = PhysicalLayout::build(devices, 1.6);
+  REQUIRE(layout.kind() == PhysicalLayout::Kind::Torus);
+  CHECK(layout.panels().size() == 8);
+  CHECK(layout.dims() == std::array<int, 3>{4, 4, 8});
+  CHECK(layout.wraps() == std::array<bool, 3>{true, true, true}); // a full 4x4x4 cube and more
+  CHECK(layout.hostOutlines().size() == 32);                      // 2x2x1 chips per host
+  for (int pos = 0; pos < 128; ++pos) {
+    const QRectF r = layout.deviceRect(pos);
+    REQUIRE_FALSE(r.isNull());
+    CHECK(layout.hitTest(r.center()) == pos);
+    const auto& c = *devices[static_cast<std::size_t>(pos)].coords;
+    CHECK(layout.panels()[static_cast<std::size_t>(layout.devicePanel(pos))].title == QString("z = %1").arg(c[2]));
+  }
+  CHECK(layout.hitTest(QPointF(-5, -5)) == -1);
+}
+
+TEST_CASE("hop counts follow the torus, wraparound included", "[ui][layout]") {
+  test::app();
+  const DeviceList devices = makeDevices(parseTopology("v4:4x4x8"));
+  const PhysicalLayout layout = PhysicalLayout::build(devices, 1.6);
+  auto at = [&](int x, int y, int z) {
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      if (*devices[i].coords == std::array<int, 3>{x, y, z}) return static_cast<int>(i);
+    return -1;
+  };
+  CHECK(layout.hops(at(0, 0, 0), at(0, 0, 0)) == 0);
+  CHECK(layout.hops(at(0, 0, 0), at(1, 0, 0)) == 1);
+  CHECK(layout.hops(at(0, 0, 0), at(3, 0, 0)) == 1); // x wraps
+  CHECK(layout.hops(at(0, 0, 0), at(2, 2, 4)) == 2 + 2 + 4);
+  CHECK(layout.hops(at(0, 0, 0), at(0, 0, 7)) == 1); // z wraps
+
+  // A 2x2x1 part has no wraparound: the far corner is two hops, not one.
+  const DeviceList small = makeDevices(parseTopology("v4:2x2x1"));
+  const PhysicalLayout smallLayout = PhysicalLayout::build(small, 1.6);
+  CHECK(smallLayout.wraps() == std::array<bool, 3>{false, false, false});
+  CHECK(smallLayout.hops(0, 3) == 2);
+}
+
+TEST_CASE("v3 chips show two cores side by side and multi-slice pods one block per slice", "[ui][layout]") {
+  test::app();
+  const DeviceList v3 = makeDevices(parseTopology("v3:4x4"));
+  const PhysicalLayout layout = PhysicalLayout::build(v3, 1.6);
+  CHECK(layout.cores() == 2);
+  CHECK(layout.panels().size() == 1);
+  for (std::size_t i = 0; i < v3.size(); ++i) {
+    const QRectF r = layout.deviceRect(static_cast<int>(i));
+    CHECK(r.width() < r.height()); // half a chip wide
+    CHECK(layout.hitTest(r.center()) == static_cast<int>(i));
+  }
+  TopologySpec spec = parseTopology("v5e:4x4");
+  spec.slices = 2;
+  const DeviceList pod = makeDevices(spec);
+  const PhysicalLayout podLayout = PhysicalLayout::build(pod, 1.6);
+  REQUIRE(podLayout.slices().size() == 2);
+  CHECK_FALSE(podLayout.slices()[0].rect.intersects(podLayout.slices()[1].rect));
+  const int firstOfSlice1 = static_cast<int>(pod.size() / 2);
+  CHECK(podLayout.hops(0, firstOfSlice1) == -1); // across DCN
+}
+
+TEST_CASE("GPU clusters are drawn as hosts of GPUs", "[ui][layout]") {
+  test::app();
+  const DeviceList gpus = makeDevices(parseTopology("h100:4x8"));
+  const PhysicalLayout layout = PhysicalLayout::build(gpus, 1.6);
+  REQUIRE(layout.kind() == PhysicalLayout::Kind::GpuHosts);
+  CHECK(layout.panels().size() == 4);
+  CHECK(layout.panels()[0].cols * layout.panels()[0].rows == 8);
+  CHECK(layout.panels()[0].title.startsWith("host "));
+  CHECK(layout.hops(0, 1) == 1);   // NVLink inside a host
+  CHECK(layout.hops(0, 8) == -1);  // the network between hosts
+}
+
+TEST_CASE("a v5p full pod lays out all 8960 chips without overlap of panels", "[ui][layout]") {
+  test::app();
+  const DeviceList devices = makeDevices(parseTopology("v5p:16x20x28"));
+  const PhysicalLayout layout = PhysicalLayout::build(devices, 1.6);
+  CHECK(layout.panels().size() == 28);
+  for (std::size_t a = 0; a < layout.panels().size(); ++a)
+    for (std::size_t b = a + 1; b < layout.panels().size(); ++b)
+      CHECK_FALSE(layout.panels()[a].rect.intersects(layout.panels()[b].rect));
+  CHECK(layout.hitTest(layout.deviceRect(8959).center()) == 8959);
+}

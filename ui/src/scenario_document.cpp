@@ -1,0 +1,91 @@
+#include "scenario_document.hpp"
+
+#include "edit_scenario_command.hpp"
+#include "shardscope/errors.hpp"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+namespace shardscope::ui {
+
+ScenarioDocument::ScenarioDocument(QObject* parent) : QObject(parent), scenario_(defaultScenario()) {
+  connect(&undoStack_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+}
+
+void ScenarioDocument::edit(const QString& text, const std::function<void(Scenario&)>& change, const QString& mergeKey) {
+  Scenario after = scenario_;
+  change(after);
+  if (after == scenario_) return;
+  undoStack_.push(new EditScenarioCommand(this, text, scenario_, std::move(after), mergeKey));
+}
+
+QString ScenarioDocument::displayName() const {
+  return filePath_.isEmpty() ? tr("Untitled") : QFileInfo(filePath_).fileName();
+}
+
+void ScenarioDocument::newDocument() {
+  undoStack_.clear();
+  scenario_ = defaultScenario();
+  filePath_.clear();
+  undoStack_.setClean();
+  emit filePathChanged(filePath_);
+  emit scenarioChanged();
+}
+
+bool ScenarioDocument::load(const QString& path, QString* error) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    if (error) *error = tr("Cannot open %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  // A workspace is a few kilobytes; refuse anything absurd rather than reading it whole.
+  constexpr qint64 kMaxWorkspaceBytes = 256LL * 1024 * 1024;
+  if (file.size() > kMaxWorkspaceBytes) {
+    if (error) *error = tr("%1 is too large to be a workspace (%2 bytes)").arg(path).arg(file.size());
+    return false;
+  }
+  const QByteArray bytes = file.readAll();
+  Scenario loaded;
+  try {
+    loaded = scenarioFromJson(Json::parse(bytes.constBegin(), bytes.constEnd()));
+  } catch (const Json::exception& e) {
+    if (error) *error = tr("%1 is not valid JSON: %2").arg(path, QString::fromStdString(e.what()));
+    return false;
+  } catch (const std::exception& e) {
+    if (error) *error = tr("%1 is not a valid workspace: %2").arg(path, QString::fromStdString(e.what()));
+    return false;
+  }
+  undoStack_.clear();
+  scenario_ = std::move(loaded);
+  filePath_ = path;
+  undoStack_.setClean();
+  emit filePathChanged(filePath_);
+  emit scenarioChanged();
+  return true;
+}
+
+bool ScenarioDocument::save(const QString& path, QString* error) {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) {
+    if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  const std::string text = scenarioToJson(scenario_).dump(2) + "\n";
+  if (file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) || !file.commit()) {
+    if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+    return false; // QSaveFile discards the temporary: the old file stays as it was
+  }
+  const bool pathChanged = filePath_ != path;
+  filePath_ = path;
+  undoStack_.setClean();
+  if (pathChanged) emit filePathChanged(filePath_);
+  return true;
+}
+
+void ScenarioDocument::setScenarioFromCommand(const Scenario& scenario) {
+  scenario_ = scenario;
+  emit scenarioChanged();
+}
+
+} // namespace shardscope::ui
