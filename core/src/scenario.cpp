@@ -166,6 +166,7 @@ ModelChoice readModel(const Json& m) {
 RulesChoice readRules(const Json& r) {
   RulesChoice rules;
   const Json* list = find(r, "rules");
+  // Given rules without a preset stand alone; with a preset they are tried first.
   rules.preset = readString(r, "preset", "rules", list ? "" : rules.preset);
   if (list) {
     if (!list->is_array()) throwValueError("rules.rules must be a list of [regex, spec] pairs");

@@ -155,3 +155,21 @@ TEST_CASE("every built-in example workspace analyses without errors", "[analysis
   }
   CHECK(count >= 5);
 }
+
+TEST_CASE("a rule override changes one parameter and the preset covers the rest", "[analysis]") {
+  Scenario s = defaultScenario();
+  s.rules.rules = {{"^lm_head\\.weight$", Json::array()}}; // P(): replicate the output projection
+  const Analysis a = analyze(s);
+  const Analysis base = analyze(defaultScenario());
+  REQUIRE(a.params.size() == base.params.size());
+  int changed = 0;
+  for (std::size_t i = 0; i < a.params.size(); ++i) {
+    if (a.params[i].path == "lm_head.weight") {
+      CHECK(a.params[i].spec == "P()");
+      CHECK(base.params[i].spec != "P()");
+    } else {
+      changed += a.params[i].spec != base.params[i].spec;
+    }
+  }
+  CHECK(changed == 0);
+}

@@ -201,20 +201,4 @@ int PhysicalLayout::hitTest(QPointF point) const {
   return -1;
 }
 
-int PhysicalLayout::hops(int a, int b) const {
-  if (a < 0 || b < 0 || a >= static_cast<int>(chip_.size()) || b >= static_cast<int>(chip_.size())) return -1;
-  const auto& ca = chip_[static_cast<std::size_t>(a)];
-  const auto& cb = chip_[static_cast<std::size_t>(b)];
-  if (ca[3] != cb[3]) return -1; // different slices: DCN
-  if (kind_ == Kind::GpuHosts) return ca[0] == cb[0] ? (ca[1] == cb[1] ? 0 : 1) : -1;
-  if (kind_ != Kind::Torus) return ca == cb ? 0 : 1;
-  int total = 0;
-  for (std::size_t k = 0; k < 3; ++k) {
-    int d = std::abs(ca[k] - cb[k]);
-    if (wraps_[k]) d = std::min(d, dims_[k] - d);
-    total += d;
-  }
-  return total;
-}
-
 } // namespace shardscope::ui

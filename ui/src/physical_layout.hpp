@@ -49,9 +49,6 @@ public:
   int devicePanel(int pos) const;
   // Device under a layout point, or -1.
   int hitTest(QPointF point) const;
-  // ICI hops between two devices' chips along the torus (wraparound counted), 0 on the same chip;
-  // -1 when the path leaves the slice (DCN) or the host network (GPUs).
-  int hops(int a, int b) const;
 
   static constexpr double titleBand = 1.4; // units above each panel for its title
   static constexpr double panelGap = 1.4;

@@ -2,6 +2,8 @@
 
 #include "color_scales.hpp"
 
+#include "shardscope/link_graph.hpp"
+
 #include <QKeyEvent>
 #include <QLinearGradient>
 #include <QMouseEvent>
@@ -100,6 +102,18 @@ void PhysicalView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     animationT_ = 1;
   }
   update();
+}
+
+QString PhysicalView::hopLabel(int a, int b) const {
+  if (!analysis_ || !analysis_->links) return QString();
+  const auto& devices = analysis_->mesh.devices;
+  const Device& da = devices[static_cast<std::size_t>(a)];
+  const Device& db = devices[static_cast<std::size_t>(b)];
+  if (da.slice_index != db.slice_index) return QStringLiteral("DCN");
+  if (da.platform == Platform::Gpu && da.process_index != db.process_index) return QStringLiteral("net");
+  const LinkGraph& graph = *analysis_->links;
+  const int hops = graph.hops(graph.nodeOfDevice(da.id), graph.nodeOfDevice(db.id));
+  return hops < 0 ? QStringLiteral("?") : QString::number(hops);
 }
 
 void PhysicalView::setEmptyMessage(const QString& text) {
@@ -300,8 +314,7 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
         painter.drawLine(pa, pb);
         // A label on a short link would hide the chips it joins.
         if (!labelHops || QLineF(pa, pb).length() < 34) continue;
-        const int hops = L->hops(a, b);
-        const QString label = hops < 0 ? "DCN" : QString::number(hops);
+        const QString label = hopLabel(a, b);
         const QPointF mid = (pa + pb) / 2;
         const QRectF box(mid.x() - 13, mid.y() - 8, 26, 16);
         painter.setBrush(QColor(255, 255, 255, 220));

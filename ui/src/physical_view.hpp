@@ -53,6 +53,10 @@ protected:
   bool event(QEvent* event) override;
 
 private:
+  // The label of a ring link between device positions a and b: hops on the physical links
+  // (core's link graph), "DCN" across slices, "net" between GPU hosts.
+  QString hopLabel(int a, int b) const;
+
   struct Frame {
     QRectF area;      // where the layout is drawn
     double scale = 1; // pixels per layout unit

@@ -8,11 +8,14 @@
 #include "shardscope/scenario.hpp"
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace shardscope {
+
+class LinkGraph;
 
 struct Diagnostic {
   enum class Severity { Info, Warning, Error };
@@ -75,6 +78,7 @@ struct Analysis {
   std::vector<ParamRow> params;
   MemorySummary memory;
   std::vector<AxisComm> comm;
+  std::shared_ptr<const LinkGraph> links;  // the topology's physical link graph (hop counts for views)
   std::vector<Diagnostic> diagnostics;
   double compute_ms = 0;                   // how long analyze took
 };

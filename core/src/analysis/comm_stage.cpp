@@ -10,6 +10,7 @@ namespace shardscope::analysis {
 void reportCommunication(const Scenario& scenario, double payloadBytes, Analysis& out) {
   try {
     const auto graph = cachedLinkGraph(scenario.topology);
+    out.links = graph;
     const auto reports = axisReports(*graph, out.mesh);
     const bool tpu = !out.mesh.devices.empty() && out.mesh.devices.front().platform == Platform::Tpu;
     out.comm.clear();

@@ -11,14 +11,17 @@ namespace shardscope::analysis {
 
 namespace {
 
+// The scenario's own rules come first (the GUI turns an edited spec into an exact-path rule
+// here), then the preset's, so an override changes one parameter and the preset covers the rest.
 std::vector<PartitionRule> scenarioRules(const RulesChoice& choice, const MeshAxes& mesh) {
-  if (!choice.rules.empty()) {
-    std::vector<PartitionRule> rules;
-    for (std::size_t i = 0; i < choice.rules.size(); ++i)
-      rules.push_back({choice.rules[i].first, PartitionSpec::fromJson(choice.rules[i].second, "rules[" + std::to_string(i) + "] spec")});
-    return rules;
+  std::vector<PartitionRule> rules;
+  for (std::size_t i = 0; i < choice.rules.size(); ++i)
+    rules.push_back({choice.rules[i].first, PartitionSpec::fromJson(choice.rules[i].second, "rules[" + std::to_string(i) + "] spec")});
+  if (!choice.preset.empty()) {
+    auto preset = presetRules(choice.preset, {}, &mesh);
+    rules.insert(rules.end(), std::make_move_iterator(preset.begin()), std::make_move_iterator(preset.end()));
   }
-  return presetRules(choice.preset, {}, &mesh);
+  return rules;
 }
 
 // Which parameters plan alike depends only on the model, the rule patterns (through the rule
