@@ -1,6 +1,7 @@
 #include "shardscope/partition_spec.hpp"
 
 #include "shardscope/errors.hpp"
+#include "shardscope/json_text.hpp"
 
 #include <cctype>
 
@@ -282,7 +283,11 @@ Json PartitionSpec::toJson() const {
   for (const auto& e : entries_) {
     switch (e.kind) {
     case SpecEntry::Kind::None: out.push_back(nullptr); break;
-    case SpecEntry::Kind::Axis: out.push_back(*e.members[0]); break;
+    case SpecEntry::Kind::Axis:
+      // "" alone would read back as None (falsy); [""] canonicalises to the axis "".
+      if (e.members[0]->empty()) out.push_back(Json::array({""}));
+      else out.push_back(*e.members[0]);
+      break;
     case SpecEntry::Kind::Tuple: {
       Json t = Json::array();
       for (const auto& m : e.members) t.push_back(m ? Json(*m) : Json(nullptr));
@@ -326,7 +331,12 @@ std::string entryRepr(const SpecEntry& e) {
 
 std::string PartitionSpec::toString() const {
   std::string out = "P(";
-  for (std::size_t i = 0; i < entries_.size(); ++i) out += (i ? ", " : "") + entryRepr(entries_[i]);
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const SpecEntry& e = entries_[i];
+    // A bare '' would read back as None (falsy); the 1-tuple ('',) canonicalises to the axis "".
+    const bool emptyAxis = e.kind == SpecEntry::Kind::Axis && e.members[0] && e.members[0]->empty();
+    out += (i ? ", " : "") + (emptyAxis ? std::string("('',)") : entryRepr(e));
+  }
   return out + ")";
 }
 
@@ -341,13 +351,8 @@ PartitionSpec PartitionSpec::parse(std::string_view text) {
   std::size_t first = 0;
   while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
   if (first < text.size() && text[first] == '[') {
-    Json j;
-    try {
-      j = Json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& e) {
-      throwValueError("cannot parse partition spec '" + std::string(text) + "': " + e.what());
-    }
-    return fromJson(j, "spec");
+    // Depth-bounded, and the error never quotes the (possibly invalid UTF-8) input bytes.
+    return fromJson(parseJsonText(text, "partition spec"), "spec");
   }
   return TextParser(text).parseAll();
 }
