@@ -9,9 +9,12 @@
 namespace shardscope {
 
 namespace {
+// Quotes user text in a message, cut to a readable prefix: a hostile string may be megabytes long.
 std::string quoted(std::string_view text) {
+  constexpr std::size_t kMaxQuoted = 60;
   std::string out(1, '\'');
-  out.append(text);
+  out.append(text.substr(0, kMaxQuoted));
+  if (text.size() > kMaxQuoted) out.append("...");
   out.push_back('\'');
   return out;
 }
