@@ -207,8 +207,10 @@ private:
       if (c == '\\') {
         if (atEnd()) fail("unterminated string");
         c = s_[pos_++];
+        // The escapes pythonStrRepr writes, so that printed specs read back.
         if (c == 'n') c = '\n';
         else if (c == 't') c = '\t';
+        else if (c == 'r') c = '\r';
       }
       out += c;
     }
@@ -283,11 +285,7 @@ Json PartitionSpec::toJson() const {
   for (const auto& e : entries_) {
     switch (e.kind) {
     case SpecEntry::Kind::None: out.push_back(nullptr); break;
-    case SpecEntry::Kind::Axis:
-      // "" alone would read back as None (falsy); [""] canonicalises to the axis "".
-      if (e.members[0]->empty()) out.push_back(Json::array({""}));
-      else out.push_back(*e.members[0]);
-      break;
+    case SpecEntry::Kind::Axis: out.push_back(*e.members[0]); break;
     case SpecEntry::Kind::Tuple: {
       Json t = Json::array();
       for (const auto& m : e.members) t.push_back(m ? Json(*m) : Json(nullptr));
