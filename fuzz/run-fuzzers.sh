@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz
+cmake --build --preset fuzz -j "${SHARDSCOPE_BUILD_JOBS:-2}"
 mkdir -p build/fuzz/findings
 status=0
 for exe in build/fuzz/fuzz/fuzz_*; do
@@ -13,10 +13,12 @@ for exe in build/fuzz/fuzz/fuzz_*; do
   name=$(basename "$exe"); name=${name#fuzz_}
   work=build/fuzz/corpus-$name
   mkdir -p "$work"
-  seeds=fuzz/corpus/$name
+  # A target without a seed folder starts from the empty input (libFuzzer exits if a folder is missing).
+  seeds=()
+  [ -d fuzz/corpus/$name ] && seeds=(fuzz/corpus/$name)
   echo "== fuzz $name for ${seconds}s"
   if ! "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-       -artifact_prefix=build/fuzz/findings/"$name"- -print_final_stats=1 "$work" "$seeds" 2>build/fuzz/$name.log; then
+       -artifact_prefix=build/fuzz/findings/"$name"- -print_final_stats=1 "$work" "${seeds[@]}" 2>build/fuzz/$name.log; then
     echo "fuzz $name FAILED:"; tail -40 build/fuzz/$name.log; status=1
   else
     grep -E "stat::number_of_executed_units|Done" build/fuzz/$name.log | tail -2 || true

@@ -1,6 +1,7 @@
 #include "shardscope/mesh_axes.hpp"
 
 #include "shardscope/errors.hpp"
+#include "shardscope/json_text.hpp"
 #include "shardscope/partition_spec.hpp"
 
 namespace shardscope {
@@ -8,12 +9,17 @@ namespace shardscope {
 namespace {
 // Far beyond any real machine, small enough that per-device tables stay allocatable.
 constexpr std::int64_t kMaxDevices = std::int64_t{1} << 32;
+// More axes than any mesh uses (the workspace allows 64 too); also keeps the pairwise name check
+// below cheap when a request lists a million size-1 axes.
+constexpr std::size_t kMaxAxes = 64;
 } // namespace
 
 MeshAxes::MeshAxes(std::vector<std::string> axisNames, std::vector<std::int64_t> axisSizes)
     : names(std::move(axisNames)), sizes(std::move(axisSizes)) {
   if (names.size() != sizes.size())
     throwValueError("mesh axes: " + std::to_string(names.size()) + " names but " + std::to_string(sizes.size()) + " sizes");
+  if (names.size() > kMaxAxes)
+    throwValueError("mesh axes: " + std::to_string(names.size()) + " axes; at most " + std::to_string(kMaxAxes) + " are supported");
   std::int64_t total = 1;
   for (std::size_t i = 0; i < names.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j)
@@ -39,7 +45,7 @@ MeshAxes MeshAxes::fromJson(const Json& value, std::string_view what) {
   for (std::size_t i = 0; i < value.size(); ++i) {
     const Json& p = value[i];
     if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_number_integer())
-      throwValueError("field '" + w + "[" + std::to_string(i) + "]' must be a [name, size] pair, got " + p.dump());
+      throwValueError("field '" + w + "[" + std::to_string(i) + "]' must be a [name, size] pair, got " + dumpJson(p));
     n.push_back(p[0].get<std::string>());
     s.push_back(p[1].get<std::int64_t>());
   }

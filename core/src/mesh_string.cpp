@@ -48,18 +48,23 @@ MeshAxes parseMeshAxes(std::string_view text, std::int64_t deviceCount) {
   // Sizes are each <= deviceCount and there are at most 16, but their product can still overflow:
   // stop multiplying as soon as it exceeds the device count.
   std::int64_t known = 1;
+  bool over = false; // the product passed deviceCount (known is then meaningless)
   for (std::size_t i = 0; i < out.sizes.size(); ++i) {
     if (static_cast<int>(i) == inferred) continue;
+    // Checked before multiplying: two sizes of 2^32 would wrap a 64-bit product to 0.
+    if (known > deviceCount / out.sizes[i]) {
+      over = true;
+      break;
+    }
     known *= out.sizes[i];
-    if (known > deviceCount) break;
   }
   if (inferred >= 0) {
-    if (known > deviceCount || deviceCount % known != 0)
-      throwValueError("mesh " + quoted(text) + ": the other axes (product " + (known > deviceCount ? std::string("> ") + std::to_string(deviceCount) : std::to_string(known)) +
+    if (over || deviceCount % known != 0)
+      throwValueError("mesh " + quoted(text) + ": the other axes (product " + (over ? std::string("> ") + std::to_string(deviceCount) : std::to_string(known)) +
                       ") do not divide the " + std::to_string(deviceCount) + " devices");
     out.sizes[static_cast<std::size_t>(inferred)] = deviceCount / known;
-  } else if (known != deviceCount) {
-    throwValueError("mesh " + quoted(text) + ": axis sizes multiply to " + (known > deviceCount ? std::string("more than ") + std::to_string(deviceCount) : std::to_string(known)) +
+  } else if (over || known != deviceCount) {
+    throwValueError("mesh " + quoted(text) + ": axis sizes multiply to " + (over ? std::string("more than ") + std::to_string(deviceCount) : std::to_string(known)) +
                     ", not the " + std::to_string(deviceCount) + " devices");
   }
   return out;

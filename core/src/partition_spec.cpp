@@ -1,6 +1,7 @@
 #include "shardscope/partition_spec.hpp"
 
 #include "shardscope/errors.hpp"
+#include "shardscope/json_text.hpp"
 
 #include <cctype>
 
@@ -206,8 +207,10 @@ private:
       if (c == '\\') {
         if (atEnd()) fail("unterminated string");
         c = s_[pos_++];
+        // The escapes pythonStrRepr writes, so that printed specs read back.
         if (c == 'n') c = '\n';
         else if (c == 't') c = '\t';
+        else if (c == 'r') c = '\r';
       }
       out += c;
     }
@@ -326,7 +329,12 @@ std::string entryRepr(const SpecEntry& e) {
 
 std::string PartitionSpec::toString() const {
   std::string out = "P(";
-  for (std::size_t i = 0; i < entries_.size(); ++i) out += (i ? ", " : "") + entryRepr(entries_[i]);
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const SpecEntry& e = entries_[i];
+    // A bare '' would read back as None (falsy); the 1-tuple ('',) canonicalises to the axis "".
+    const bool emptyAxis = e.kind == SpecEntry::Kind::Axis && e.members[0] && e.members[0]->empty();
+    out += (i ? ", " : "") + (emptyAxis ? std::string("('',)") : entryRepr(e));
+  }
   return out + ")";
 }
 
@@ -341,13 +349,8 @@ PartitionSpec PartitionSpec::parse(std::string_view text) {
   std::size_t first = 0;
   while (first < text.size() && std::isspace(static_cast<unsigned char>(text[first]))) ++first;
   if (first < text.size() && text[first] == '[') {
-    Json j;
-    try {
-      j = Json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& e) {
-      throwValueError("cannot parse partition spec '" + std::string(text) + "': " + e.what());
-    }
-    return fromJson(j, "spec");
+    // Depth-bounded, and the error never quotes the (possibly invalid UTF-8) input bytes.
+    return fromJson(parseJsonText(text, "partition spec"), "spec");
   }
   return TextParser(text).parseAll();
 }

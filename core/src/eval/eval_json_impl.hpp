@@ -1,6 +1,10 @@
 // Internal: template part of eval_json.hpp.
 #pragma once
 
+#include "shardscope/errors.hpp"
+
+#include <string>
+
 namespace shardscope::eval {
 
 namespace detail {
@@ -15,6 +19,12 @@ Json nestedFrom(const NdArray<T>& a, std::size_t dim, std::size_t& flat) {
 
 template <class T>
 Json nestedJson(const NdArray<T>& array) {
+  // One recursion level per dimension, and a reader bounds JSON depth (json_text.hpp): refuse the
+  // rank NumPy (2.x) refuses too, so a mesh_shape of a million 1s answers an error, not a stack overflow.
+  constexpr std::size_t kMaxNdim = 64;
+  if (array.ndim() > kMaxNdim)
+    throwValueError("maximum supported dimension for an ndarray is currently " + std::to_string(kMaxNdim) + ", found " +
+                    std::to_string(array.ndim()));
   std::size_t flat = 0;
   return detail::nestedFrom(array, 0, flat);
 }

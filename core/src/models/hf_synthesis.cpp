@@ -219,6 +219,13 @@ Model modelFromHfConfig(const Json& config, const std::string& name) {
   model.name = name;
   model.config = modelConfigFromHf(config);
   const ModelConfig& c = *model.config;
+  // Layer and expert counts are each bounded (2^31) but their product is not: a config asking for
+  // billions of tensors is refused before any is built. 16 covers every per-layer non-expert tensor.
+  constexpr std::int64_t kMaxTensors = std::int64_t{1} << 20;
+  const std::int64_t perLayer = 16 + 4 * (c.experts + c.shared_experts);
+  if (c.num_layers > kMaxTensors / perLayer)
+    throwValueError("config.json: " + std::to_string(c.num_layers) + " layers of " + std::to_string(perLayer) +
+                    "+ tensors each would synthesize more than " + std::to_string(kMaxTensors) + " tensors");
   Builder b(dtypeOf(config));
   if (c.model_type == "gpt2") {
     gpt2(b, c);
