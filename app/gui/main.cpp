@@ -78,5 +78,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   window.show();
+  window.enableAutosave();
+  // A crash left unsaved work behind: offer it, unless the user asked for a particular file.
+  if (files.isEmpty()) QTimer::singleShot(0, &window, [&] { window.offerCrashRestore(); });
   return app.exec();
 }

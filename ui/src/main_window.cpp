@@ -1,5 +1,7 @@
 #include "main_window.hpp"
 
+#include "autosave.hpp"
+
 #include "analysis_runner.hpp"
 #include "app_settings.hpp"
 #include "comm_chart.hpp"
@@ -25,6 +27,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPainter>
@@ -350,6 +353,27 @@ void MainWindow::rebuildRecentMenu() {
     });
   }
   recentMenu_->setEnabled(!files.isEmpty());
+}
+
+Autosave* MainWindow::enableAutosave(const QString& directory) {
+  if (!autosave_) autosave_ = new Autosave(document_, directory, this);
+  return autosave_;
+}
+
+bool MainWindow::offerCrashRestore() {
+  if (!autosave_) return false;
+  const auto orphans = autosave_->orphans();
+  if (orphans.empty()) return false;
+  const auto& newest = orphans.front();
+  const QString what = newest.originalPath.isEmpty() ? tr("an untitled workspace") : QFileInfo(newest.originalPath).fileName();
+  const auto answer = QMessageBox::question(
+      this, tr("Restore unsaved work?"),
+      tr("Shardscope did not close cleanly last time. Restore the unsaved changes to %1 (autosaved %2)?")
+          .arg(what, QLocale().toString(newest.written.toLocalTime(), QLocale::ShortFormat)),
+      QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+  if (answer == QMessageBox::Yes) document_->restore(newest.scenario, newest.originalPath);
+  for (const auto& orphan : orphans) Autosave::discard(orphan);
+  return answer == QMessageBox::Yes;
 }
 
 bool MainWindow::maybeSave() {

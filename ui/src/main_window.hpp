@@ -23,6 +23,7 @@ class OverlayControls;
 class PhysicalView;
 class ScenarioDocument;
 class ShardingPanel;
+class Autosave;
 class TopologyEditor;
 class ViewSelection;
 
@@ -40,6 +41,11 @@ public:
   void restoreSettings();
   // Blocks (running the event loop) until the newest analysis was delivered.
   bool waitForAnalysis(int timeoutMs = 10000);
+  // Keeps unsaved edits in an autosave file (the interactive app does; tests and screenshots do
+  // not), and offers back what a crashed session left in `directory` (empty: the user's folder).
+  Autosave* enableAutosave(const QString& directory = {});
+  // Asks whether to restore the newest crash autosave; true when one was restored.
+  bool offerCrashRestore();
   // Selects the device with JAX id `id` in every view; false when the analysis has none.
   bool selectDeviceById(long long id);
   // Makes `name` the axis the overlays and the selection ring follow; false when absent.
@@ -58,6 +64,7 @@ protected:
   void closeEvent(QCloseEvent* event) override;
 
 private:
+  Autosave* autosave_ = nullptr;
   void createActions();
   void createDocks();
   void updateTitle();

@@ -2,6 +2,7 @@
 
 #include "edit_scenario_command.hpp"
 #include "shardscope/errors.hpp"
+#include "shardscope/json_text.hpp"
 
 #include <QFile>
 #include <QFileInfo>
@@ -48,10 +49,8 @@ bool ScenarioDocument::load(const QString& path, QString* error) {
   const QByteArray bytes = file.readAll();
   Scenario loaded;
   try {
-    loaded = scenarioFromJson(Json::parse(bytes.constBegin(), bytes.constEnd()));
-  } catch (const Json::exception& e) {
-    if (error) *error = tr("%1 is not valid JSON: %2").arg(path, QString::fromStdString(e.what()));
-    return false;
+    // Depth-bounded, and its errors never echo the file's raw bytes.
+    loaded = scenarioFromJson(parseJsonText(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), "the workspace"));
   } catch (const std::exception& e) {
     if (error) *error = tr("%1 is not a valid workspace: %2").arg(path, QString::fromStdString(e.what()));
     return false;
@@ -81,6 +80,14 @@ bool ScenarioDocument::save(const QString& path, QString* error) {
   undoStack_.setClean();
   if (pathChanged) emit filePathChanged(filePath_);
   return true;
+}
+
+void ScenarioDocument::restore(const Scenario& scenario, const QString& originalPath) {
+  if (filePath_ != originalPath) {
+    filePath_ = originalPath;
+    emit filePathChanged(filePath_);
+  }
+  undoStack_.push(new EditScenarioCommand(this, tr("Restore autosaved workspace"), scenario_, scenario, QString()));
 }
 
 void ScenarioDocument::setScenarioFromCommand(const Scenario& scenario) {

@@ -38,6 +38,9 @@ public:
 
   // Called by EditScenarioCommand only.
   void setScenarioFromCommand(const Scenario& scenario);
+  // Brings back an autosaved scenario after a crash: the file path it belonged to (may be empty)
+  // and the scenario as one undoable edit, so the document shows as modified until saved.
+  void restore(const Scenario& scenario, const QString& originalPath);
 
 signals:
   void scenarioChanged();
