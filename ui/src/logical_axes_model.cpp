@@ -9,28 +9,12 @@
 namespace shardscope::ui {
 
 LogicalAxesModel::LogicalAxesModel(ScenarioDocument* document, QObject* parent)
-    : QAbstractTableModel(parent), document_(document), rows_(static_cast<int>(document->scenario().mesh.axes.size())) {
-  connect(document_, &ScenarioDocument::scenarioChanged, this, &LogicalAxesModel::onScenarioChanged);
-}
-
-void LogicalAxesModel::onScenarioChanged() {
-  const int rows = static_cast<int>(document_->scenario().mesh.axes.size());
-  if (rows != rows_) {
-    beginResetModel();
-    rows_ = rows;
-    endResetModel();
-  } else if (rows_ > 0) {
-    emit dataChanged(index(0, 0), index(rows_ - 1, ColumnCount - 1));
-  }
-}
+    : ScenarioTableModel(document, ColumnCount, [](const Scenario& s) { return static_cast<int>(s.mesh.axes.size()); }, parent) {}
 
 void LogicalAxesModel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   analysis_ = std::move(analysis);
   if (rows_ > 0) emit dataChanged(index(0, Size), index(rows_ - 1, Size));
 }
-
-int LogicalAxesModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : rows_; }
-int LogicalAxesModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant LogicalAxesModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};

@@ -3,17 +3,14 @@
 // drag-and-drop move, becomes one undoable document edit.
 #pragma once
 
+#include "scenario_table_model.hpp"
 #include "shardscope/analysis.hpp"
-
-#include <QAbstractTableModel>
 
 #include <memory>
 
 namespace shardscope::ui {
 
-class ScenarioDocument;
-
-class LogicalAxesModel : public QAbstractTableModel {
+class LogicalAxesModel : public ScenarioTableModel {
   Q_OBJECT
 public:
   enum Column { Name = 0, Size, Ici, Dcn, Type, ColumnCount };
@@ -23,8 +20,6 @@ public:
 
   void setAnalysis(std::shared_ptr<const Analysis> analysis);
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
   Qt::ItemFlags flags(const QModelIndex& index) const override;
@@ -45,11 +40,7 @@ public:
   void removeAxis(int row);
 
 private:
-  void onScenarioChanged();
-
-  ScenarioDocument* document_;
   std::shared_ptr<const Analysis> analysis_;
-  int rows_ = 0;
 };
 
 } // namespace shardscope::ui

@@ -8,23 +8,8 @@
 namespace shardscope::ui {
 
 RulesTableModel::RulesTableModel(ScenarioDocument* document, QObject* parent)
-    : QAbstractTableModel(parent), document_(document), rows_(static_cast<int>(document->scenario().rules.rules.size())) {
-  connect(document_, &ScenarioDocument::scenarioChanged, this, &RulesTableModel::onScenarioChanged);
-}
+    : ScenarioTableModel(document, ColumnCount, [](const Scenario& s) { return static_cast<int>(s.rules.rules.size()); }, parent) {}
 
-void RulesTableModel::onScenarioChanged() {
-  const int rows = static_cast<int>(document_->scenario().rules.rules.size());
-  if (rows != rows_) {
-    beginResetModel();
-    rows_ = rows;
-    endResetModel();
-  } else if (rows_ > 0) {
-    emit dataChanged(index(0, 0), index(rows_ - 1, ColumnCount - 1));
-  }
-}
-
-int RulesTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : rows_; }
-int RulesTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant RulesTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};

@@ -2,20 +2,16 @@
 // remove and reorder go through the document as undoable edits.
 #pragma once
 
-#include <QAbstractTableModel>
+#include "scenario_table_model.hpp"
 
 namespace shardscope::ui {
 
-class ScenarioDocument;
-
-class RulesTableModel : public QAbstractTableModel {
+class RulesTableModel : public ScenarioTableModel {
   Q_OBJECT
 public:
   enum Column { Regex = 0, Spec, ColumnCount };
   explicit RulesTableModel(ScenarioDocument* document, QObject* parent = nullptr);
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
   Qt::ItemFlags flags(const QModelIndex& index) const override;
@@ -28,10 +24,6 @@ public:
 signals:
   void editRejected(const QString& message);
 
-private:
-  void onScenarioChanged();
-  ScenarioDocument* document_;
-  int rows_ = 0;
 };
 
 } // namespace shardscope::ui
