@@ -86,7 +86,12 @@ MainWindow::MainWindow(QWidget* parent)
   recompute();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // The document is a child, destroyed by ~QWidget after this class is gone; its undo stack still
+  // signals on the way out (cleanChanged), which must not reach this half-destroyed window.
+  document_->disconnect(this);
+  document_->undoStack()->disconnect(this);
+}
 
 void MainWindow::createDocks() {
   auto makeDock = [this](const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
