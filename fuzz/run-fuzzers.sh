@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (preset `fuzz`) and runs each for a bounded time on its seed corpus.
 # Fails on any crash, leak or sanitizer report. Usage: fuzz/run-fuzzers.sh [SECONDS_PER_TARGET]
+#
+# Runs are reproducible: a fixed seed (SHARDSCOPE_FUZZ_SEED, default 1) and a fresh working corpus
+# each time, so a slower machine explores a prefix of the same input sequence rather than a
+# different one, and whatever CI could find, the same command finds here first.
+# SHARDSCOPE_FUZZ_KEEP=1 keeps the grown corpus between runs (for long local hunts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -12,12 +17,13 @@ for exe in build/fuzz/fuzz/fuzz_*; do
   [ -x "$exe" ] || continue
   name=$(basename "$exe"); name=${name#fuzz_}
   work=build/fuzz/corpus-$name
+  [ "${SHARDSCOPE_FUZZ_KEEP:-0}" = 1 ] || rm -rf "$work"
   mkdir -p "$work"
   # A target without a seed folder starts from the empty input (libFuzzer exits if a folder is missing).
   seeds=()
   [ -d fuzz/corpus/$name ] && seeds=(fuzz/corpus/$name)
   echo "== fuzz $name for ${seconds}s"
-  if ! "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  if ! "$exe" -seed="${SHARDSCOPE_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
        -artifact_prefix=build/fuzz/findings/"$name"- -print_final_stats=1 "$work" "${seeds[@]}" 2>build/fuzz/$name.log; then
     echo "fuzz $name FAILED:"; tail -40 build/fuzz/$name.log; status=1
   else

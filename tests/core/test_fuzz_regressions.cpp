@@ -1,12 +1,14 @@
 // Inputs the libFuzzer targets (fuzz/) found, kept as regression tests. Each test replays the exact
 // bytes from tests/data/fuzz-regressions/ through the same calls as the target that found them.
 #include "shardscope/errors.hpp"
+#include "shardscope/model_loaders.hpp"
 #include "shardscope/partition_spec.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 
 using namespace shardscope;
@@ -46,4 +48,21 @@ TEST_CASE("fuzz regression: an axis name holding a carriage return reads back fr
   CHECK(spec[0] == SpecEntry::axis("fL\rLL{"));
   CHECK(spec.toString() == "P('fL\\rLL{')");
   CHECK(PartitionSpec::parse(spec.toString()) == spec);
+}
+
+TEST_CASE("fuzz regression: config.json numbers beyond int64 are refused before conversion", "[fuzz][models]") {
+  // The fuzzer wrote 1.28556e+106 for a dimension; converting it to int64 was undefined behaviour.
+  Json config = Json::parse(R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+    "num_attention_heads": 32, "num_hidden_layers": 2, "vocab_size": 32000})");
+  config["hidden_size"] = 1.28556e+106;
+  REQUIRE_THROWS_WITH(modelFromHfConfig(config, "x"), Catch::Matchers::Contains("'hidden_size' is implausibly large"));
+  config["hidden_size"] = std::numeric_limits<double>::infinity();
+  REQUIRE_THROWS_WITH(modelFromHfConfig(config, "x"), Catch::Matchers::Contains("'hidden_size' must be an integer"));
+  config["hidden_size"] = std::numeric_limits<std::uint64_t>::max();
+  REQUIRE_THROWS_WITH(modelFromHfConfig(config, "x"), Catch::Matchers::Contains("'hidden_size' is implausibly large (18446744073709551615)"));
+  config["hidden_size"] = -4096.0;
+  REQUIRE_THROWS_WITH(modelFromHfConfig(config, "x"), Catch::Matchers::Contains("'hidden_size' must be >= 1, got -4096"));
+  // An integral float is still read as the integer Python meant.
+  config["hidden_size"] = 4096.0;
+  CHECK(modelFromHfConfig(config, "x").params.size() > 0);
 }

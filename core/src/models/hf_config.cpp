@@ -7,6 +7,7 @@
 #include "shardscope/model_loaders.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace shardscope {
 
@@ -26,12 +27,24 @@ const Json* find(const Json& config, const char* key) {
 }
 
 std::int64_t readInt(const Json& value, const char* key, std::int64_t minimum) {
-  if (!value.is_number_integer() && !(value.is_number_float() && value.get<double>() == static_cast<double>(static_cast<std::int64_t>(value.get<double>()))))
+  // Configs written by Python sometimes say 4096.0; accept integral floats, but test the range
+  // before converting, since casting an out-of-range double to an integer is undefined.
+  constexpr std::int64_t kLimit = std::int64_t{1} << 31;  // products of a few dims stay in int64
+  std::int64_t v = 0;
+  if (value.is_number_integer()) {
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(kLimit))
+      throwValueError(where(key) + " is implausibly large (" + value.dump() + ")");
+    v = value.get<std::int64_t>();
+  } else if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (!std::isfinite(d) || d != std::trunc(d)) throwValueError(where(key) + " must be an integer, got " + jsonRepr(value));
+    if (std::fabs(d) > static_cast<double>(kLimit)) throwValueError(where(key) + " is implausibly large (" + value.dump() + ")");
+    v = static_cast<std::int64_t>(d);
+  } else {
     throwValueError(where(key) + " must be an integer, got " + jsonRepr(value));
-  // Bounded so that products of a few dimensions cannot overflow int64.
-  const auto v = value.is_number_integer() ? value.get<std::int64_t>() : static_cast<std::int64_t>(value.get<double>());
+  }
   if (v < minimum) throwValueError(where(key) + " must be >= " + std::to_string(minimum) + ", got " + std::to_string(v));
-  if (v > (std::int64_t{1} << 31)) throwValueError(where(key) + " is implausibly large (" + std::to_string(v) + ")");
+  if (v > kLimit) throwValueError(where(key) + " is implausibly large (" + std::to_string(v) + ")");
   return v;
 }
 
