@@ -7,6 +7,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QTreeView>
 
 #include <catch2/catch.hpp>
 
@@ -17,21 +18,18 @@ namespace {
 std::shared_ptr<const Analysis> analysisWithParams() {
   auto a = std::make_shared<Analysis>();
   a->mesh.axis_names = {"fsdp", "tp"};
-  auto row = [](std::string path, Shape shape, std::string spec, Shape shard, double bytes) {
-    ParamRow r;
-    r.path = std::move(path);
-    r.shape = std::move(shape);
-    r.dtype = "bfloat16";
-    r.spec = std::move(spec);
-    r.shard_shape = std::move(shard);
-    r.bytes_per_device = bytes;
-    return r;
+  Model model;
+  std::vector<ParamSharding> shardings;
+  auto add = [&](std::string path, Shape shape, std::string spec, Shape shard, double bytes) {
+    model.params.push_back({std::move(path), std::move(shape), "bfloat16"});
+    shardings.push_back({std::move(spec), std::move(shard), bytes, false, {}});
   };
-  a->params.push_back(row("embed/embedding", {128256, 4096}, "P('fsdp', 'tp')", {8016, 1024}, 16.0e6));
-  a->params.push_back(row("layers/0/attn/q_proj/kernel", {4096, 4096}, "P('fsdp', 'tp')", {256, 1024}, 0.5e6));
-  a->params.push_back(row("layers/0/attn/k_proj/kernel", {4096, 1024}, "P('fsdp', 'tp')", {256, 256}, 0.125e6));
-  a->params.push_back(row("layers/0/norm/scale", {4096}, "P(None,)", {4096}, 8192));
-  a->params.back().diagnostics.push_back("replicated: no rule matched");
+  add("embed/embedding", {128256, 4096}, "P('fsdp', 'tp')", {8016, 1024}, 16.0e6);
+  add("layers/0/attn/q_proj/kernel", {4096, 4096}, "P('fsdp', 'tp')", {256, 1024}, 0.5e6);
+  add("layers/0/attn/k_proj/kernel", {4096, 1024}, "P('fsdp', 'tp')", {256, 256}, 0.125e6);
+  add("layers/0/norm/scale", {4096}, "P(None,)", {4096}, 8192);
+  shardings.back().diagnostics.push_back("replicated: no rule matched");
+  a->params = ParamTable::ungrouped(std::move(model), "bfloat16", std::move(shardings));
   return a;
 }
 } // namespace
@@ -63,6 +61,39 @@ TEST_CASE("the parameter tree groups by path prefix and passes the model tester"
   CHECK(model.setHighlight(QRegularExpression("attn/.*kernel")) == 2);
   model.setAnalysis(nullptr);
   CHECK(model.rowCount() == 0);
+}
+
+TEST_CASE("a recompute over the same model keeps the tree and its expanded groups", "[ui][params]") {
+  test::app();
+  ScenarioDocument doc;
+  ParamTreeModel model(&doc);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  QTreeView view;
+  view.setModel(&model);
+  const auto first = analysisWithParams();
+  model.setAnalysis(first);
+  const QModelIndex layers = model.index(1, 0);
+  view.expand(layers);
+  REQUIRE(view.isExpanded(layers));
+  // A drag frame: the same model object, every shard halved (the tp axis doubled, say).
+  auto next = std::make_shared<Analysis>();
+  std::vector<ParamSharding> halved = first->params.groups();
+  for (auto& g : halved) g.bytes_per_device /= 2;
+  halved[3].diagnostics.clear();
+  std::vector<std::uint32_t> groupOf;
+  for (std::size_t i = 0; i < first->params.size(); ++i) groupOf.push_back(first->params.groupOf(i));
+  next->params = ParamTable(first->params.model(), "bfloat16", halved, groupOf);
+  QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+  QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+  model.setAnalysis(next);
+  CHECK(resets.count() == 0);
+  CHECK(changes.count() > 0);
+  CHECK(view.isExpanded(model.index(1, 0)));
+  CHECK(model.index(1, ParamTreeModel::Bytes).data(Qt::EditRole).toDouble() == Approx((0.5e6 + 0.125e6 + 8192) / 2));
+  CHECK(model.index(1, ParamTreeModel::Diagnostics).data().isNull()); // no leaf below has a note any more
+  // A different model is a different tree: that one resets.
+  model.setAnalysis(analysisWithParams());
+  CHECK(resets.count() == 1);
 }
 
 TEST_CASE("editing a spec in place becomes a rule override", "[ui][params]") {

@@ -22,20 +22,11 @@ std::shared_ptr<const Analysis> meshWithParams() {
   Scenario s = defaultScenario();
   s.mesh.axes = {{"data", 8, 1}, {"fsdp", 4, 1}, {"tp", 4, 1}};
   auto a = std::make_shared<Analysis>(analyze(s));
-  ParamRow w;
-  w.path = "layers.0.mlp.up_proj.weight";
-  w.shape = {14336, 4096};
-  w.dtype = "bfloat16";
-  w.spec = "P('tp', 'fsdp')";
-  w.shard_shape = {3584, 1024};
-  w.bytes_per_device = 3584.0 * 1024 * 2;
-  a->params.push_back(w);
-  ParamRow n = w;
-  n.path = "layers.0.input_layernorm.weight";
-  n.shape = {4096};
-  n.spec = "P(None,)";
-  n.shard_shape = {4096};
-  a->params.push_back(n);
+  Model model;
+  model.params = {{"layers.0.mlp.up_proj.weight", {14336, 4096}, "bfloat16"}, {"layers.0.input_layernorm.weight", {4096}, "bfloat16"}};
+  std::vector<ParamSharding> shardings = {{"P('tp', 'fsdp')", {3584, 1024}, 3584.0 * 1024 * 2, false, {}},
+                                          {"P(None,)", {4096}, 3584.0 * 1024 * 2, false, {}}};
+  a->params = ParamTable::ungrouped(std::move(model), "bfloat16", std::move(shardings));
   return a;
 }
 } // namespace

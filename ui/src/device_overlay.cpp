@@ -73,22 +73,21 @@ DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, O
     break;
   }
   case OverlayMode::Shard: {
-    const ParamRow* row = nullptr;
-    for (const auto& r : analysis->params)
-      if (QString::fromStdString(r.path) == param) row = &r;
-    if (!row) {
+    const auto found = analysis->params.find(param.toStdString());
+    if (!found) {
       out.legend = {OverlayLegend::Scale::None,
                     analysis->params.empty() ? QObject::tr("No parameters yet (the sharding engine has not run)")
                                              : QObject::tr("Select a parameter in the Sharding panel to see its shards"),
                     {}, {}, 0};
       break;
     }
-    const auto axes = specAxes(row->spec);
+    const ParamRow row = analysis->params[*found];
+    const auto axes = specAxes(row.spec);
     const int shards = index.shardCount(axes);
     for (int p = 0; p < n; ++p) out.colors[static_cast<std::size_t>(p)] = shards <= 1 ? QColor(0x8fa8c8) : categoricalColor(index.shardId(p, axes));
     out.legend = {OverlayLegend::Scale::Categorical,
-                  shards <= 1 ? QObject::tr("%1 %2: replicated on every device").arg(param, QString::fromStdString(row->spec))
-                              : QObject::tr("%1 %2: %3 shards").arg(param, QString::fromStdString(row->spec)).arg(shards),
+                  shards <= 1 ? QObject::tr("%1 %2: replicated on every device").arg(param, QString::fromStdString(row.spec))
+                              : QObject::tr("%1 %2: %3 shards").arg(param, QString::fromStdString(row.spec)).arg(shards),
                   {}, {}, std::min(shards, 12)};
     break;
   }

@@ -25,10 +25,59 @@ QStringList pathParts(const QString& path) {
 ParamTreeModel::ParamTreeModel(ScenarioDocument* document, QObject* parent) : QAbstractItemModel(parent), document_(document) {}
 
 void ParamTreeModel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+  // The same loaded model means the same paths in the same order: keep the tree (and with it the
+  // view's expanded groups, selection and scroll position) and refresh only its values. A reset
+  // would collapse the tree on every drag frame.
+  const bool sameTree = analysis_ && analysis && analysis_->params.model() && analysis_->params.model() == analysis->params.model() &&
+                        analysis_->params.size() == analysis->params.size();
+  if (sameTree) {
+    analysis_ = std::move(analysis);
+    refreshValues();
+    if (!roots_.empty())
+      emit dataChanged(index(0, 0), index(static_cast<int>(roots_.size()) - 1, ColumnCount - 1));
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      if (!nodes_[i].children.empty())
+        emit dataChanged(createIndex(0, 0, static_cast<quintptr>(nodes_[i].children.front())),
+                         createIndex(static_cast<int>(nodes_[i].children.size()) - 1, ColumnCount - 1,
+                                     static_cast<quintptr>(nodes_[i].children.back())));
+    return;
+  }
   beginResetModel();
   analysis_ = std::move(analysis);
   rebuild();
   endResetModel();
+}
+
+void ParamTreeModel::refreshValues() {
+  for (auto& node : nodes_) {
+    node.bytes = 0;
+    node.leaves = 0;
+    node.diagnostics = false;
+  }
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].param >= 0) addUpChain(static_cast<int>(i), analysis_->params[static_cast<std::size_t>(nodes_[i].param)]);
+  updateHighlights();
+}
+
+// Sums a leaf's bytes and flags into it and every group above it.
+void ParamTreeModel::addUpChain(int leaf, const ParamRow& row) {
+  for (int n = leaf; n >= 0; n = nodes_[static_cast<std::size_t>(n)].parent) {
+    Node& node = nodes_[static_cast<std::size_t>(n)];
+    node.bytes += row.bytes_per_device;
+    node.leaves += 1;
+    node.diagnostics = node.diagnostics || !row.diagnostics.empty();
+  }
+}
+
+int ParamTreeModel::updateHighlights() {
+  const bool active = highlight_.isValid() && !highlight_.pattern().isEmpty();
+  int count = 0;
+  for (auto& node : nodes_) {
+    const auto row = rowOf(node);
+    node.highlighted = active && row && highlight_.match(QString::fromStdString(row->path)).hasMatch();
+    count += node.highlighted;
+  }
+  return count;
 }
 
 void ParamTreeModel::rebuild() {
@@ -62,29 +111,14 @@ void ParamTreeModel::rebuild() {
       }
       parent = node;
     }
-    // Sum bytes and flags up the chain.
-    for (int n = parent; n >= 0; n = nodes_[static_cast<std::size_t>(n)].parent) {
-      Node& node = nodes_[static_cast<std::size_t>(n)];
-      node.bytes += row.bytes_per_device;
-      node.leaves += 1;
-      node.diagnostics = node.diagnostics || !row.diagnostics.empty();
-    }
+    addUpChain(parent, row);
   }
-  for (auto& node : nodes_) {
-    const ParamRow* row = rowOf(node);
-    node.highlighted = row && highlight_.isValid() && !highlight_.pattern().isEmpty() &&
-                       highlight_.match(QString::fromStdString(row->path)).hasMatch();
-  }
+  updateHighlights();
 }
 
 int ParamTreeModel::setHighlight(const QRegularExpression& regex) {
   highlight_ = regex;
-  int count = 0;
-  for (auto& node : nodes_) {
-    const ParamRow* row = rowOf(node);
-    node.highlighted = row && regex.isValid() && !regex.pattern().isEmpty() && regex.match(QString::fromStdString(row->path)).hasMatch();
-    count += node.highlighted;
-  }
+  const int count = updateHighlights();
   // Highlights sit at every depth: tell views to repaint them all, row by row.
   for (std::size_t i = 0; i < nodes_.size(); ++i)
     emit dataChanged(createIndex(nodes_[i].row, 0, static_cast<quintptr>(i)),
@@ -94,7 +128,7 @@ int ParamTreeModel::setHighlight(const QRegularExpression& regex) {
 
 QModelIndex ParamTreeModel::indexOfPath(const QString& path) const {
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    const ParamRow* row = rowOf(nodes_[i]);
+    const auto row = rowOf(nodes_[i]);
     if (row && QString::fromStdString(row->path) == path) return createIndex(nodes_[i].row, 0, static_cast<quintptr>(i));
   }
   return {};
@@ -107,9 +141,9 @@ const ParamTreeModel::Node* ParamTreeModel::nodeOf(const QModelIndex& index) con
   return &nodes_[index.internalId()];
 }
 
-const ParamRow* ParamTreeModel::rowOf(const Node& node) const {
-  if (node.param < 0 || !analysis_) return nullptr;
-  return &analysis_->params[static_cast<std::size_t>(node.param)];
+std::optional<ParamRow> ParamTreeModel::rowOf(const Node& node) const {
+  if (node.param < 0 || !analysis_) return std::nullopt;
+  return analysis_->params[static_cast<std::size_t>(node.param)];
 }
 
 QModelIndex ParamTreeModel::index(int row, int column, const QModelIndex& parent) const {
@@ -143,7 +177,7 @@ int ParamTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; 
 QVariant ParamTreeModel::data(const QModelIndex& index, int role) const {
   const Node* n = nodeOf(index);
   if (!n) return {};
-  const ParamRow* row = rowOf(*n);
+  const auto row = rowOf(*n);
   if (role == Qt::DisplayRole || role == Qt::EditRole) {
     switch (index.column()) {
     case Name: return n->name;
@@ -204,7 +238,7 @@ Qt::ItemFlags ParamTreeModel::flags(const QModelIndex& index) const {
 bool ParamTreeModel::setData(const QModelIndex& index, const QVariant& value, int role) {
   const Node* n = nodeOf(index);
   if (role != Qt::EditRole || !n || index.column() != Spec) return false;
-  const ParamRow* row = rowOf(*n);
+  const auto row = rowOf(*n);
   if (!row) return false;
   std::string error;
   const auto spec = specJsonFromText(value.toString().toStdString(), &error);

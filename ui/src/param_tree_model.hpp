@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace shardscope::ui {
@@ -56,8 +57,11 @@ private:
     bool diagnostics = false; // any leaf below has a diagnostic
   };
   void rebuild();
+  void refreshValues();
+  void addUpChain(int leaf, const ParamRow& row);
+  int updateHighlights(); // from highlight_; returns how many nodes match
   const Node* nodeOf(const QModelIndex& index) const;
-  const ParamRow* rowOf(const Node& node) const;
+  std::optional<ParamRow> rowOf(const Node& node) const;
 
   ScenarioDocument* document_;
   std::shared_ptr<const Analysis> analysis_;

@@ -5,6 +5,7 @@
 
 #include "shardscope/device_mesh.hpp"
 #include "shardscope/mesh.hpp"
+#include "shardscope/param_table.hpp"
 #include "shardscope/scenario.hpp"
 
 #include <atomic>
@@ -32,17 +33,6 @@ struct AxisPlacement {
   std::int64_t ici = 1;
   std::int64_t dcn = 1;
   std::string explanation; // e.g. "tp = 4 takes physical z (4) whole"
-};
-
-struct ParamRow {
-  std::string path;
-  Shape shape;
-  std::string dtype;
-  std::string spec;          // P(...) form
-  Shape shard_shape;         // largest shard
-  double bytes_per_device = 0; // largest shard's bytes
-  bool uneven = false;
-  std::vector<std::string> diagnostics; // silent replication fallback, non-divisible, ...
 };
 
 struct DeviceMemory {
@@ -75,7 +65,7 @@ struct Analysis {
   Mesh mesh;                               // the assigned logical mesh (devices + grid + names)
   std::vector<MeshPlacement> placements;   // one per slice (one entry for single-slice)
   std::vector<AxisPlacement> axes;
-  std::vector<ParamRow> params;
+  ParamTable params;                       // every parameter with its spec and shard
   MemorySummary memory;
   std::vector<AxisComm> comm;
   std::shared_ptr<const LinkGraph> links;  // the topology's physical link graph (hop counts for views)

@@ -95,7 +95,6 @@ ShardGroups planModel(const MeshAxes& axes, const std::shared_ptr<const Model>& 
 
 std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::shared_ptr<const Model>& modelPtr,
                                       Analysis& out) {
-  const Model& model = *modelPtr;
   try {
     const MeshAxes axes = MeshAxes::fromMesh(out.mesh);
     const RuleSet rules(scenarioRules(scenario.rules, axes));
@@ -106,25 +105,19 @@ std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::share
     options.min_size = 0; // every matched tensor is sharded; eformer's 16384 default hides small ones
     ShardGroups plan = planModel(axes, modelPtr, rules, dtype, options);
 
-    // The repeated layers and experts share a group: format its spec and notes once.
-    std::vector<std::string> specText;
-    std::vector<std::vector<std::string>> notes;
-    specText.reserve(plan.plans.size());
-    notes.reserve(plan.plans.size());
+    // The repeated layers and experts share a group: its spec and notes are formatted once, and
+    // the table refers to the model's own paths and shapes rather than copying 46k of them.
+    std::vector<ParamSharding> groups;
+    groups.reserve(plan.plans.size());
     for (const auto& planned : plan.plans) {
-      specText.push_back(planned.spec.toString());
-      auto& texts = notes.emplace_back();
-      for (const auto& d : planned.diagnostics) texts.push_back(d.message);
+      auto& g = groups.emplace_back();
+      g.spec = planned.spec.toString();
+      g.shard_shape = planned.layout.shard_shape;
+      g.bytes_per_device = static_cast<double>(planned.layout.shard_bytes);
+      g.uneven = planned.layout.uneven;
+      for (const auto& d : planned.diagnostics) g.diagnostics.push_back(d.message);
     }
-    // Each row is built in place once (no default-constructed row assigned over): 46k rows.
-    out.params.clear();
-    out.params.reserve(model.params.size());
-    for (std::size_t i = 0; i < model.params.size(); ++i) {
-      const std::uint32_t g = plan.group_of[i];
-      const auto& layout = plan.plans[g].layout;
-      out.params.push_back({model.params[i].path, model.params[i].shape, dtype.name, specText[g], layout.shard_shape,
-                            static_cast<double>(layout.shard_bytes), layout.uneven, notes[g]});
-    }
+    out.params = ParamTable(modelPtr, dtype.name, std::move(groups), plan.group_of);
     return plan;
   } catch (const Error& e) {
     note(out, Diagnostic::Severity::Error, "rules", scenario.rules.preset, e.what());
