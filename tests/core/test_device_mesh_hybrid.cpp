@@ -107,3 +107,29 @@ TEST_CASE("hybrid: errors name slices and the attribute", "[device_mesh][hybrid]
   // Per-granule errors propagate.
   CHECK_THROWS_WITH(createHybridDeviceMesh(Shape{32}, Shape{2}, devices), "Number of devices 64 must equal the product of mesh_shape (32,)");
 }
+
+TEST_CASE("hybrid: runs that are not one granule each still group by key", "[device_mesh][hybrid]") {
+  // The fast path guesses equal runs (list size / granules) and checks each run's keys while it
+  // places it. Here the first guessed run holds three devices of slice 0 and one of slice 1, and
+  // the last device of slice 0 comes at the end: the grouping must still be by slice, so the
+  // result is the same as for the slice-major list.
+  const DeviceList ordered = makeDevices(parseTopology("v4:2x2x1:slices=2"));
+  REQUIRE(ordered.size() == 8);
+  DeviceList shuffled = {ordered[0], ordered[1], ordered[2], ordered[4], ordered[5], ordered[6], ordered[7], ordered[3]};
+  const HybridPlacement expect = createHybridDeviceMesh(Shape{2, 2}, Shape{2, 1}, ordered);
+  const HybridPlacement got = createHybridDeviceMesh(Shape{2, 2}, Shape{2, 1}, shuffled);
+  REQUIRE(got.grid.shape() == Shape{4, 2});
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t j = 0; j < 2; ++j) CHECK(idAt(got.grid, shuffled, {i, j}) == idAt(expect.grid, ordered, {i, j}));
+  // Process granules: the same list grouped by host (each 2x2x1 slice is one host here).
+  HybridMeshOptions byProcess;
+  byProcess.process_is_granule = true;
+  const HybridPlacement hosts = createHybridDeviceMesh(Shape{2, 2}, Shape{2, 1}, shuffled, byProcess);
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t j = 0; j < 2; ++j) CHECK(idAt(hosts.grid, shuffled, {i, j}) == idAt(expect.grid, ordered, {i, j}));
+  // Unequal runs (a slice-major list whose slices differ in size) fail in the per-slice mesh, as
+  // the reference does, rather than being cut at the guessed length.
+  DeviceList uneven = ordered;
+  uneven[3].slice_index = 1;
+  CHECK_THROWS_AS(createHybridDeviceMesh(Shape{2, 2}, Shape{2, 1}, uneven), Error);
+}

@@ -9,15 +9,28 @@
 
 namespace shardscope::mesh_detail {
 
+// A hybrid mesh's guess that a view is one granule: every device's slice_index (or process_index)
+// should be `key`. The corner-box placement checks it in the pass it makes anyway and records
+// the answer; any other path leaves `checked` false and the caller scans.
+struct GranuleCheck {
+  bool process_is_granule = false;
+  int key = 0;
+  bool checked = false;
+  bool all_match = false;
+};
+
 struct DeviceView {
   const DeviceList* all = nullptr;
   const std::vector<int>* positions = nullptr;  // when set: these positions of `all`, in order
   std::size_t offset = 0;                       // otherwise: `length` devices from `offset`
   std::size_t length = 0;
+  GranuleCheck* granule = nullptr;              // optional, see GranuleCheck
 
-  static DeviceView whole(const DeviceList& list) { return {&list, nullptr, 0, list.size()}; }
-  static DeviceView range(const DeviceList& list, std::size_t offset, std::size_t length) { return {&list, nullptr, offset, length}; }
-  static DeviceView subset(const DeviceList& list, const std::vector<int>& positions) { return {&list, &positions, 0, 0}; }
+  static DeviceView whole(const DeviceList& list) { return {&list, nullptr, 0, list.size(), nullptr}; }
+  static DeviceView range(const DeviceList& list, std::size_t offset, std::size_t length, GranuleCheck* granule = nullptr) {
+    return {&list, nullptr, offset, length, granule};
+  }
+  static DeviceView subset(const DeviceList& list, const std::vector<int>& positions) { return {&list, &positions, 0, 0, nullptr}; }
 
   std::size_t size() const { return positions ? positions->size() : length; }
   int position(std::size_t k) const { return positions ? (*positions)[k] : static_cast<int>(offset + k); }

@@ -134,14 +134,37 @@ std::optional<HybridPlacement> hybridFromRuns(const ShapeArg& meshShape, const S
   std::vector<int> keys;
   CreateMeshOptions perGranule;
   perGranule.allow_split_physical_axes = options.allow_split_physical_axes;
+  // Runs of equal length are the usual case: guess that length from the DCN shape, and let the
+  // placement pass confirm each run's keys while it reads the devices anyway.
+  std::size_t guessed = 0;
+  {
+    std::int64_t granules = 1;
+    bool known = true;
+    for (auto d : dcnMeshShape) known = known && d > 0 && !__builtin_mul_overflow(granules, d, &granules);
+    if (known && static_cast<std::size_t>(granules) <= devices.size() && devices.size() % static_cast<std::size_t>(granules) == 0)
+      guessed = devices.size() / static_cast<std::size_t>(granules);
+  }
+  const auto keyAt = [&](std::size_t k) { return granuleKey(devices[k], options.process_is_granule); };
   try {
     const Shape shape = granuleShape(meshShape);
     for (std::size_t begin = 0; begin < devices.size();) {
-      const auto key = granuleKey(devices[begin], options.process_is_granule);
+      const auto key = keyAt(begin);
       if (!key || std::find(keys.begin(), keys.end(), *key) != keys.end()) return std::nullopt;
-      std::size_t end = begin + 1;
-      while (end < devices.size() && granuleKey(devices[end], options.process_is_granule) == key) ++end;
       keys.push_back(*key);
+      if (guessed) {
+        const std::size_t end = begin + guessed;
+        mesh_detail::GranuleCheck check{options.process_is_granule, *key, false, false};
+        built.emplace_back(*key, mesh_detail::createDeviceMeshOnView(shape, DeviceView::range(devices, begin, guessed, &check), perGranule));
+        if (!check.checked) {  // a path that did not look at the keys: scan them
+          check.all_match = true;
+          for (std::size_t k = begin; k < end && check.all_match; ++k) check.all_match = keyAt(k) == key;
+        }
+        if (!check.all_match) return std::nullopt;  // not one granule: the exact path groups the list
+        begin = end;
+        continue;
+      }
+      std::size_t end = begin + 1;
+      while (end < devices.size() && keyAt(end) == key) ++end;
       built.emplace_back(*key, mesh_detail::createDeviceMeshOnView(shape, DeviceView::range(devices, begin, end - begin), perGranule));
       begin = end;
     }

@@ -218,15 +218,77 @@ DeviceGrid physicalTpuMesh(const DeviceView& devices) {
 
 namespace {
 
-// The corner-box pass with per-axis offset tables: `table` holds the four axes' tables back to
-// back from `tableBase`; an axis the mesh lacks has an all-zero table.
-template <int CheckedAxis, class At>
-bool scatterByTables(std::size_t n, At at, Int4 lo, Int4 hi, const int* table, Int4 tableBase, int base, int* cells, int& bad) {
-  const auto cellOf = [lo, table, tableBase](Int4 v) {
-    const Int4 at4 = v - lo + tableBase;
-    return table[at4[0]] + table[at4[1]] + table[at4[2]] + table[at4[3]];
-  };
-  return scatterInBox<CheckedAxis>(n, at, lo, hi, cellOf, base, cells, bad);
+// Where an in-box device goes, from its four offsets (x, y, z, core minus the box's corner):
+// either per-axis offset tables laid back to back, or, when every table is an arithmetic
+// progression (each physical axis taken whole by one logical axis), plain strides. The strides
+// save four dependent loads per device.
+struct CellByTables {
+  const int *t0, *t1, *t2, *t3;
+  int operator()(unsigned o0, unsigned o1, unsigned o2, unsigned o3) const { return t0[o0] + t1[o1] + t2[o2] + t3[o3]; }
+};
+struct CellByStrides {
+  int first, s0, s1, s2, s3;
+  int operator()(unsigned o0, unsigned o1, unsigned o2, unsigned o3) const {
+    return first + static_cast<int>(o0) * s0 + static_cast<int>(o1) * s1 + static_cast<int>(o2) * s2 + static_cast<int>(o3) * s3;
+  }
+};
+
+// The corner-box pass. Written in scalars rather than Int4: with unsigned offsets the box test is
+// one compare per axis, without moving lanes between vector and integer registers (this loop is
+// nearly all of a whole-axis create_device_mesh call).
+// Whether each device belongs to the expected granule (a hybrid mesh's run), or no check.
+struct NoKeyCheck {
+  bool operator()(const Device&) const { return true; }
+};
+struct SliceKeyIs {
+  int key;
+  bool operator()(const Device& d) const { return d.slice_index.value_or(~key) == key; }
+};
+struct ProcessKeyIs {
+  int key;
+  bool operator()(const Device& d) const { return d.process_index == key; }
+};
+
+template <int CheckedAxis, class At, class CellOf, class KeyCheck>
+bool scatterByOffsets(std::size_t n, At at, Int4 lo, Int4 hi, CellOf cellOf, KeyCheck keyOk, int base, int* cells, int& bad,
+                      bool& allKeysMatch) {
+  const unsigned lo0 = static_cast<unsigned>(lo[0]), lo1 = static_cast<unsigned>(lo[1]), lo2 = static_cast<unsigned>(lo[2]),
+                 lo3 = static_cast<unsigned>(lo[3]);
+  const unsigned span0 = static_cast<unsigned>(hi[0]) - lo0, span1 = static_cast<unsigned>(hi[1]) - lo1,
+                 span2 = static_cast<unsigned>(hi[2]) - lo2, span3 = static_cast<unsigned>(hi[3]) - lo3;
+  int nonZero = 0;
+  bool keysMatch = true;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Device& d = at(k);
+    keysMatch &= keyOk(d);
+    const auto& c = coordsOf(d);
+    const int core = d.core_on_chip.value_or(0);
+    const unsigned o0 = static_cast<unsigned>(c[0]) - lo0, o1 = static_cast<unsigned>(c[1]) - lo1,
+                   o2 = static_cast<unsigned>(c[2]) - lo2, o3 = static_cast<unsigned>(core) - lo3;
+    if (((o0 > span0) | (o1 > span1) | (o2 > span2) | (o3 > span3)) != 0) [[unlikely]] return false;
+    if constexpr (CheckedAxis == 2) nonZero |= c[2];
+    if constexpr (CheckedAxis == 3) nonZero |= core;
+    cells[cellOf(o0, o1, o2, o3)] = static_cast<int>(k) + base;
+  }
+  bad = nonZero;
+  allKeysMatch = keysMatch;
+  return true;
+}
+
+// The strides of `table` (four tables back to back from `tableBase`, `extent` entries each) when
+// every one is an arithmetic progression.
+std::optional<CellByStrides> stridesOf(const std::vector<int>& table, Int4 tableBase, const std::int64_t* extent) {
+  CellByStrides out{0, 0, 0, 0, 0};
+  int* strides[4] = {&out.s0, &out.s1, &out.s2, &out.s3};
+  for (int a = 0; a < 4; ++a) {
+    const int* t = table.data() + tableBase[a];
+    const int step = extent[a] > 1 ? t[1] - t[0] : 0;
+    for (std::int64_t i = 0; i < extent[a]; ++i)
+      if (t[i] != t[0] + static_cast<int>(i) * step) return std::nullopt;
+    out.first += t[0];
+    *strides[a] = step;
+  }
+  return out;
 }
 
 } // namespace
@@ -261,15 +323,31 @@ std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, co
   const int base = devices.positions ? 0 : static_cast<int>(devices.offset);  // write list positions directly
   std::vector<int> cells(count, -1);
   int nonZero = 0;
-  const auto run = [&](auto at) {
+  const auto strides = stridesOf(flat, tableBase, extent);
+  const CellByTables byTables{flat.data() + tableBase[0], flat.data() + tableBase[1], flat.data() + tableBase[2],
+                              flat.data() + tableBase[3]};
+  bool keysMatch = false;
+  const auto withChecks = [&](auto at, auto cellOf, auto keyOk) {
     switch (layout.checkedAxis) {
-    case 2: return scatterByTables<2>(count, at, lo, hi, flat.data(), tableBase, base, cells.data(), nonZero);
-    case 3: return scatterByTables<3>(count, at, lo, hi, flat.data(), tableBase, base, cells.data(), nonZero);
-    default: return scatterByTables<-1>(count, at, lo, hi, flat.data(), tableBase, base, cells.data(), nonZero);
+    case 2: return scatterByOffsets<2>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
+    case 3: return scatterByOffsets<3>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
+    default: return scatterByOffsets<-1>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
     }
   };
+  // Only contiguous views carry a granule check (hybrid runs), so the key variants skip `positions`.
+  GranuleCheck* granule = devices.positions ? nullptr : devices.granule;
+  const auto withCells = [&](auto at, auto cellOf) {
+    if (!granule) return withChecks(at, cellOf, NoKeyCheck{});
+    if (granule->process_is_granule) return withChecks(at, cellOf, ProcessKeyIs{granule->key});
+    return withChecks(at, cellOf, SliceKeyIs{granule->key});
+  };
+  const auto run = [&](auto at) { return strides ? withCells(at, *strides) : withCells(at, byTables); };
   const bool placed = devices.positions ? run([&devices](std::size_t k) -> const Device& { return devices[k]; })
                                         : run([all = devices.base()](std::size_t k) -> const Device& { return all[k]; });
+  if (placed && granule) {
+    granule->checked = true;
+    granule->all_match = keysMatch;
+  }
   // Anything to report (megacore, z on a tray, a hole) is left to the exact path.
   if (!placed || (layout.checkedAxis >= 0 && nonZero != 0)) return std::nullopt;
   if (std::find(cells.begin(), cells.end(), -1) != cells.end()) return std::nullopt;
