@@ -55,7 +55,10 @@ void helpRules(std::ostream& out) {
          "Specs: [null, \"tp\", [\"fsdp\", \"sp\"]] or P(None, 'tp', ('fsdp', 'sp')).\n  presets:\n";
   for (const auto& p : rulePresets()) out << "    " << p.name << std::string(p.name.size() < 9 ? 9 - p.name.size() : 1, ' ') << p.description << "\n";
   out << "A dimension whose axes are missing or do not divide it falls back to replicated (eformer's\n"
-         "correction); Shardscope reports each such fallback on its parameter.\n";
+         "correction); Shardscope reports each such fallback on its parameter.\n"
+         "Rule files hold a whole rule set: {\"rules\": [[\"embed_tokens\", [\"tp\", null]], [\".*\", []]]}\n"
+         "(or the bare list). Use one with `shardscope-cli shard --rules FILE`, or File > Import Rules\n"
+         "in the app (File > Export Rules writes the rules in effect). Details: docs/formats.md\n";
 }
 
 void helpWorkspace(std::ostream& out) {

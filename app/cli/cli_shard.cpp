@@ -8,10 +8,13 @@
 #include "shardscope/errors.hpp"
 #include "shardscope/json_text.hpp"
 #include "shardscope/mesh_string.hpp"
+#include "shardscope/logical_axes.hpp"
 #include "shardscope/model_loaders.hpp"
+#include "shardscope/rule_file.hpp"
 #include "shardscope/topology.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <ostream>
@@ -23,7 +26,7 @@ namespace {
 
 void usage(std::ostream& out) {
   out << "Usage: shardscope-cli shard [WORKSPACE.json] [--topology TOPO] [--mesh AXES] [--model NAME|FILE]\n"
-         "                            [--rules PRESET] [--no-split] [--format table|json|csv] [--per-device]\n\n"
+         "                            [--rules PRESET|FILE] [--no-split] [--format table|json|csv] [--per-device]\n\n"
          "Prints every parameter's partition spec, shard shape and bytes per device, then the\n"
          "per-device memory summary against the chip's HBM. Flags override the workspace (or the\n"
          "built-in default scenario when no workspace is given).\n\n"
@@ -32,10 +35,20 @@ void usage(std::ostream& out) {
          "  --model M        a preset (llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b,\n"
          "                   qwen2.5-72b, gemma-2-27b, deepseek-v3, gpt2) or a model file\n"
          "                   (our JSON, .safetensors, model.safetensors.index.json, HF config.json)\n"
-         "  --rules PRESET   dp, fsdp, tp, fsdp-tp, ep, sp\n"
+         "  --rules R        a preset (dp, fsdp, tp, fsdp-tp, ep, sp) or a rule file: JSON\n"
+         "                   [regex, spec] pairs, first match wins (shardscope-cli help rules)\n"
          "  --no-split       refuse meshes that need JAX's allow_split_physical_axes\n"
          "  --format F       table (default), json or csv (csv: the parameter table only)\n"
          "  --per-device     json: include every device's memory\n";
+}
+
+bool isRulePreset(const std::string& name) {
+  try {
+    presetRules(name);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 std::string shapeText(const Shape& s) {
@@ -126,8 +139,20 @@ int runShard(const Args& args, Streams io) {
         if (std::find(presets.begin(), presets.end(), m) != presets.end()) scenario.model.preset = m;
         else scenario.model.path = m;
       } else if (a == "--rules") {
+        // A preset name, or a rule file (which then is the whole rule set).
+        const std::string r = value();
         scenario.rules = {};
-        scenario.rules.preset = value();
+        if (isRulePreset(r)) {
+          scenario.rules.preset = r;
+        } else {
+          if (!std::filesystem::is_regular_file(r)) {
+            std::string names;
+            for (const auto& p : rulePresets()) names += (names.empty() ? "" : ", ") + p.name;
+            throwValueError("--rules '" + r + "' is neither a preset (" + names + ") nor a rule file");
+          }
+          scenario.rules.preset.clear();
+          for (const auto& rule : loadRuleFile(r)) scenario.rules.rules.emplace_back(rule.pattern, rule.spec.toJson());
+        }
       } else if (a == "--format") {
         format = value();
         if (format != "table" && format != "json" && format != "csv") throwValueError("--format must be table, json or csv");

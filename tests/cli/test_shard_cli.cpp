@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 using namespace shardscope;
@@ -77,4 +79,24 @@ TEST_CASE("help topics", "[cli][help]") {
   r = run({"help", "nope"});
   CHECK(r.code == 2);
   CHECK(r.err.find("unknown help topic 'nope'") != std::string::npos);
+}
+
+TEST_CASE("shard --rules takes a rule file as the whole rule set", "[cli][shard][rules]") {
+  const std::string path = (std::filesystem::temp_directory_path() / "shardscope-test-rules.json").string();
+  {
+    std::ofstream f(path);
+    f << R"({"rules": [["wpe", ["tp", null]], ["c_attn\\.weight", [null, "tp"]], [".*", []]]})";
+  }
+  const Run r = run({"shard", "--topology", "v4:2x2x1", "--mesh", "tp:4", "--model", "gpt2", "--rules", path, "--format", "csv"});
+  REQUIRE(r.code == 0);
+  // wpe is 1024 x 768: four shards of 256 rows; c_attn is 768 x 2304: columns split in four.
+  CHECK(r.out.find("transformer.wpe.weight,\"(1024, 768)\",bfloat16,\"P('tp', None)\",\"(256, 768)\"") != std::string::npos);
+  CHECK(r.out.find("transformer.h.0.attn.c_attn.weight,\"(768, 2304)\",bfloat16,\"P(None, 'tp')\",\"(768, 576)\"") != std::string::npos);
+  CHECK(r.out.find("transformer.wte.weight,\"(50257, 768)\",bfloat16,P(),") != std::string::npos);
+  std::filesystem::remove(path);
+
+  const Run missing = run({"shard", "--rules", "no-such-rules.json"});
+  CHECK(missing.code != 0);
+  CHECK(missing.err.find("--rules 'no-such-rules.json' is neither a preset (dp, fsdp, tp, fsdp-tp, ep, sp) nor a rule file") !=
+        std::string::npos);
 }

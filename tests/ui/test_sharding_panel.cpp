@@ -6,7 +6,14 @@
 #include "scenario_document.hpp"
 #include "view_selection.hpp"
 
+#include "shardscope/logical_axes.hpp"
+#include "shardscope/mesh_axes.hpp"
+#include "shardscope/rule_file.hpp"
+
 #include <QComboBox>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QUndoStack>
 #include <QTreeView>
 
 #include <catch2/catch.hpp>
@@ -65,4 +72,70 @@ TEST_CASE("selecting a parameter colours its shards on the physical view", "[ui]
   REQUIRE(tp >= 0);
   emit presets->activated(tp);
   CHECK(doc.scenario().rules.preset == "tp");
+}
+
+TEST_CASE("rule files import as one undo step and export the rules in effect", "[ui][sharding][rules]") {
+  test::app();
+  ScenarioDocument doc;
+  ViewSelection selection;
+  ShardingPanel panel(&doc, &selection);
+  const auto analysis = std::make_shared<Analysis>(analyze(doc.scenario()));
+  panel.setAnalysis(analysis);
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const Scenario before = doc.scenario();
+
+  // A bad file changes nothing and names the problem.
+  const QString bad = dir.filePath("bad.json");
+  {
+    QFile f(bad);
+    REQUIRE(f.open(QIODevice::WriteOnly));
+    f.write(R"({"rules": [["ok", []], [1, []]]})");
+  }
+  QString error;
+  CHECK_FALSE(panel.importRules(bad, &error));
+  CHECK(error.contains("rules[1][0] (the regex) must be a string"));
+  const QString badRegex = dir.filePath("bad-regex.json");
+  {
+    QFile f(badRegex);
+    REQUIRE(f.open(QIODevice::WriteOnly));
+    f.write(R"([["(unclosed", []]])");
+  }
+  CHECK_FALSE(panel.importRules(badRegex, &error));
+  CHECK(error.contains("partition rule 0"));
+  CHECK(doc.scenario() == before);
+
+  // A good file replaces the rules and turns the preset off; undo brings both back.
+  const QString good = dir.filePath("good.json");
+  {
+    QFile f(good);
+    REQUIRE(f.open(QIODevice::WriteOnly));
+    f.write(R"({"rules": [["embed_tokens", ["tp", null]], [".*", []]]})");
+  }
+  REQUIRE(panel.importRules(good, &error));
+  CHECK(doc.scenario().rules.preset.empty());
+  REQUIRE(doc.scenario().rules.rules.size() == 2);
+  CHECK(doc.scenario().rules.rules[0].first == "embed_tokens");
+  CHECK(doc.scenario().rules.rules[0].second == Json::parse(R"(["tp", null])"));
+  doc.undoStack()->undo();
+  CHECK(doc.scenario() == before);
+
+  // Export: the custom rules first, then the preset's for this mesh; reading the file back gives
+  // the same rule list as the preset itself.
+  doc.edit("override", [](Scenario& s) { s.rules.rules = {{"^lm_head\\.weight$", Json::array()}}; });
+  const QString out = dir.filePath("out.json");
+  REQUIRE(panel.exportRules(out, &error));
+  const auto written = loadRuleFile(out.toStdString());
+  const MeshAxes mesh = MeshAxes::fromMesh(analysis->mesh);
+  const auto preset = presetRules(doc.scenario().rules.preset, {}, &mesh);
+  REQUIRE(written.size() == preset.size() + 1);
+  CHECK(written[0].pattern == "^lm_head\\.weight$");
+  CHECK(written[0].spec == PartitionSpec());
+  for (std::size_t i = 0; i < preset.size(); ++i) {
+    CHECK(written[i + 1].pattern == preset[i].pattern);
+    CHECK(written[i + 1].spec == preset[i].spec);
+  }
+  // An unwritable target fails and says so.
+  CHECK_FALSE(panel.exportRules(dir.filePath("no-such-dir/out.json"), &error));
+  CHECK(error.startsWith("Cannot write"));
 }

@@ -1,5 +1,7 @@
 #include "autosave.hpp"
 
+#include "atomic_write.hpp"
+
 #include "scenario_document.hpp"
 #include "shardscope/json_text.hpp"
 
@@ -7,7 +9,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <QStandardPaths>
 
 #include <algorithm>
@@ -54,10 +55,8 @@ void Autosave::writeNow() {
   j["written"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
   j["scenario"] = scenarioToJson(document_->scenario());
   const std::string text = dumpJson(j, 2);
-  QSaveFile file(ownFile());
   // A failed autosave must not disturb the user; the next edit tries again.
-  if (file.open(QIODevice::WriteOnly) && file.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size()))
-    file.commit();
+  writeFileAtomically(ownFile(), text);
 }
 
 std::vector<OrphanAutosave> Autosave::orphans() const {

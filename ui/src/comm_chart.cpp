@@ -1,5 +1,6 @@
 #include "comm_chart.hpp"
 
+#include "chart_legend.hpp"
 #include "device_overlay.hpp"
 
 #include <QBarCategoryAxis>
@@ -51,6 +52,8 @@ CommChart::CommChart(QWidget* parent) : QWidget(parent) {
   view_->setRenderHint(QPainter::Antialiasing);
   view_->setMinimumHeight(160);
   pageLayout->addWidget(view_, 1);
+  legend_ = makeLegendLabel(page_);
+  pageLayout->addWidget(legend_);
   stack_->addWidget(page_);
   layout->addWidget(stack_);
   setWhatsThis(tr("<b>Communication per axis</b><br>Estimated time of each collective over each logical axis for "
@@ -78,16 +81,15 @@ void CommChart::rebuild() {
   chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
   chart->setBackgroundRoundness(0);
   chart->setMargins(QMargins(4, 4, 4, 4));
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  QFont legendFont = chart->legend()->font();
-  legendFont.setPointSizeF(legendFont.pointSizeF() * 0.85);
-  chart->legend()->setFont(legendFont);
+  chart->legend()->hide();  // legend_ below wraps where QLegend would elide
   auto* series = new QBarSeries;
   const char* names[] = {"all-gather", "reduce-scatter", "all-reduce", "all-to-all"};
   const QColor colors[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759)};
   QStringList categories;
   QStringList lines;
+  std::vector<LegendEntry> legend;
   for (int k = 0; k < 4; ++k) {
+    legend.push_back({colors[k], tr(names[k])});
     auto* set = new QBarSet(tr(names[k]));
     set->setColor(colors[k]);
     for (const auto& a : comm) {
@@ -97,7 +99,8 @@ void CommChart::rebuild() {
     series->append(set);
   }
   for (const auto& a : comm) {
-    categories << QStringLiteral("%1 (%2)").arg(QString::fromStdString(a.name)).arg(a.size);
+    // The axis label stays short enough for a narrow dock; its size is in the line above the chart.
+    categories << QString::fromStdString(a.name);
     QStringList facts;
     facts << (a.ring_closed ? tr("closed ring") : tr("open ring"));
     facts << tr("dilation max %1, mean %2").arg(a.max_dilation).arg(a.mean_dilation, 0, 'f', 2);
@@ -105,9 +108,10 @@ void CommChart::rebuild() {
     if (a.crosses_slices) facts << tr("crosses slices");
     else if (a.crosses_hosts) facts << tr("crosses hosts");
     if (!a.slowest_link.empty()) facts << tr("slowest link %1").arg(QString::fromStdString(a.slowest_link));
-    lines << QStringLiteral("<b>%1</b>: %2").arg(QString::fromStdString(a.name).toHtmlEscaped(), facts.join(", "));
+    lines << QStringLiteral("<b>%1</b> (%2): %3").arg(QString::fromStdString(a.name).toHtmlEscaped()).arg(a.size).arg(facts.join(", "));
   }
   const double payload = comm.front().bytes;
+  legend_->setText(legendHtml(legend));
   details_->setText(tr("Payload %1 per collective.<br>%2").arg(formatBytes(payload), lines.join("<br>")));
   auto* axisX = new QBarCategoryAxis;
   axisX->append(categories);

@@ -141,6 +141,8 @@ void MainWindow::createActions() {
   add(exportMenu, tr("&Logical mesh…"), {}, [this] { exportDialog("logical"); });
   add(exportMenu, tr("&Memory chart…"), {}, [this] { exportDialog("memory"); });
   add(exportMenu, tr("&Communication chart…"), {}, [this] { exportDialog("comm"); });
+  add(file, tr("&Import Rules…"), QKeySequence(Qt::CTRL | Qt::Key_I), [this] { sharding_->importRulesDialog(); });
+  add(file, tr("E&xport Rules…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I), [this] { sharding_->exportRulesDialog(); });
   file->addSeparator();
   add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 

@@ -1,5 +1,6 @@
 #include "memory_chart.hpp"
 
+#include "chart_legend.hpp"
 #include "device_overlay.hpp"
 #include "view_selection.hpp"
 
@@ -50,6 +51,8 @@ MemoryChart::MemoryChart(ViewSelection* selection, QWidget* parent) : QWidget(pa
   view_->setRenderHint(QPainter::Antialiasing);
   view_->setMinimumHeight(180);
   pageLayout->addWidget(view_, 1);
+  legend_ = makeLegendLabel(chartPage_);
+  pageLayout->addWidget(legend_);
   stack_->addWidget(chartPage_);
   layout->addWidget(stack_);
   setWhatsThis(tr("<b>Memory per device</b><br>Stacked bars: parameters, gradients, optimizer state, activations and "
@@ -88,10 +91,8 @@ void MemoryChart::rebuild() {
   chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
   chart->setBackgroundRoundness(0);
   chart->setMargins(QMargins(4, 4, 4, 4));
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  QFont small = chart->legend()->font();
-  small.setPointSizeF(small.pointSizeF() * 0.85);
-  chart->legend()->setFont(small);
+  chart->legend()->hide();  // legend_ below wraps where QLegend would elide
+  std::vector<LegendEntry> legend;
   auto* axisX = new QBarCategoryAxis;
   auto* axisY = new QValueAxis;
   auto* series = new QStackedBarSeries;
@@ -123,6 +124,7 @@ void MemoryChart::rebuild() {
     }
     const QList<QBarSet*> kept = series->barSets();
     sets_.assign(kept.begin(), kept.end());
+    for (auto* set : sets_) legend.push_back({set->color(), set->label()});
     axisX->append(categories);
     // Ids are readable up to a few dozen bars; beyond that the axis stays bare (hover tells).
     if (n > 32) axisX->setLabelsVisible(false);
@@ -151,6 +153,7 @@ void MemoryChart::rebuild() {
     }
     series->append(set);
     sets_.push_back(set);
+    legend.push_back({set->color(), tr("devices per bin of total memory")});
     axisX->append(categories);
     axisX->setTitleText(tr("GiB per device (bin centre)"));
     series->setBarWidth(1.0);
@@ -174,7 +177,9 @@ void MemoryChart::rebuild() {
     chart->addSeries(hbm);
     hbm->attachAxis(axisX);
     hbm->attachAxis(axisY);
+    legend.push_back({QColor(0xd62728), hbm->name(), true});
   }
+  legend_->setText(legendHtml(legend));
   if (histogram_) {
     axisY->setTitleText(tr("devices"));
     axisY->setLabelFormat("%d");

@@ -1,12 +1,12 @@
 #include "scenario_document.hpp"
 
+#include "atomic_write.hpp"
 #include "edit_scenario_command.hpp"
 #include "shardscope/errors.hpp"
 #include "shardscope/json_text.hpp"
 
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 namespace shardscope::ui {
 
@@ -65,16 +65,7 @@ bool ScenarioDocument::load(const QString& path, QString* error) {
 }
 
 bool ScenarioDocument::save(const QString& path, QString* error) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) {
-    if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  const std::string text = scenarioToJson(scenario_).dump(2) + "\n";
-  if (file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) || !file.commit()) {
-    if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
-    return false; // QSaveFile discards the temporary: the old file stays as it was
-  }
+  if (!writeFileAtomically(path, scenarioToJson(scenario_).dump(2) + "\n", error)) return false;
   const bool pathChanged = filePath_ != path;
   filePath_ = path;
   undoStack_.setClean();

@@ -1,5 +1,6 @@
 #include "sharding_panel.hpp"
 
+#include "atomic_write.hpp"
 #include "param_tree_model.hpp"
 #include "presets.hpp"
 #include "rules_table_model.hpp"
@@ -7,7 +8,15 @@
 #include "spec_delegate.hpp"
 #include "view_selection.hpp"
 
+#include "shardscope/errors.hpp"
+#include "shardscope/json_text.hpp"
+#include "shardscope/logical_axes.hpp"
+#include "shardscope/mesh_axes.hpp"
+#include "shardscope/rule_file.hpp"
+
 #include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -108,6 +117,8 @@ ShardingPanel::ShardingPanel(ScenarioDocument* document, ViewSelection* selectio
     rules_->moveRule(r, r + 1);
     rulesView_->setCurrentIndex(rules_->index(std::min(rules_->rowCount() - 1, r + 1), 0));
   });
+  addTool(tr("Import…"), tr("Replace the rules with those of a rule file (JSON [regex, spec] pairs)"), [this] { importRulesDialog(); });
+  addTool(tr("Export…"), tr("Save the rules in effect (these, then the preset's) as a rule file"), [this] { exportRulesDialog(); });
   rulesLayout->addLayout(tools);
   rulesLayout->addWidget(rulesView_);
   regexTest_ = new QLineEdit(rulesBox);
@@ -135,6 +146,7 @@ void ShardingPanel::syncFromScenario() {
 }
 
 void ShardingPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+  analysis_ = analysis;
   QStringList axes;
   if (analysis)
     for (const auto& name : analysis->mesh.axis_names) axes << QString::fromStdString(name);
@@ -168,5 +180,59 @@ void ShardingPanel::testRegex() {
 }
 
 void ShardingPanel::showMessage(const QString& text) { message_->setText(text); }
+
+bool ShardingPanel::importRules(const QString& path, QString* error) {
+  std::vector<PartitionRule> rules;
+  try {
+    rules = loadRuleFile(path.toStdString());
+    RuleSet check(rules);  // compiles every regex: a bad one is refused here, naming its rule
+  } catch (const Error& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+  document_->edit(tr("Import rules from %1").arg(QFileInfo(path).fileName()), [&](Scenario& s) {
+    s.rules.preset.clear();
+    s.rules.rules.clear();
+    for (const auto& r : rules) s.rules.rules.emplace_back(r.pattern, r.spec.toJson());
+  });
+  return true;
+}
+
+bool ShardingPanel::exportRules(const QString& path, QString* error) const {
+  std::vector<PartitionRule> rules;
+  try {
+    const RulesChoice& choice = document_->scenario().rules;
+    for (std::size_t i = 0; i < choice.rules.size(); ++i)
+      rules.push_back({choice.rules[i].first, PartitionSpec::fromJson(choice.rules[i].second, "rules[" + std::to_string(i) + "]")});
+    if (!choice.preset.empty()) {
+      const MeshAxes mesh = analysis_ ? MeshAxes::fromMesh(analysis_->mesh) : MeshAxes{};
+      auto preset = presetRules(choice.preset, {}, analysis_ ? &mesh : nullptr);
+      rules.insert(rules.end(), preset.begin(), preset.end());
+    }
+  } catch (const Error& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+  return writeFileAtomically(path, dumpJson(rulesToJson(rules), 2) + "\n", error);
+}
+
+void ShardingPanel::importRulesDialog() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Import rules"), QString(), tr("Rule files (*.json);;All files (*)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (importRules(path, &error))
+    showMessage(tr("Imported %1 rules from %2; the preset is off (pick one to cover what they miss).")
+                    .arg(document_->scenario().rules.rules.size())
+                    .arg(QFileInfo(path).fileName()));
+  else
+    showMessage(error);
+}
+
+void ShardingPanel::exportRulesDialog() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export rules"), QStringLiteral("rules.json"), tr("Rule files (*.json)"));
+  if (path.isEmpty()) return;
+  QString error;
+  showMessage(exportRules(path, &error) ? tr("Rules written to %1.").arg(QFileInfo(path).fileName()) : error);
+}
 
 } // namespace shardscope::ui

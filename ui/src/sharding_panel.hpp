@@ -35,6 +35,15 @@ public:
   QTreeView* tree() const { return tree_; }
   QComboBox* presetCombo() const { return preset_; }
 
+  // Rule files (docs/formats.md, "Rule files"). Import replaces the custom rules with the file's
+  // and turns the preset off, so the layout is exactly what the file says (one undo step).
+  // Export writes the rules in effect: the custom rules, then the preset's for the current mesh.
+  // Both return false with `error` naming the file and the problem; nothing changes on failure.
+  bool importRules(const QString& path, QString* error);
+  bool exportRules(const QString& path, QString* error) const;
+  void importRulesDialog();
+  void exportRulesDialog();
+
 private:
   void syncFromScenario();
   void testRegex();
@@ -42,6 +51,7 @@ private:
 
   ScenarioDocument* document_;
   ViewSelection* selection_;
+  std::shared_ptr<const Analysis> analysis_;  // the mesh the preset's rules are written for
   ParamTreeModel* params_;
   RulesTableModel* rules_;
   SpecDelegate* specDelegate_;
