@@ -2,6 +2,7 @@
 //   shardscope [FILE.json]                       open a workspace (or the default scenario)
 //   shardscope --screenshot OUT.png [FILE.json]  render the window at 1600x1000 after the first analysis
 //   shardscope --startup-time [FILE.json]        print the time from main() to the first painted window
+//   shardscope --help | --version                 (no display needed)
 #include "main_window.hpp"
 #include "theme.hpp"
 
@@ -12,34 +13,71 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <tuple>
+
+namespace {
+
+// The command line, declared once for both passes below.
+struct Options {
+  QCommandLineOption screenshot{"screenshot", "Render the main window at 1600x1000 after the first analysis, write it to FILE and exit.", "FILE"};
+  QCommandLineOption startupTime{"startup-time", "Print the milliseconds from start to the first painted window and exit."};
+  QCommandLineOption dark{"dark", "Use the dark palette (for screenshots)."};
+  QCommandLineOption select{"select", "Select the device with this id once the analysis is there (for screenshots).", "ID"};
+  QCommandLineOption axis{"axis", "Colour by and ring along this logical axis (for screenshots).", "NAME"};
+  QCommandLineOption param{"param", "Select this parameter (its shards on every view) once the analysis is there.", "PATH"};
+
+  void addTo(QCommandLineParser& parser) const {
+    parser.setApplicationDescription("See how a parallel training job lands on TPU/GPU hardware.");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    for (const auto* o : {&screenshot, &startupTime, &dark, &select, &axis, &param}) parser.addOption(*o);
+    parser.addPositionalArgument("file", "A workspace (*.shardscope.json) to open.", "[FILE.json]");
+  }
+};
+
+bool hasArg(int argc, char** argv, std::initializer_list<const char*> names) {
+  for (int i = 1; i < argc; ++i)
+    for (const char* n : names)
+      if (std::strcmp(argv[i], n) == 0) return true;
+  return false;
+}
+
+void describeApp(QCoreApplication& app) {
+  app.setApplicationName("Shardscope");
+  app.setOrganizationName("Shardscope");
+  app.setApplicationVersion(SHARDSCOPE_VERSION);
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
   QElapsedTimer startup;
   startup.start();
-  QApplication app(argc, argv);
-  QApplication::setApplicationName("Shardscope");
-  QApplication::setOrganizationName("Shardscope");
-  QApplication::setApplicationVersion(SHARDSCOPE_VERSION);
+  const Options options;
+  // --help and --version answer without a display (on a build server, over ssh).
+  if (hasArg(argc, argv, {"--help", "-h", "-?", "--help-all", "--version", "-v"})) {
+    QCoreApplication app(argc, argv);
+    describeApp(app);
+    QCommandLineParser parser;
+    options.addTo(parser);
+    parser.process(app);  // prints and exits
+    return 0;
+  }
+  // Screenshots and timings need no screen: without one, render offscreen rather than fail.
+  if (hasArg(argc, argv, {"--screenshot", "--startup-time"}) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+      qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
 
+  QApplication app(argc, argv);
+  describeApp(app);
   QCommandLineParser parser;
-  parser.setApplicationDescription("See how a parallel training job lands on TPU/GPU hardware.");
-  parser.addHelpOption();
-  parser.addVersionOption();
-  QCommandLineOption screenshot("screenshot", "Render the main window at 1600x1000 after the first analysis, write it to FILE and exit.", "FILE");
-  QCommandLineOption startupTime("startup-time", "Print the milliseconds from start to the first painted window and exit.");
-  QCommandLineOption dark("dark", "Use the dark palette (for screenshots).");
-  QCommandLineOption select("select", "Select the device with this id once the analysis is there (for screenshots).", "ID");
-  parser.addOption(screenshot);
-  parser.addOption(startupTime);
-  parser.addOption(dark);
-  parser.addOption(select);
-  QCommandLineOption axis("axis", "Colour by and ring along this logical axis (for screenshots).", "NAME");
-  parser.addOption(axis);
-  parser.addPositionalArgument("file", "A workspace (*.shardscope.json) to open.", "[FILE.json]");
+  options.addTo(parser);
   parser.process(app);
 
-  const bool headless = parser.isSet(screenshot) || parser.isSet(startupTime);
-  shardscope::ui::applyTheme(parser.isSet(dark));
+  const bool headless = parser.isSet(options.screenshot) || parser.isSet(options.startupTime);
+  shardscope::ui::applyTheme(parser.isSet(options.dark));
   shardscope::ui::MainWindow window;
   window.resize(1600, 1000);
   if (!headless) window.restoreSettings();
@@ -60,17 +98,19 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "shardscope: the first analysis did not finish within 60 s\n");
       return 1;
     }
-    if (parser.isSet(axis) && !window.selectAxis(parser.value(axis)))
-      std::fprintf(stderr, "shardscope: no axis named %s\n", qPrintable(parser.value(axis)));
-    if (parser.isSet(select) && !window.selectDeviceById(parser.value(select).toLongLong()))
-      std::fprintf(stderr, "shardscope: no device with id %s\n", qPrintable(parser.value(select)));
+    if (parser.isSet(options.axis) && !window.selectAxis(parser.value(options.axis)))
+      std::fprintf(stderr, "shardscope: no axis named %s\n", qPrintable(parser.value(options.axis)));
+    if (parser.isSet(options.param) && !window.selectParam(parser.value(options.param)))
+      std::fprintf(stderr, "shardscope: no parameter named %s\n", qPrintable(parser.value(options.param)));
+    if (parser.isSet(options.select) && !window.selectDeviceById(parser.value(options.select).toLongLong()))
+      std::fprintf(stderr, "shardscope: no device with id %s\n", qPrintable(parser.value(options.select)));
     QApplication::processEvents(); // let layouts settle on what the analysis filled in
     window.repaint();              // paint synchronously: the first painted window
-    if (parser.isSet(startupTime)) {
+    if (parser.isSet(options.startupTime)) {
       std::printf("startup to first painted window: %.1f ms\n", static_cast<double>(startup.nsecsElapsed()) / 1e6);
       return 0;
     }
-    const QString out = parser.value(screenshot);
+    const QString out = parser.value(options.screenshot);
     if (!window.grab().save(out)) {
       std::fprintf(stderr, "shardscope: cannot write %s\n", qPrintable(out));
       return 1;

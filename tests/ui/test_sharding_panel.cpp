@@ -2,7 +2,10 @@
 
 #include "param_tree_model.hpp"
 #include "physical_view.hpp"
+#include "mesh_index.hpp"
+#include "shard_grid_view.hpp"
 #include "sharding_panel.hpp"
+#include "spec_text.hpp"
 #include "scenario_document.hpp"
 #include "view_selection.hpp"
 
@@ -13,6 +16,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QUndoStack>
 #include <QTreeView>
 
@@ -72,6 +76,58 @@ TEST_CASE("selecting a parameter colours its shards on the physical view", "[ui]
   REQUIRE(tp >= 0);
   emit presets->activated(tp);
   CHECK(doc.scenario().rules.preset == "tp");
+}
+
+TEST_CASE("the shard grid cuts the selected parameter into blocks held by the right devices", "[ui][sharding]") {
+  test::app();
+  ScenarioDocument doc;
+  ViewSelection selection;
+  ShardingPanel panel(&doc, &selection);
+  const auto analysis = meshWithParams();
+  panel.setAnalysis(analysis);
+  ShardGridView* grid = panel.shardGrid();
+  grid->resize(600, 400);
+  CHECK(grid->blocks().empty());
+  CHECK(grid->message().contains("Select a parameter"));
+
+  panel.tree()->setCurrentIndex(panel.paramModel()->indexOfPath("layers.0.mlp.up_proj.weight"));
+  // P('tp', 'fsdp') over (14336, 4096) on data 8 x fsdp 4 x tp 4: 4 x 4 blocks of (3584, 1024).
+  REQUIRE(grid->blocks().size() == 16);
+  CHECK(grid->summary().contains("16 shard(s) × 8 replica(s)"));
+  CHECK(grid->summary().contains("(3584, 1024)"));
+  // Every device holds exactly the block the physical view colours it by (MeshIndex's numbering).
+  const MeshIndex index(analysis->mesh);
+  const auto axes = specAxes("P('tp', 'fsdp')");
+  std::set<std::int64_t> seen;
+  for (std::size_t b = 0; b < grid->blocks().size(); ++b) {
+    const ShardBlock& block = grid->blocks()[b];
+    CHECK(block.positions.size() == 8);
+    CHECK(block.ranges[0] == IndexRange{3584 * block.block[0], 3584 * (block.block[0] + 1)});
+    for (auto pos : block.positions) {
+      CHECK(index.shardId(static_cast<int>(pos), axes) == static_cast<int>(b));
+      seen.insert(pos);
+    }
+  }
+  CHECK(seen.size() == 128);
+  // Blocks tile the drawing: the centre of each block's rectangle hits that block, and a click
+  // there selects the block's first device.
+  for (int b = 0; b < 16; ++b) {
+    const QRectF r = grid->blockRect(b);
+    REQUIRE(r.isValid());
+    CHECK(grid->blockAt(r.center()) == b);
+  }
+  const QPointF centre = grid->blockRect(5).center();
+  QTest::mouseClick(grid, Qt::LeftButton, {}, centre.toPoint());
+  CHECK(selection.device() == static_cast<int>(grid->blocks()[5].positions.front()));
+  QStringList ids;
+  for (auto pos : grid->blocks()[5].positions) ids << QString::number(analysis->mesh.devices[static_cast<std::size_t>(pos)].id);
+  CHECK(grid->blockDevices(5) == ids.join(','));
+
+  // A replicated parameter is one block on all 128 devices.
+  panel.tree()->setCurrentIndex(panel.paramModel()->indexOfPath("layers.0.input_layernorm.weight"));
+  REQUIRE(grid->blocks().size() == 1);
+  CHECK(grid->blocks()[0].positions.size() == 128);
+  CHECK(grid->summary().contains("1 shard(s) × 128 replica(s)"));
 }
 
 TEST_CASE("rule files import as one undo step and export the rules in effect", "[ui][sharding][rules]") {

@@ -10,6 +10,7 @@
 #include "memory_chart.hpp"
 #include "model_picker.hpp"
 #include "overlay_controls.hpp"
+#include "param_tree_model.hpp"
 #include "physical_view.hpp"
 #include "scenario_document.hpp"
 #include "sharding_panel.hpp"
@@ -33,6 +34,7 @@
 #include <QPainter>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QTreeView>
 #include <QVBoxLayout>
 #include <QWhatsThis>
 
@@ -242,6 +244,14 @@ bool MainWindow::selectDeviceById(long long id) {
       return true;
     }
   return false;
+}
+
+bool MainWindow::selectParam(const QString& path) {
+  const QModelIndex index = sharding_->paramModel()->indexOfPath(path);
+  if (!index.isValid()) return false;
+  sharding_->tree()->scrollTo(index);
+  sharding_->tree()->setCurrentIndex(index);  // selects it everywhere, as a click does
+  return true;
 }
 
 void MainWindow::onAnalysisFinished() {

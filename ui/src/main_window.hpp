@@ -48,6 +48,8 @@ public:
   bool offerCrashRestore();
   // Selects the device with JAX id `id` in every view; false when the analysis has none.
   bool selectDeviceById(long long id);
+  // Selects a parameter by path as a click in the tree does (its shards everywhere); false if absent.
+  bool selectParam(const QString& path);
   // Makes `name` the axis the overlays and the selection ring follow; false when absent.
   bool selectAxis(const QString& name);
 

@@ -4,6 +4,7 @@
 #include "param_tree_model.hpp"
 #include "presets.hpp"
 #include "rules_table_model.hpp"
+#include "shard_grid_view.hpp"
 #include "scenario_document.hpp"
 #include "spec_delegate.hpp"
 #include "view_selection.hpp"
@@ -81,6 +82,8 @@ ShardingPanel::ShardingPanel(ScenarioDocument* document, ViewSelection* selectio
   connect(params_, &ParamTreeModel::specRejected, this, &ShardingPanel::showMessage);
   treeStack_->addWidget(tree_);
   splitter->addWidget(treeStack_);
+  shardGrid_ = new ShardGridView(selection_, splitter);
+  splitter->addWidget(shardGrid_);
 
   // Rule editor.
   auto* rulesBox = new QWidget(splitter);
@@ -132,7 +135,8 @@ ShardingPanel::ShardingPanel(ScenarioDocument* document, ViewSelection* selectio
   rulesLayout->addWidget(message_);
   splitter->addWidget(rulesBox);
   splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 1);
+  splitter->setStretchFactor(1, 2);
+  splitter->setStretchFactor(2, 1);
   layout->addWidget(splitter, 1);
 
   connect(document_, &ScenarioDocument::scenarioChanged, this, &ShardingPanel::syncFromScenario);
@@ -152,6 +156,7 @@ void ShardingPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     for (const auto& name : analysis->mesh.axis_names) axes << QString::fromStdString(name);
   specDelegate_->setAxisNames(axes);
   params_->setAnalysis(analysis);
+  shardGrid_->setAnalysis(analysis);
   treeStack_->setCurrentWidget(params_->parameterCount() > 0 ? static_cast<QWidget*>(tree_) : placeholder_);
   tree_->expandToDepth(0);
   // Keep the selected parameter selected across recomputes.

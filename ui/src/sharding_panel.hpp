@@ -1,5 +1,6 @@
-// The sharding dock: the parameter tree (edit a spec in place to override it), the ordered regex
-// rules with a preset picker and a regex tester. Selecting a parameter shows its shards everywhere.
+// The sharding dock: the parameter tree (edit a spec in place to override it), the selected
+// parameter's shard grid, the ordered regex rules with a preset picker and a regex tester.
+// Selecting a parameter shows its shards everywhere.
 #pragma once
 
 #include "shardscope/analysis.hpp"
@@ -20,6 +21,7 @@ namespace shardscope::ui {
 class ParamTreeModel;
 class RulesTableModel;
 class ScenarioDocument;
+class ShardGridView;
 class SpecDelegate;
 class ViewSelection;
 
@@ -34,6 +36,7 @@ public:
   RulesTableModel* rulesModel() const { return rules_; }
   QTreeView* tree() const { return tree_; }
   QComboBox* presetCombo() const { return preset_; }
+  ShardGridView* shardGrid() const { return shardGrid_; }
 
   // Rule files (docs/formats.md, "Rule files"). Import replaces the custom rules with the file's
   // and turns the preset off, so the layout is exactly what the file says (one undo step).
@@ -59,6 +62,7 @@ private:
   QStackedWidget* treeStack_;
   QLabel* placeholder_;
   QTreeView* tree_;
+  ShardGridView* shardGrid_;
   QTableView* rulesView_;
   QLineEdit* regexTest_;
   QLabel* message_;
