@@ -15,8 +15,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <ostream>
 #include <sstream>
 
@@ -63,12 +61,6 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return out;
 }
 
-Scenario readWorkspace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::IOError, "cannot open workspace '" + path + "'");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return scenarioFromJson(parseJsonText(text, "workspace '" + path + "'"));
-}
 
 TextTable paramTable(const Analysis& a) {
   TextTable t;
@@ -163,7 +155,7 @@ int runShard(const Args& args, Streams io) {
       } else if (!a.empty() && a[0] == '-') {
         throwValueError("unknown option " + a + " (see shardscope-cli shard --help)");
       } else {
-        scenario = readWorkspace(a);
+        scenario = loadScenarioFile(a);
       }
     }
     if (!meshText.empty()) {

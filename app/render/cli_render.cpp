@@ -3,6 +3,7 @@
 #include "logical_grid_view.hpp"
 #include "memory_chart.hpp"
 #include "physical_view.hpp"
+#include "shard_grid_view.hpp"
 #include "theme.hpp"
 #include "view_export.hpp"
 #include "view_selection.hpp"
@@ -13,7 +14,6 @@
 #include <QApplication>
 #include <QPainter>
 
-#include <fstream>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -23,8 +23,12 @@ namespace shardscope::cli {
 namespace {
 
 void printRenderUsage(std::ostream& out) {
-  out << "Usage: shardscope-cli render --view physical|logical|memory --out FILE.svg|FILE.png [--size WxH] [FILE.json]\n\n"
-         "Draws one view of a workspace (or the default scenario) without a display.\n";
+  out << "Usage: shardscope-cli render --view physical|logical|memory|shards --out FILE.svg|FILE.png\n"
+         "                            [--param PATH] [--size WxH] [FILE.json]\n\n"
+         "Draws one view of a workspace (or the default scenario) without a display.\n"
+         "  --view shards   the parameter named by --param cut into its shards, with the devices\n"
+         "                  holding each (jax.debug.visualize_array_sharding for any rank)\n"
+         "  --param PATH    with shards (required) or physical: colour by that parameter's shards\n";
 }
 
 // Qt needs an application object; headless runs use the offscreen platform.
@@ -40,7 +44,7 @@ QApplication& renderApp() {
 } // namespace
 
 int runRender(const Args& args, Streams io) {
-  std::string view, out, file;
+  std::string view, out, file, param;
   int width = 0, height = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -58,6 +62,10 @@ int runRender(const Args& args, Streams io) {
       const auto* v = value("--view");
       if (!v) return 2;
       view = *v;
+    } else if (a == "--param") {
+      const auto* v = value("--param");
+      if (!v) return 2;
+      param = *v;
     } else if (a == "--out") {
       const auto* v = value("--out");
       if (!v) return 2;
@@ -82,8 +90,8 @@ int runRender(const Args& args, Streams io) {
       return 2;
     }
   }
-  if (view != "physical" && view != "logical" && view != "memory") {
-    io.err << "shardscope-cli render: --view must be physical, logical or memory\n";
+  if (view != "physical" && view != "logical" && view != "memory" && view != "shards") {
+    io.err << "shardscope-cli render: --view must be physical, logical, memory or shards\n";
     printRenderUsage(io.err);
     return 2;
   }
@@ -91,18 +99,17 @@ int runRender(const Args& args, Streams io) {
     io.err << "shardscope-cli render: --out FILE.svg|FILE.png is required\n";
     return 2;
   }
+  if (view == "shards" && param.empty()) {
+    io.err << "shardscope-cli render: --view shards needs --param PATH (shardscope-cli shard lists the parameters)\n";
+    return 2;
+  }
 
   Scenario scenario = defaultScenario();
   if (!file.empty()) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      io.err << "shardscope-cli render: cannot open " << file << "\n";
-      return 1;
-    }
     try {
-      scenario = scenarioFromJson(Json::parse(in));
-    } catch (const std::exception& e) {
-      io.err << "shardscope-cli render: " << file << ": " << e.what() << "\n";
+      scenario = loadScenarioFile(file);
+    } catch (const Error& e) {
+      io.err << "shardscope-cli render: " << e.what() << "\n";
       return 1;
     }
   }
@@ -114,9 +121,18 @@ int runRender(const Args& args, Streams io) {
     return 1;
   }
 
+  if (!param.empty() && !analysis->params.find(param)) {
+    io.err << "shardscope-cli render: no parameter named '" << param << "' (shardscope-cli shard lists them)\n";
+    return 1;
+  }
+
   renderApp();
   ui::applyTheme(false);
   ui::ViewSelection selection;
+  if (!param.empty()) {
+    selection.setParam(QString::fromStdString(param));
+    selection.setMode(ui::OverlayMode::Shard);
+  }
   QString error;
   bool ok = false;
   const QString path = QString::fromStdString(out);
@@ -130,6 +146,12 @@ int runRender(const Args& args, Streams io) {
     ui::LogicalGridView widget(&selection);
     widget.setAnalysis(analysis);
     const QSize size(width ? width : 1200, height ? height : 900);
+    ok = ui::exportView(&widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
+  } else if (view == "shards") {
+    ui::ShardGridView widget(&selection);
+    widget.setAnalysis(analysis);
+    const QSize size(width ? width : 1200, height ? height : 800);
+    widget.resize(size);
     ok = ui::exportView(&widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
   } else {
     ui::MemoryChart widget(&selection);
@@ -149,7 +171,7 @@ int runRender(const Args& args, Streams io) {
 }
 
 void registerRenderCommand() {
-  registerCommand("render", &runRender, "draw the physical, logical or memory view to SVG/PNG");
+  registerCommand("render", &runRender, "draw the physical, logical, memory or shard-grid view to SVG/PNG");
 }
 
 } // namespace shardscope::cli

@@ -1,5 +1,6 @@
 #include "shardscope/scenario.hpp"
 
+#include "models/json_input.hpp"
 #include "shardscope/errors.hpp"
 
 #include <limits>
@@ -305,6 +306,12 @@ Shape resolveIciShape(const MeshConfig& mesh, std::int64_t chipsPerSlice) {
     shape[static_cast<std::size_t>(wildcard)] = chipsPerSlice / known;
   }
   return shape;
+}
+
+Scenario loadScenarioFile(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) throw Error(ErrorKind::IOError, "cannot open workspace '" + file.string() + "'");
+  return scenarioFromJson(readJsonFile(file, "workspace '" + file.string() + "'"));
 }
 
 } // namespace shardscope

@@ -60,3 +60,24 @@ TEST_CASE("shardscope-cli render draws the physical, logical and memory views he
   CHECK(bad.code == 1);
   CHECK(bad.err.contains("NotImplementedError"));
 }
+
+TEST_CASE("shardscope-cli render --view shards draws one parameter's blocks", "[ui][render]") {
+  shardscope::ui::test::app();
+  QTemporaryDir dir;
+  // The default scenario (dp 2, fsdp 16, tp 4 on v4 4x4x8): down_proj is P('fsdp', 'tp').
+  const QString svg = dir.filePath("shards.svg");
+  const Run ok = cli({"render", "--view", "shards", "--param", "model.layers.0.mlp.down_proj.weight", "--out", svg});
+  REQUIRE(ok.code == 0);
+  QFile file(svg);
+  REQUIRE(file.open(QIODevice::ReadOnly));
+  const QByteArray text = file.readAll();
+  CHECK(text.contains("64 shard(s)"));
+  CHECK(text.contains("2 replica(s)"));
+  CHECK(text.contains("(256, 3584)"));  // 4096 / fsdp 16, 14336 / tp 4
+  const Run missing = cli({"render", "--view", "shards", "--out", svg});
+  CHECK(missing.code == 2);
+  CHECK(missing.err.contains("--param"));
+  const Run unknown = cli({"render", "--view", "shards", "--param", "no.such.weight", "--out", svg});
+  CHECK(unknown.code == 1);
+  CHECK(unknown.err.contains("no parameter named 'no.such.weight'"));
+}

@@ -7,6 +7,7 @@
 #include "shardscope/topology.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,6 +93,9 @@ Scenario defaultScenario();
 // JSON round trip. fromJson throws ValueError naming the field ("mesh.axes[1].ici must be ...").
 Json scenarioToJson(const Scenario& scenario);
 Scenario scenarioFromJson(const Json& json);
+// Reads a workspace file (at most 100 MB, JSON depth-bounded). Throws IOError "cannot open
+// workspace '<path>'" when it cannot be read, ValueError naming the file for bad contents.
+Scenario loadScenarioFile(const std::filesystem::path& file);
 
 // Resolves -1 entries of ICI sizes against the chip count of one slice, checks names are unique
 // and sizes positive; throws ValueError naming the axis.
