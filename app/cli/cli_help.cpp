@@ -70,7 +70,7 @@ void helpWorkspace(std::ostream& out) {
          " \"model\": {\"preset\": \"llama-3.1-8b\"} | {\"path\": \"...\"} | {\"params\": [...]},\n"
          " \"rules\": {\"preset\": \"fsdp-tp\"} | {\"rules\": [[regex, spec], ...]},\n"
          " \"training\": {\"workload\": \"training\"|\"serving\", \"param_dtype\": \"bfloat16\", \"optimizer\": \"adamw\"|\"adafactor\"|\"sgd-momentum\",\n"
-         "              \"master_weights_fp32\": false, \"micro_batch\": 1, \"seq_len\": 4096, \"recompute\": \"none\"|\"selective\"|\"full\",\n"
+         "              \"master_weights_fp32\": false, \"zero_stage\": 0|1|2, \"micro_batch\": 1, \"seq_len\": 4096, \"recompute\": \"none\"|\"selective\"|\"full\",\n"
          "              \"batch_axes\": [\"dp\",\"fsdp\"], \"seq_axes\": [], \"serve_batch\": 8, \"context_len\": 8192, \"kv_dtype\": \"bfloat16\",\n"
          "              \"hbm_bytes\": null}}\nDetails: docs/workspace.md\n";
 }

@@ -24,7 +24,8 @@ namespace {
 
 void usage(std::ostream& out) {
   out << "Usage: shardscope-cli shard [WORKSPACE.json] [--topology TOPO] [--mesh AXES] [--model NAME|FILE]\n"
-         "                            [--rules PRESET|FILE] [--no-split] [--format table|json|csv] [--per-device]\n\n"
+         "                            [--rules PRESET|FILE] [--zero N] [--no-split]\n"
+         "                            [--format table|json|csv] [--per-device]\n\n"
          "Prints every parameter's partition spec, shard shape and bytes per device, then the\n"
          "per-device memory summary against the chip's HBM. Flags override the workspace (or the\n"
          "built-in default scenario when no workspace is given).\n\n"
@@ -35,6 +36,8 @@ void usage(std::ostream& out) {
          "                   (our JSON, .safetensors, model.safetensors.index.json, HF config.json)\n"
          "  --rules R        a preset (dp, fsdp, tp, fsdp-tp, ep, sp) or a rule file: JSON\n"
          "                   [regex, spec] pairs, first match wins (shardscope-cli help rules)\n"
+         "  --zero N         ZeRO stage 1 or 2: optimizer state (and, for 2, gradients) split over\n"
+         "                   the batch axes each parameter is not sharded on (default 0)\n"
          "  --no-split       refuse meshes that need JAX's allow_split_physical_axes\n"
          "  --format F       table (default), json or csv (csv: the parameter table only)\n"
          "  --per-device     json: include every device's memory\n";
@@ -145,6 +148,10 @@ int runShard(const Args& args, Streams io) {
           scenario.rules.preset.clear();
           for (const auto& rule : loadRuleFile(r)) scenario.rules.rules.emplace_back(rule.pattern, rule.spec.toJson());
         }
+      } else if (a == "--zero") {
+        const std::string z = value();
+        if (z != "0" && z != "1" && z != "2") throwValueError("--zero must be 0, 1 or 2, got '" + z + "'");
+        scenario.training.zero_stage = z[0] - '0';
       } else if (a == "--format") {
         format = value();
         if (format != "table" && format != "json" && format != "csv") throwValueError("--format must be table, json or csv");

@@ -189,6 +189,7 @@ TrainingOptions readTraining(const Json& t) {
   o.param_dtype = readString(t, "param_dtype", w, o.param_dtype);
   o.optimizer = readEnum(t, "optimizer", w, o.optimizer, kOptimizers);
   o.master_weights_fp32 = readBool(t, "master_weights_fp32", w, o.master_weights_fp32);
+  o.zero_stage = static_cast<int>(readInt(t, "zero_stage", w, o.zero_stage, 0, 2));
   o.micro_batch = readInt(t, "micro_batch", w, o.micro_batch, 1, big);
   o.seq_len = readInt(t, "seq_len", w, o.seq_len, 1, big);
   o.recompute = readEnum(t, "recompute", w, o.recompute, kRecompute);
@@ -250,6 +251,7 @@ Json scenarioToJson(const Scenario& s) {
   t2["param_dtype"] = o.param_dtype;
   t2["optimizer"] = enumName(o.optimizer, kOptimizers);
   t2["master_weights_fp32"] = o.master_weights_fp32;
+  t2["zero_stage"] = o.zero_stage;
   t2["micro_batch"] = o.micro_batch;
   t2["seq_len"] = o.seq_len;
   t2["recompute"] = enumName(o.recompute, kRecompute);

@@ -100,3 +100,25 @@ TEST_CASE("shard --rules takes a rule file as the whole rule set", "[cli][shard]
   CHECK(missing.err.find("--rules 'no-such-rules.json' is neither a preset (dp, fsdp, tp, fsdp-tp, ep, sp) nor a rule file") !=
         std::string::npos);
 }
+
+TEST_CASE("shard --zero splits optimizer state and gradients over the data-parallel axis", "[cli][shard]") {
+  const auto memory = [](const char* zero) {
+    cli::Args args = {"shard", "--topology", "v4:2x2x1", "--mesh", "dp:4", "--model", "gpt2", "--rules", "dp", "--format", "json"};
+    if (*zero) args.insert(args.end(), {"--zero", zero});
+    const Run r = run(args);
+    REQUIRE(r.code == 0);
+    return Json::parse(r.out)["memory"]["fullest_device"];
+  };
+  const Json base = memory(""), one = memory("1"), two = memory("2");
+  const double params = base["params"].get<double>(), grads = base["grads"].get<double>(), opt = base["optimizer"].get<double>();
+  // Replicated parameters on 4 devices: stage 1 keeps 1/4 of the AdamW state (each tensor's
+  // largest dimension split four ways, rounded up), stage 2 also 1/4 of the gradients.
+  CHECK(one["params"].get<double>() == params);
+  CHECK(one["grads"].get<double>() == grads);
+  CHECK(one["optimizer"].get<double>() == Approx(opt / 4).epsilon(1e-4));
+  CHECK(two["grads"].get<double>() == Approx(grads / 4).epsilon(1e-4));
+  CHECK(two["optimizer"].get<double>() == one["optimizer"].get<double>());
+  const Run bad = run({"shard", "--zero", "3"});
+  CHECK(bad.code != 0);
+  CHECK(bad.err.find("--zero must be 0, 1 or 2, got '3'") != std::string::npos);
+}

@@ -78,4 +78,11 @@ TEST_CASE("the workload panel edits training and serving options", "[ui][pickers
   doc.undoStack()->undo();
   CHECK(doc.scenario().training == defaultScenario().training);
   CHECK(panel.workloadCombo()->currentIndex() == 0);
+
+  // ZeRO stage: an undoable edit, and the combo follows the document.
+  emit panel.zeroCombo()->activated(2);
+  CHECK(doc.scenario().training.zero_stage == 2);
+  doc.undoStack()->undo();
+  CHECK(doc.scenario().training.zero_stage == 0);
+  CHECK(panel.zeroCombo()->currentIndex() == 0);
 }

@@ -62,6 +62,15 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   });
   form->addRow(QString(), master_);
 
+  zero_ = new QComboBox(this);
+  zero_->addItems({tr("like the parameters"), tr("ZeRO-1: optimizer state"), tr("ZeRO-2: + gradients")});
+  zero_->setToolTip(tr("ZeRO splits the optimizer state (stage 1) and the gradients (stage 2) over the batch axes a "
+                       "parameter is not already sharded on. Stage 3 shards the parameters too: pick the fsdp rule set."));
+  connect(zero_, &QComboBox::activated, this, [=, this](int i) {
+    edit(tr("Optimizer sharding"), "training.zero", [i](Scenario& s) { s.training.zero_stage = i; });
+  });
+  form->addRow(tr("Optimizer sharding"), zero_);
+
   auto spin = [this](int lo, int hi, const QString& tip) {
     auto* box = new QSpinBox(this);
     box->setRange(lo, hi);
@@ -145,13 +154,14 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
 void TrainingPanel::syncFromScenario() {
   const TrainingOptions& t = document_->scenario().training;
   const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_), b7(recompute_),
-      b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_);
+      b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_);
   workload_->setCurrentIndex(t.workload == Workload::Training ? 0 : 1);
   const int d = static_cast<int>(kDtypes.indexOf(QString::fromStdString(t.param_dtype)));
   if (d < 0) dtype_->addItem(QString::fromStdString(t.param_dtype));
   dtype_->setCurrentText(QString::fromStdString(t.param_dtype));
   optimizer_->setCurrentIndex(static_cast<int>(t.optimizer));
   master_->setChecked(t.master_weights_fp32);
+  zero_->setCurrentIndex(t.zero_stage);
   microBatch_->setValue(static_cast<int>(std::min<std::int64_t>(t.micro_batch, microBatch_->maximum())));
   seqLen_->setValue(static_cast<int>(std::min<std::int64_t>(t.seq_len, seqLen_->maximum())));
   recompute_->setCurrentIndex(static_cast<int>(t.recompute));
@@ -162,7 +172,7 @@ void TrainingPanel::syncFromScenario() {
   kvDtype_->setCurrentText(QString::fromStdString(t.kv_dtype));
   hbm_->setValue(t.hbm_bytes_override ? *t.hbm_bytes_override / (1024.0 * 1024.0 * 1024.0) : 0.0);
   const bool training = t.workload == Workload::Training;
-  for (QWidget* w : {static_cast<QWidget*>(optimizer_), static_cast<QWidget*>(master_), static_cast<QWidget*>(microBatch_),
+  for (QWidget* w : {static_cast<QWidget*>(optimizer_), static_cast<QWidget*>(master_), static_cast<QWidget*>(zero_), static_cast<QWidget*>(microBatch_),
                      static_cast<QWidget*>(seqLen_), static_cast<QWidget*>(recompute_)})
     w->setEnabled(training);
   for (QWidget* w : {static_cast<QWidget*>(serveBatch_), static_cast<QWidget*>(contextLen_), static_cast<QWidget*>(kvDtype_)})

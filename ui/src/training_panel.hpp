@@ -20,6 +20,7 @@ class TrainingPanel : public QWidget {
 public:
   explicit TrainingPanel(ScenarioDocument* document, QWidget* parent = nullptr);
   QComboBox* workloadCombo() const { return workload_; }
+  QComboBox* zeroCombo() const { return zero_; }
 
 private:
   void syncFromScenario();
@@ -29,6 +30,7 @@ private:
   QComboBox* dtype_;
   QComboBox* optimizer_;
   QCheckBox* master_;
+  QComboBox* zero_;
   QSpinBox* microBatch_;
   QSpinBox* seqLen_;
   QComboBox* recompute_;

@@ -60,6 +60,11 @@ struct TrainingOptions {
   std::string param_dtype = "bfloat16";
   Optimizer optimizer = Optimizer::AdamW;
   bool master_weights_fp32 = false;
+  // ZeRO (Rajbhandari et al.): 0 keeps optimizer state and gradients laid out like their
+  // parameters; 1 also splits the optimizer state (and fp32 master weights) over the batch axes
+  // the parameter is not already sharded on; 2 splits the gradients that way too. (Stage 3 is
+  // the fsdp rule set: the parameters themselves sharded.)
+  int zero_stage = 0;
   // Global micro-batch in sequences, split over the batch axes. 32 gives each of the default
   // scenario's dp x fsdp = 32 replicas one sequence (fewer would leave replicas padding).
   std::int64_t micro_batch = 32;

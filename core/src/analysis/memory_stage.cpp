@@ -3,6 +3,8 @@
 #include "shardscope/errors.hpp"
 #include "shardscope/memory.hpp"
 
+#include <algorithm>
+
 namespace shardscope::analysis {
 
 namespace {
@@ -22,6 +24,26 @@ std::int64_t degreeOf(const std::vector<std::string>& names, const Mesh& mesh, c
   return degree;
 }
 
+// ZeRO-1/2's slice of one parameter shard's optimizer state: the shard split `degree` ways along
+// its largest dimension (DeepSpeed partitions the flat state; splitting one dimension gives the
+// same element count, rounded up, and keeps Adafactor's factored statistics meaningful).
+Shape zeroSlice(Shape shard, std::int64_t degree) {
+  if (degree <= 1 || shard.empty()) return shard;
+  auto largest = std::max_element(shard.begin(), shard.end());
+  *largest = *largest / degree + (*largest % degree != 0 ? 1 : 0);
+  return shard;
+}
+
+// Product of the sizes of the batch axes that shard the data but not this parameter: the
+// replicas ZeRO spreads its optimizer state over.
+std::int64_t zeroDegree(const ArrayLayout& layout, const std::vector<int>& batchAxes, const Mesh& mesh) {
+  std::int64_t degree = 1;
+  for (int a : batchAxes)
+    if (static_cast<std::size_t>(a) >= layout.axis_used.size() || !layout.axis_used[static_cast<std::size_t>(a)])
+      degree *= mesh.shape()[static_cast<std::size_t>(a)];
+  return degree;
+}
+
 } // namespace
 
 void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan, Analysis& out) {
@@ -38,7 +60,21 @@ void estimateDeviceMemory(const Scenario& scenario, const Model& model, const Sh
                                                           : 0.0);
     }
     // Parameter by parameter (not group by group), so that the sums round exactly as before.
-    for (const std::uint32_t g : plan.group_of) addParamShard(perDevice, plan.plans[g].layout.shard_shape, bytesPerElement[g]);
+    const int zero = scenario.training.workload == Workload::Training ? scenario.training.zero_stage : 0;
+    if (zero == 0) {
+      for (const std::uint32_t g : plan.group_of) addParamShard(perDevice, plan.plans[g].layout.shard_shape, bytesPerElement[g]);
+    } else {
+      std::vector<int> batchAxes;
+      for (const auto& name : scenario.training.batch_axes)
+        if (const int a = out.mesh.axisIndex(name); a >= 0) batchAxes.push_back(a);
+      std::vector<Shape> slices;
+      slices.reserve(plan.plans.size());
+      for (const auto& p : plan.plans) slices.push_back(zeroSlice(p.layout.shard_shape, zeroDegree(p.layout, batchAxes, out.mesh)));
+      for (const std::uint32_t g : plan.group_of) {
+        addParamShard(perDevice, plan.plans[g].layout.shard_shape, bytesPerElement[g], /*optimizerFollows=*/false);
+        addOptimizerShard(perDevice, slices[g], /*withGrads=*/zero >= 2);
+      }
+    }
     const std::string deviceKind = out.mesh.devices.empty() ? std::string() : out.mesh.devices.front().device_kind;
     MemoryOptions options = memoryOptionsFromTraining(scenario.training, deviceKind);
     options.batch_degree = degreeOf(scenario.training.batch_axes, out.mesh, "batch", out);
