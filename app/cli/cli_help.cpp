@@ -72,7 +72,9 @@ void helpWorkspace(std::ostream& out) {
          " \"training\": {\"workload\": \"training\"|\"serving\", \"param_dtype\": \"bfloat16\", \"optimizer\": \"adamw\"|\"adafactor\"|\"sgd-momentum\",\n"
          "              \"master_weights_fp32\": false, \"zero_stage\": 0|1|2, \"micro_batch\": 1, \"seq_len\": 4096, \"recompute\": \"none\"|\"selective\"|\"full\",\n"
          "              \"batch_axes\": [\"dp\",\"fsdp\"], \"seq_axes\": [], \"serve_batch\": 8, \"context_len\": 8192, \"kv_dtype\": \"bfloat16\",\n"
-         "              \"hbm_bytes\": null}}\nDetails: docs/workspace.md\n";
+         "              \"hbm_bytes\": null},\n"
+         " \"links\": {\"ici_bandwidth\": 4.5e10, \"ici_latency\": 1e-6, \"uplink_bandwidth\": 6.25e9, \"uplink_latency\": 1e-5,\n"
+         "           \"twisted\": false}}   (links: overrides of the chip's figures)\nDetails: docs/workspace.md\n";
 }
 
 using Topic = void (*)(std::ostream&);

@@ -27,12 +27,13 @@ struct Options {
   QCommandLineOption select{"select", "Select the device with this id once the analysis is there (for screenshots).", "ID"};
   QCommandLineOption axis{"axis", "Colour by and ring along this logical axis (for screenshots).", "NAME"};
   QCommandLineOption param{"param", "Select this parameter (its shards on every view) once the analysis is there.", "PATH"};
+  QCommandLineOption dock{"dock", "Raise the dock with this title, e.g. Workload (for screenshots).", "TITLE"};
 
   void addTo(QCommandLineParser& parser) const {
     parser.setApplicationDescription("See how a parallel training job lands on TPU/GPU hardware.");
     parser.addHelpOption();
     parser.addVersionOption();
-    for (const auto* o : {&screenshot, &startupTime, &dark, &select, &axis, &param}) parser.addOption(*o);
+    for (const auto* o : {&screenshot, &startupTime, &dark, &select, &axis, &param, &dock}) parser.addOption(*o);
     parser.addPositionalArgument("file", "A workspace (*.shardscope.json) to open.", "[FILE.json]");
   }
 };
@@ -100,6 +101,8 @@ int main(int argc, char** argv) {
     }
     if (parser.isSet(options.axis) && !window.selectAxis(parser.value(options.axis)))
       std::fprintf(stderr, "shardscope: no axis named %s\n", qPrintable(parser.value(options.axis)));
+    if (parser.isSet(options.dock) && !window.raiseDock(parser.value(options.dock)))
+      std::fprintf(stderr, "shardscope: no dock titled %s\n", qPrintable(parser.value(options.dock)));
     if (parser.isSet(options.param) && !window.selectParam(parser.value(options.param)))
       std::fprintf(stderr, "shardscope: no parameter named %s\n", qPrintable(parser.value(options.param)));
     if (parser.isSet(options.select) && !window.selectDeviceById(parser.value(options.select).toLongLong()))

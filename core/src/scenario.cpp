@@ -2,6 +2,10 @@
 
 #include "models/json_input.hpp"
 #include "shardscope/errors.hpp"
+#include "shardscope/json_text.hpp"
+
+#include <algorithm>
+#include <iterator>
 
 #include <limits>
 #include <set>
@@ -206,6 +210,28 @@ TrainingOptions readTraining(const Json& t) {
   return o;
 }
 
+LinkOverrides readLinks(const Json& l) {
+  LinkOverrides o;
+  static const char* const kKnown[] = {"ici_bandwidth", "ici_latency", "uplink_bandwidth", "uplink_latency", "twisted"};
+  for (const auto& [key, value] : l.items())
+    if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown))
+      throwValueError("links." + key + " is not a link setting (ici_bandwidth, ici_latency, uplink_bandwidth, uplink_latency, twisted)");
+  // Positive and finite; bandwidths up to 1e15 B/s, latencies up to an hour.
+  const auto number = [&](const char* key, double limit) -> std::optional<double> {
+    const Json* v = find(l, key);
+    if (!v) return std::nullopt;
+    if (!v->is_number() || !(v->get<double>() > 0) || v->get<double>() > limit)
+      throwValueError(std::string("links.") + key + " must be a positive number (at most " + dumpJson(Json(limit)) + ")");
+    return v->get<double>();
+  };
+  o.ici_bandwidth = number("ici_bandwidth", 1e15);
+  o.ici_latency = number("ici_latency", 3600);
+  o.uplink_bandwidth = number("uplink_bandwidth", 1e15);
+  o.uplink_latency = number("uplink_latency", 3600);
+  o.twisted = readBool(l, "twisted", "links", false);
+  return o;
+}
+
 } // namespace
 
 Json scenarioToJson(const Scenario& s) {
@@ -262,6 +288,15 @@ Json scenarioToJson(const Scenario& s) {
   t2["kv_dtype"] = o.kv_dtype;
   if (o.hbm_bytes_override) t2["hbm_bytes"] = *o.hbm_bytes_override;
   j["training"] = t2;
+
+  Json links = Json::object();
+  const auto& l = s.links;
+  if (l.ici_bandwidth) links["ici_bandwidth"] = *l.ici_bandwidth;
+  if (l.ici_latency) links["ici_latency"] = *l.ici_latency;
+  if (l.uplink_bandwidth) links["uplink_bandwidth"] = *l.uplink_bandwidth;
+  if (l.uplink_latency) links["uplink_latency"] = *l.uplink_latency;
+  if (l.twisted) links["twisted"] = true;
+  if (!links.empty()) j["links"] = links;
   return j;
 }
 
@@ -278,6 +313,7 @@ Scenario scenarioFromJson(const Json& j) {
   s.model = readModel(readObject(j, "model", "scenario"));
   s.rules = readRules(readObject(j, "rules", "scenario"));
   s.training = readTraining(readObject(j, "training", "scenario"));
+  s.links = readLinks(readObject(j, "links", "scenario"));
   return s;
 }
 

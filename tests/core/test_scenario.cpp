@@ -53,3 +53,24 @@ TEST_CASE("resolveIciShape fills -1 and rejects impossible shapes", "[scenario]"
 TEST_CASE("an empty workspace is the default scenario", "[scenario]") {
   CHECK(scenarioFromJson(Json::object()) == defaultScenario());
 }
+
+TEST_CASE("link overrides round-trip, stay out of the file when unset, and are validated", "[scenario]") {
+  Scenario s = defaultScenario();
+  CHECK_FALSE(scenarioToJson(s).contains("links"));  // defaults are not written
+  s.links.ici_bandwidth = 9e10;
+  s.links.uplink_latency = 2e-5;
+  s.links.twisted = true;
+  const Json j = scenarioToJson(s);
+  CHECK(j["links"] == Json::parse(R"({"ici_bandwidth": 9e10, "uplink_latency": 2e-5, "twisted": true})"));
+  CHECK(scenarioFromJson(j).links == s.links);
+  const auto bad = [](const char* links) {
+    Json w = Json::object();
+    w["links"] = Json::parse(links);
+    return w;
+  };
+  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_bandwith": 1e9})")),
+                    "links.ici_bandwith is not a link setting (ici_bandwidth, ici_latency, uplink_bandwidth, uplink_latency, twisted)");
+  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_bandwidth": -1})")), Catch::Matchers::StartsWith("links.ici_bandwidth must be a positive number"));
+  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_latency": 1e9})")), Catch::Matchers::StartsWith("links.ici_latency must be a positive number"));
+  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"twisted": 1})")), "links.twisted must be true or false");
+}

@@ -1,11 +1,17 @@
 #include "ui_test_app.hpp"
 
+#include "link_editor.hpp"
 #include "model_picker.hpp"
 #include "scenario_document.hpp"
 #include "topology_editor.hpp"
 #include "training_panel.hpp"
 
+#include "shardscope/analysis.hpp"
+
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QUndoStack>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTest>
@@ -85,4 +91,35 @@ TEST_CASE("the workload panel edits training and serving options", "[ui][pickers
   doc.undoStack()->undo();
   CHECK(doc.scenario().training.zero_stage == 0);
   CHECK(panel.zeroCombo()->currentIndex() == 0);
+}
+
+TEST_CASE("the interconnect editor overrides link figures and the communication estimate follows", "[ui][pickers]") {
+  test::app();
+  ScenarioDocument doc;
+  LinkEditor editor(&doc);
+  const Analysis before = analyze(doc.scenario());
+  CHECK(editor.iciBandwidth()->value() == 0);  // the chip default
+  CHECK(editor.iciBandwidth()->specialValueText().startsWith("chip: 45"));  // TPU v4: 45 GB/s per link
+  editor.iciBandwidth()->setValue(90);
+  REQUIRE(doc.scenario().links.ici_bandwidth);
+  CHECK(*doc.scenario().links.ici_bandwidth == 90e9);
+  const Analysis after = analyze(doc.scenario());
+  REQUIRE(after.comm.size() == before.comm.size());
+  // Twice the link bandwidth: the bandwidth term halves, the latency term stays.
+  for (std::size_t i = 0; i < after.comm.size(); ++i) {
+    CHECK(after.comm[i].all_gather_s < before.comm[i].all_gather_s);
+    CHECK(after.comm[i].all_gather_s > before.comm[i].all_gather_s / 2 * 0.999);
+  }
+  // 4x4x8 is k x k x 2k: the twisted wiring is offered, and the scenario round-trips it.
+  REQUIRE(editor.twisted()->isEnabled());
+  editor.twisted()->setChecked(true);
+  CHECK(doc.scenario().links.twisted);
+  CHECK(scenarioFromJson(scenarioToJson(doc.scenario())).links == doc.scenario().links);
+  doc.undoStack()->undo();
+  doc.undoStack()->undo();
+  CHECK(doc.scenario().links == LinkOverrides{});
+  CHECK(editor.iciBandwidth()->value() == 0);
+  // A 4x4x4 cube cannot be twisted.
+  doc.edit("cube", [](Scenario& s) { s.topology.shape = {4, 4, 4}; s.mesh.axes = {{"dp", 4, 1}, {"tp", 16, 1}}; });
+  CHECK_FALSE(editor.twisted()->isEnabled());
 }

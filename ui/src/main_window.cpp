@@ -5,6 +5,7 @@
 #include "analysis_runner.hpp"
 #include "app_settings.hpp"
 #include "comm_chart.hpp"
+#include "link_editor.hpp"
 #include "logical_grid_view.hpp"
 #include "logical_mesh_panel.hpp"
 #include "memory_chart.hpp"
@@ -107,8 +108,14 @@ void MainWindow::createDocks() {
   makeDock(tr("Logical mesh"), "LogicalDock", logical_, Qt::LeftDockWidgetArea);
   sharding_ = new ShardingPanel(document_, selection_, this);
   auto* shardingDock = makeDock(tr("Sharding"), "ShardingDock", sharding_, Qt::RightDockWidgetArea);
-  auto* training = new TrainingPanel(document_, this);
-  auto* trainingDock = makeDock(tr("Workload"), "WorkloadDock", training, Qt::RightDockWidgetArea);
+  // The workload dock: what is run (training or serving) and the links it runs over.
+  auto* workload = new QWidget(this);
+  auto* workloadLayout = new QVBoxLayout(workload);
+  workloadLayout->setContentsMargins(0, 0, 0, 0);
+  workloadLayout->addWidget(new TrainingPanel(document_, workload));
+  workloadLayout->addWidget(new LinkEditor(document_, workload));
+  workloadLayout->addStretch(1);
+  auto* trainingDock = makeDock(tr("Workload"), "WorkloadDock", workload, Qt::RightDockWidgetArea);
   tabifyDockWidget(shardingDock, trainingDock);
   shardingDock->raise();
   memory_ = new MemoryChart(selection_, this);
@@ -241,6 +248,16 @@ bool MainWindow::selectDeviceById(long long id) {
   for (std::size_t pos = 0; pos < analysis->mesh.devices.size(); ++pos)
     if (analysis->mesh.devices[pos].id == id) {
       selection_->setDevice(static_cast<int>(pos));
+      return true;
+    }
+  return false;
+}
+
+bool MainWindow::raiseDock(const QString& title) {
+  for (auto* dock : findChildren<QDockWidget*>())
+    if (dock->windowTitle().compare(title, Qt::CaseInsensitive) == 0) {
+      dock->show();
+      dock->raise();
       return true;
     }
   return false;

@@ -50,6 +50,8 @@ public:
   bool selectDeviceById(long long id);
   // Selects a parameter by path as a click in the tree does (its shards everywhere); false if absent.
   bool selectParam(const QString& path);
+  // Shows and raises the dock with this title ("Workload"); false if there is none.
+  bool raiseDock(const QString& title);
   // Makes `name` the axis the overlays and the selection ring follow; false when absent.
   bool selectAxis(const QString& name);
 

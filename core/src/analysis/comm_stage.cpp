@@ -3,13 +3,32 @@
 #include "shardscope/axis_report.hpp"
 #include "shardscope/collectives.hpp"
 #include "shardscope/errors.hpp"
+#include "shardscope/hardware.hpp"
 #include "shardscope/link_graph.hpp"
 
 namespace shardscope::analysis {
 
+namespace {
+
+// The chip's published link figures with the user's overrides on top.
+LinkParams linkParamsOf(const Scenario& scenario) {
+  const ChipSpec* chip = findChip(scenario.topology.chip);
+  if (!chip) throwValueError("unknown chip '" + scenario.topology.chip + "'");
+  LinkParams p = defaultLinkParams(*chip);
+  const LinkOverrides& o = scenario.links;
+  p.ici_bandwidth = o.ici_bandwidth.value_or(p.ici_bandwidth);
+  p.ici_latency = o.ici_latency.value_or(p.ici_latency);
+  p.uplink_bandwidth = o.uplink_bandwidth.value_or(p.uplink_bandwidth);
+  p.uplink_latency = o.uplink_latency.value_or(p.uplink_latency);
+  p.twisted = o.twisted;
+  return p;
+}
+
+} // namespace
+
 void reportCommunication(const Scenario& scenario, double payloadBytes, Analysis& out) {
   try {
-    const auto graph = cachedLinkGraph(scenario.topology);
+    const auto graph = cachedLinkGraph(scenario.topology, linkParamsOf(scenario));
     out.links = graph;
     const auto reports = axisReports(*graph, out.mesh);
     const bool tpu = !out.mesh.devices.empty() && out.mesh.devices.front().platform == Platform::Tpu;
