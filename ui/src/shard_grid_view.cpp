@@ -58,7 +58,6 @@ QString fitIds(const QStringList& ids, const QFontMetricsF& fm, double width, in
 
 ShardGridView::ShardGridView(ViewSelection* selection, QWidget* parent) : QWidget(parent), selection_(selection) {
   setMinimumHeight(140);
-  setMouseTracking(false);
   setWhatsThis(tr("<b>Shards of the selected parameter</b><br>The array cut into the blocks its partition spec "
                   "makes: the last dimension across, the one before it down, leading dimensions as separate "
                   "panels. Each block shows the ids of the devices holding it, in the colour the physical view "

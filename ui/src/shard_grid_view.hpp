@@ -34,7 +34,7 @@ public:
   // The block under a widget point, -1 for none; its rectangle as drawn in the widget.
   int blockAt(QPointF point) const;
   QRectF blockRect(int block) const;
-  // Device ids of a block's replicas, "0,1,2,3" (elided by the painter when it does not fit).
+  // Device ids of a block's replicas, "0,1,2,3" (the painter wraps them and ends in "+N" when they do not fit).
   QString blockDevices(int block) const;
 
   QSize sizeHint() const override { return {360, 240}; }

@@ -121,103 +121,6 @@ Layout layoutOf(const std::string& kind, Int4 lo, Int4 hi, std::int64_t n) {
 // The fast path for lists whose first device holds the minimum and last device the maximum
 // coordinates (every jax.devices()-ordered list): one pass that checks each device lies in that
 // box and scatters it. Exact whenever it succeeds, because both corners are real devices.
-// `cellOf(v)` maps in-box coordinates to a cell; `bad` receives the OR of the CheckedAxis values.
-template <int CheckedAxis, class At, class CellOf>
-bool scatterInBox(std::size_t n, At at, Int4 lo, Int4 hi, CellOf cellOf, int base, int* cells, int& bad) {
-  int nonZero = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    // Sequential, but each Device is 88 bytes: fetching ahead hides the cache misses.
-    if (k + 6 < n) __builtin_prefetch(&at(k + 6).coords);
-    const Int4 v = valuesOf(at(k));
-    const Int4 outside = (v < lo) | (v > hi);
-    if ((outside[0] | outside[1] | outside[2] | outside[3]) != 0) [[unlikely]] return false;
-    if constexpr (CheckedAxis >= 0) nonZero |= v[CheckedAxis];
-    cells[cellOf(v)] = static_cast<int>(k) + base;
-  }
-  bad = nonZero;
-  return true;
-}
-
-template <int CheckedAxis, class At>
-bool scatterInCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l, int* cells, int& bad) {
-  const auto cellOf = [lo, stride = l.stride](Int4 v) {
-    const Int4 p = (v - lo) * stride;
-    return p[0] + p[1] + p[2] + p[3];
-  };
-  return scatterInBox<CheckedAxis>(n, at, lo, hi, cellOf, l.base, cells, bad);
-}
-
-template <class At>
-bool tryCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l, int* cells, int& bad) {
-  switch (l.checkedAxis) {
-  case 2: return scatterInCornerBox<2>(n, at, lo, hi, l, cells, bad);
-  case 3: return scatterInCornerBox<3>(n, at, lo, hi, l, cells, bad);
-  default: return scatterInCornerBox<-1>(n, at, lo, hi, l, cells, bad);
-  }
-}
-
-} // namespace
-
-DeviceGrid physicalTpuMesh(const DeviceView& devices) {
-  if (devices.size() == 0) throwValueError("list index out of range");  // jax_devices[0] of an empty list
-  const std::string& kind = devices[0].device_kind;  // the first device decides, unlike dispatch (§9.4)
-  const std::size_t count = devices.size();
-  const std::int64_t n = static_cast<std::int64_t>(count);
-  const Device* all = devices.positions ? nullptr : devices.base();
-  const auto direct = [all](std::size_t k) -> const Device& { return all[k]; };
-  const auto viewed = [&devices](std::size_t k) -> const Device& { return devices[k]; };
-
-  std::vector<int> cellsOut(count, -1);
-  int nonZero = 0;
-  Layout layout;
-  bool placed = false;
-  {
-    const Int4 lo = valuesOf(devices[0]), hi = valuesOf(devices.back());
-    const Int4 ordered = lo <= hi;
-    if ((ordered[0] & ordered[1] & ordered[2] & ordered[3]) != 0) {
-      layout = layoutOf(kind, lo, hi, n);
-      if (layout.countMatches) {
-        placed = devices.positions ? tryCornerBox(count, viewed, lo, hi, layout, cellsOut.data(), nonZero)
-                                   : tryCornerBox(count, direct, lo, hi, layout, cellsOut.data(), nonZero);
-        if (!placed) std::fill(cellsOut.begin(), cellsOut.end(), -1);
-      }
-    }
-  }
-  if (!placed) {
-    // General case: bounding box first (keeping a compact copy in a per-thread scratch buffer so
-    // the second pass reads 16 bytes per device), then the scatter.
-    thread_local std::vector<Int4> compact;
-    compact.resize(count);
-    Int4 lo = valuesOf(devices[0]), hi = lo;
-    if (devices.positions) gatherCoordinates(count, viewed, compact.data(), lo, hi);
-    else gatherCoordinates(count, direct, compact.data(), lo, hi);
-    layout = layoutOf(kind, lo, hi, n);
-    if (!layout.countMatches)
-      throwAssertion("jax_devices=" + referenceDevicesRepr(devices.materialize()) + " dims=" + tupleText(layout.dims, 3) +
-                     " cores_per_chip=" + std::to_string(layout.cores));
-    nonZero = layout.checkedAxis == 2   ? scatter<2>(compact.data(), count, layout.stride, layout.lo, cellsOut.data())
-              : layout.checkedAxis == 3 ? scatter<3>(compact.data(), count, layout.stride, layout.lo, cellsOut.data())
-                                        : scatter<-1>(compact.data(), count, layout.stride, layout.lo, cellsOut.data());
-  }
-  if (layout.checkedAxis >= 0 && nonZero != 0) {
-    // Report the first offender in list order, as the reference's loop does.
-    for (std::size_t k = 0; k < count; ++k) {
-      const Device& d = devices[k];
-      if (valuesOf(d)[layout.checkedAxis] == 0) continue;
-      if (layout.checkedAxis == 2) throwAssertion(referenceDeviceRepr(d));
-      throwAssertion("Creating meshes for TPU >v3 requires one device per chip (\"megacore\" mode). Got device id " +
-                     std::to_string(*d.core_on_chip) + " for a device of kind " + kind + ": " + referenceDeviceRepr(d) + ".");
-    }
-  }
-  // n devices filled fewer than n cells: a duplicate overwrote a neighbour and left a hole.
-  if (std::find(cellsOut.begin(), cellsOut.end(), -1) != cellsOut.end())
-    throwAssertion("Constructed mesh contains a \"hole\"; probable cause: coordinates of jax_devices are not a contiguous cuboid: " +
-                   referenceDevicesRepr(devices.materialize()));
-  return DeviceGrid(std::move(layout.shape), std::move(cellsOut));
-}
-
-namespace {
-
 // Where an in-box device goes, from its four offsets (x, y, z, core minus the box's corner):
 // either per-axis offset tables laid back to back, or, when every table is an arithmetic
 // progression (each physical axis taken whole by one logical axis), plain strides. The strides
@@ -291,7 +194,76 @@ std::optional<CellByStrides> stridesOf(const std::vector<int>& table, Int4 table
   return out;
 }
 
+template <class At>
+bool tryCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l, int* cells, int& bad) {
+  const CellByStrides cellOf{0, l.stride[0], l.stride[1], l.stride[2], l.stride[3]};
+  bool unusedKeys = false;
+  switch (l.checkedAxis) {
+  case 2: return scatterByOffsets<2>(n, at, lo, hi, cellOf, NoKeyCheck{}, l.base, cells, bad, unusedKeys);
+  case 3: return scatterByOffsets<3>(n, at, lo, hi, cellOf, NoKeyCheck{}, l.base, cells, bad, unusedKeys);
+  default: return scatterByOffsets<-1>(n, at, lo, hi, cellOf, NoKeyCheck{}, l.base, cells, bad, unusedKeys);
+  }
+}
+
 } // namespace
+
+DeviceGrid physicalTpuMesh(const DeviceView& devices) {
+  if (devices.size() == 0) throwValueError("list index out of range");  // jax_devices[0] of an empty list
+  const std::string& kind = devices[0].device_kind;  // the first device decides, unlike dispatch (§9.4)
+  const std::size_t count = devices.size();
+  const std::int64_t n = static_cast<std::int64_t>(count);
+  const Device* all = devices.positions ? nullptr : devices.base();
+  const auto direct = [all](std::size_t k) -> const Device& { return all[k]; };
+  const auto viewed = [&devices](std::size_t k) -> const Device& { return devices[k]; };
+
+  std::vector<int> cellsOut(count, -1);
+  int nonZero = 0;
+  Layout layout;
+  bool placed = false;
+  {
+    const Int4 lo = valuesOf(devices[0]), hi = valuesOf(devices.back());
+    const Int4 ordered = lo <= hi;
+    if ((ordered[0] & ordered[1] & ordered[2] & ordered[3]) != 0) {
+      layout = layoutOf(kind, lo, hi, n);
+      if (layout.countMatches) {
+        placed = devices.positions ? tryCornerBox(count, viewed, lo, hi, layout, cellsOut.data(), nonZero)
+                                   : tryCornerBox(count, direct, lo, hi, layout, cellsOut.data(), nonZero);
+        if (!placed) std::fill(cellsOut.begin(), cellsOut.end(), -1);
+      }
+    }
+  }
+  if (!placed) {
+    // General case: bounding box first (keeping a compact copy in a per-thread scratch buffer so
+    // the second pass reads 16 bytes per device), then the scatter.
+    thread_local std::vector<Int4> compact;
+    compact.resize(count);
+    Int4 lo = valuesOf(devices[0]), hi = lo;
+    if (devices.positions) gatherCoordinates(count, viewed, compact.data(), lo, hi);
+    else gatherCoordinates(count, direct, compact.data(), lo, hi);
+    layout = layoutOf(kind, lo, hi, n);
+    if (!layout.countMatches)
+      throwAssertion("jax_devices=" + referenceDevicesRepr(devices.materialize()) + " dims=" + tupleText(layout.dims, 3) +
+                     " cores_per_chip=" + std::to_string(layout.cores));
+    nonZero = layout.checkedAxis == 2   ? scatter<2>(compact.data(), count, layout.stride, layout.lo, cellsOut.data())
+              : layout.checkedAxis == 3 ? scatter<3>(compact.data(), count, layout.stride, layout.lo, cellsOut.data())
+                                        : scatter<-1>(compact.data(), count, layout.stride, layout.lo, cellsOut.data());
+  }
+  if (layout.checkedAxis >= 0 && nonZero != 0) {
+    // Report the first offender in list order, as the reference's loop does.
+    for (std::size_t k = 0; k < count; ++k) {
+      const Device& d = devices[k];
+      if (valuesOf(d)[layout.checkedAxis] == 0) continue;
+      if (layout.checkedAxis == 2) throwAssertion(referenceDeviceRepr(d));
+      throwAssertion("Creating meshes for TPU >v3 requires one device per chip (\"megacore\" mode). Got device id " +
+                     std::to_string(*d.core_on_chip) + " for a device of kind " + kind + ": " + referenceDeviceRepr(d) + ".");
+    }
+  }
+  // n devices filled fewer than n cells: a duplicate overwrote a neighbour and left a hole.
+  if (std::find(cellsOut.begin(), cellsOut.end(), -1) != cellsOut.end())
+    throwAssertion("Constructed mesh contains a \"hole\"; probable cause: coordinates of jax_devices are not a contiguous cuboid: " +
+                   referenceDevicesRepr(devices.materialize()));
+  return DeviceGrid(std::move(layout.shape), std::move(cellsOut));
+}
 
 std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, const TablesForShape& tablesFor, Shape* physicalShape) {
   const std::size_t count = devices.size();
