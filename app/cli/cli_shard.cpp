@@ -11,6 +11,7 @@
 #include "shardscope/logical_axes.hpp"
 #include "shardscope/model_loaders.hpp"
 #include "shardscope/rule_file.hpp"
+#include "shardscope/rules_in_effect.hpp"
 #include "shardscope/topology.hpp"
 
 #include <algorithm>
@@ -145,8 +146,7 @@ int runShard(const Args& args, Streams io) {
             for (const auto& p : rulePresets()) names += (names.empty() ? "" : ", ") + p.name;
             throwValueError("--rules '" + r + "' is neither a preset (" + names + ") nor a rule file");
           }
-          scenario.rules.preset.clear();
-          for (const auto& rule : loadRuleFile(r)) scenario.rules.rules.emplace_back(rule.pattern, rule.spec.toJson());
+          scenario.rules = rulesChoiceOf(loadRuleFile(r));
         }
       } else if (a == "--zero") {
         const std::string z = value();

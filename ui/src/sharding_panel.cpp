@@ -11,9 +11,9 @@
 
 #include "shardscope/errors.hpp"
 #include "shardscope/json_text.hpp"
-#include "shardscope/logical_axes.hpp"
 #include "shardscope/mesh_axes.hpp"
 #include "shardscope/rule_file.hpp"
+#include "shardscope/rules_in_effect.hpp"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -195,25 +195,15 @@ bool ShardingPanel::importRules(const QString& path, QString* error) {
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
-  document_->edit(tr("Import rules from %1").arg(QFileInfo(path).fileName()), [&](Scenario& s) {
-    s.rules.preset.clear();
-    s.rules.rules.clear();
-    for (const auto& r : rules) s.rules.rules.emplace_back(r.pattern, r.spec.toJson());
-  });
+  document_->edit(tr("Import rules from %1").arg(QFileInfo(path).fileName()), [&](Scenario& s) { s.rules = rulesChoiceOf(rules); });
   return true;
 }
 
 bool ShardingPanel::exportRules(const QString& path, QString* error) const {
   std::vector<PartitionRule> rules;
   try {
-    const RulesChoice& choice = document_->scenario().rules;
-    for (std::size_t i = 0; i < choice.rules.size(); ++i)
-      rules.push_back({choice.rules[i].first, PartitionSpec::fromJson(choice.rules[i].second, "rules[" + std::to_string(i) + "]")});
-    if (!choice.preset.empty()) {
-      const MeshAxes mesh = analysis_ ? MeshAxes::fromMesh(analysis_->mesh) : MeshAxes{};
-      auto preset = presetRules(choice.preset, {}, analysis_ ? &mesh : nullptr);
-      rules.insert(rules.end(), preset.begin(), preset.end());
-    }
+    const MeshAxes mesh = analysis_ ? MeshAxes::fromMesh(analysis_->mesh) : MeshAxes{};
+    rules = rulesInEffect(document_->scenario().rules, analysis_ ? &mesh : nullptr);
   } catch (const Error& e) {
     if (error) *error = QString::fromStdString(e.what());
     return false;

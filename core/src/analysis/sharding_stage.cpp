@@ -2,27 +2,14 @@
 
 #include "shardscope/dtype.hpp"
 #include "shardscope/errors.hpp"
-#include "shardscope/logical_axes.hpp"
 #include "shardscope/mesh_axes.hpp"
+#include "shardscope/rules_in_effect.hpp"
 
 #include <mutex>
 
 namespace shardscope::analysis {
 
 namespace {
-
-// The scenario's own rules come first (the GUI turns an edited spec into an exact-path rule
-// here), then the preset's, so an override changes one parameter and the preset covers the rest.
-std::vector<PartitionRule> scenarioRules(const RulesChoice& choice, const MeshAxes& mesh) {
-  std::vector<PartitionRule> rules;
-  for (std::size_t i = 0; i < choice.rules.size(); ++i)
-    rules.push_back({choice.rules[i].first, PartitionSpec::fromJson(choice.rules[i].second, "rules[" + std::to_string(i) + "] spec")});
-  if (!choice.preset.empty()) {
-    auto preset = presetRules(choice.preset, {}, &mesh);
-    rules.insert(rules.end(), std::make_move_iterator(preset.begin()), std::make_move_iterator(preset.end()));
-  }
-  return rules;
-}
 
 // Which parameters plan alike depends only on the model, the rule patterns (through the rule
 // each path matches) and the dtype: not on the mesh sizes or the rules' specs. The GUI reanalyzes
@@ -97,7 +84,7 @@ std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::share
                                       Analysis& out) {
   try {
     const MeshAxes axes = MeshAxes::fromMesh(out.mesh);
-    const RuleSet rules(scenarioRules(scenario.rules, axes));
+    const RuleSet rules(rulesInEffect(scenario.rules, &axes));
     // Parameters live in memory in the training (or serving) dtype, whatever the file stores.
     const DType dtype = parseDType(scenario.training.param_dtype);
     ShardPlanOptions options;
