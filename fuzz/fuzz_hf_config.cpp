@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the Hugging Face config.json reader: architecture numbers and the synthesized tensors.
 // Huge layer or expert counts must answer an error, not an allocation.
-#include "shardscope/errors.hpp"
-#include "shardscope/json_text.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <cstddef>
 #include <cstdint>

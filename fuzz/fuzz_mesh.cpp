@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the mesh strings: the command-line "name:size,..." form (parseMeshAxes) and eformer's
 // parse_mesh_from_string (named "dp:2,tp:4" and positional "2,4"), down to building the mesh.
-#include "shardscope/eformer_mesh.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/mesh_string.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/mesh/eformer_mesh.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/mesh/mesh_string.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <cstddef>
 #include <cstdint>

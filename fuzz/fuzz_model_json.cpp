@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes our model JSON form ({"name", "params": [{path, shape, dtype}], "config"?} or a bare list),
 // including the round trip through modelToJson.
-#include "shardscope/errors.hpp"
-#include "shardscope/json_text.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <cstddef>
 #include <cstdint>

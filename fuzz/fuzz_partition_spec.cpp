@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes PartitionSpec's text form ("P('fsdp', ('tp', 'sp'), None)") and its JSON form.
-#include "shardscope/errors.hpp"
-#include "shardscope/json_text.hpp"
-#include "shardscope/partition_spec.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
+#include "shardscope/sharding/partition_spec.hpp"
 
 #include <algorithm>
 #include <cstddef>

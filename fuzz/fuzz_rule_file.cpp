@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the standalone rule file format (rule_file.hpp): {"rules": [[regex, spec], ...]} or a bare
 // list, then compiles and matches the rules it yields.
-#include "shardscope/errors.hpp"
-#include "shardscope/partition_rules.hpp"
-#include "shardscope/rule_file.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/sharding/partition_rules.hpp"
+#include "shardscope/sharding/rule_file.hpp"
 
 #include <cstddef>
 #include <cstdint>

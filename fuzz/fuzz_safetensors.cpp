@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes safetensors: the header JSON alone (paramsFromSafetensorsHeader) and the whole file as bytes
 // (8-byte little-endian length, header, data) through the file reader, which must check the length
 // against the file before it allocates.
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the workspace reader: JSON text -> Scenario must answer an Error or a value, never crash.
-#include "shardscope/errors.hpp"
-#include "shardscope/scenario.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/analysis/scenario.hpp"
 
 #include <cstddef>
 #include <cstdint>

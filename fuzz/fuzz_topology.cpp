@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the topology text ("v5p:16x20x28:slices=2"): parse, print back, and build the device list
 // (makeDevices caps the count, so a huge shape must answer an error, not an allocation).
-#include "shardscope/errors.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <cstddef>
 #include <cstdint>

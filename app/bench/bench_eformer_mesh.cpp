@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // eformer create_mesh and jaxpp MpmdMesh benchmarks: one call per iteration on a device list
 // built beforehand. create_mesh time is mostly the engine's hybrid placement; these show what
 // eformer's own bookkeeping (host split, DCN shape, Mesh checks) adds on top.
-#include "shardscope/eformer_mesh.hpp"
-#include "shardscope/mpmd_mesh.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/mesh/eformer_mesh.hpp"
+#include "shardscope/mesh/mpmd_mesh.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
 // GUI benchmarks: painting the physical view offscreen at 1600x1000, the frame budget being 16 ms
 // for a v5p full pod (8960 chips). Compiled only in builds with the GUI.
 #ifdef SHARDSCOPE_BENCH_WITH_GUI
 
-#include "physical_layout.hpp"
-#include "physical_view.hpp"
-#include "view_selection.hpp"
+#include "views/physical_layout.hpp"
+#include "views/physical_view.hpp"
+#include "views/view_selection.hpp"
 
-#include "shardscope/analysis.hpp"
+#include "shardscope/analysis/analysis.hpp"
 
 #include <QApplication>
 #include <QImage>

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Model loading and the per-device memory estimate: the GUI recomputes memory on every edit, and
 // switching to a preset synthesizes its tensors.
-#include "shardscope/memory.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/cost/memory.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <benchmark/benchmark.h>
 

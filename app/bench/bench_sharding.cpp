@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sharding engine timings on a Llama-3.1-405B-shaped parameter list (126 layers, hidden 16384,
 // 128 query / 8 KV heads of 128, MLP 53248, vocabulary 128256; 1137 bf16 tensors with Hugging
 // Face names) over the mesh fsdp:2240 x tp:4 (8960 chips, a v5p 16x20x28 slice).
@@ -6,10 +7,10 @@
 //   sharding/layouts      correction + layouts + per-device totals for already matched specs
 // The pipeline runs planShards (what the `shard` eval op and the memory estimate use).
 // "uneven" variants skip eformer's correction and pad instead, so per-device tables are built.
-#include "shardscope/logical_axes.hpp"
-#include "shardscope/partition_rules.hpp"
-#include "shardscope/shard_plan.hpp"
-#include "shardscope/sharding.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/sharding/partition_rules.hpp"
+#include "shardscope/sharding/shard_plan.hpp"
+#include "shardscope/sharding/named_sharding.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -1,4 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli.hpp"
+#include "shardscope/base/build_config.hpp"
 
 #include <map>
 #include <ostream>
@@ -16,7 +18,7 @@ struct CommandInfo {
 // Mutable so registerCommand() can add commands built outside this library.
 std::map<std::string, CommandInfo>& commands() {
   static std::map<std::string, CommandInfo> table = {
-      {"comm", {&runComm, "per-axis interconnect report and collective times of a mesh on a topology"}},
+      {"comm", {&runComm, "per-axis communication report and collective times of a mesh on a topology"}},
       {"shard", {&runShard, "every parameter's spec and shard, then per-device memory (see `shard --help`)"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
       {"topology", {&runTopology, "print a topology's devices in jax.devices() order as JSON"}},
@@ -45,7 +47,7 @@ int run(const Args& args, Streams io) {
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "--version") {
-    io.out << "shardscope-cli " << SHARDSCOPE_VERSION << "\n";
+    io.out << "shardscope-cli " << shardscope::build::kVersion << "\n";
     return 0;
   }
   auto it = commands().find(args[0]);

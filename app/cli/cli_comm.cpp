@@ -1,8 +1,9 @@
-// `shardscope-cli comm`: what each logical axis of a mesh costs on a topology's interconnect.
+// SPDX-License-Identifier: Apache-2.0
+// `shardscope-cli comm`: what each logical axis of a mesh costs on a topology's links.
 // Answers through the eval op `axis_report`, so the table and `--format json` never disagree.
 #include "cli.hpp"
 
-#include "shardscope/eval.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -59,7 +60,7 @@ void printTable(const Json& result, bool withBytes, std::ostream& out) {
   if (withBytes) for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"}) header.emplace_back(c);
   std::vector<std::vector<std::string>> rows;
   for (const auto& a : result["axes"]) {
-    std::vector<std::string> row{a["axis"].get<std::string>(), cell(a["size"]), cell(a["group_count"]), a["closes"].get<bool>() ? "closed" : "open",
+    std::vector<std::string> row{a["axis"].get<std::string>(), cell(a["size"]), cell(a["group_count"]), a["ring_closed"].get<bool>() ? "closed" : "open",
                                  cell(a["max_hops"]), cell(a["mean_hops"]), cell(a["max_link_load"]), cell(a["crosses_hosts"]),
                                  cell(a["crosses_slices"]), cell(a["slowest_link"]), cell(Json(a["ring_bandwidth"].get<double>() / 1e9))};
     if (withBytes)

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli help TOPIC`: short references for the eval ops and the file formats; the full
 // texts are in docs/ (installed under share/doc/shardscope).
 #include "cli.hpp"
 
-#include "shardscope/eval.hpp"
-#include "shardscope/logical_axes.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/eval/eval.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <map>
 #include <ostream>
@@ -23,7 +24,7 @@ void helpEval(std::ostream& out) {
          "answers an error and the next line is still read.\n\nops:";
   for (const auto& name : evalOpNames()) out << " " << name;
   out << "\n\nExample:\n  echo '{\"op\": \"analyze\", \"scenario\": {}}' | shardscope-cli eval\n"
-         "Details: docs/eval.md, docs/eval-shard.md, docs/eval-interconnect.md, docs/formats.md\n";
+         "Details: docs/eval.md, docs/eval-shard.md, docs/eval-comm.md, docs/formats.md\n";
 }
 
 void helpTopology(std::ostream& out) {

@@ -1,18 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli shard`: each parameter's partition spec and shard, then the per-device memory
 // summary, for a topology + mesh + model + rule set given by flags or by a workspace file.
 #include "cli.hpp"
 #include "text_table.hpp"
 
-#include "shardscope/analysis.hpp"
-#include "shardscope/analysis_json.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/json_text.hpp"
-#include "shardscope/mesh_string.hpp"
-#include "shardscope/logical_axes.hpp"
-#include "shardscope/model_loaders.hpp"
-#include "shardscope/rule_file.hpp"
-#include "shardscope/rules_in_effect.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/analysis_json.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
+#include "shardscope/mesh/mesh_string.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/models/model_loaders.hpp"
+#include "shardscope/sharding/rule_file.hpp"
+#include "shardscope/analysis/rules_in_effect.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <algorithm>
 #include <filesystem>

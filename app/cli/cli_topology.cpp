@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli topology KIND DIMS [--slices N] [--cores C] [--host AxBxC] [--interleaved]
 // [--kind NAME]`: the device list of a topology preset, as JSON in the eval device format, so it
 // can be pasted into an eval request's "devices".
 #include "cli.hpp"
 
-#include "shardscope/errors.hpp"
-#include "shardscope/eval.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <ostream>
 

@@ -1,10 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // shardscope: the desktop application.
 //   shardscope [FILE.json]                       open a workspace (or the default scenario)
 //   shardscope --screenshot OUT.png [FILE.json]  render the window at 1600x1000 after the first analysis
 //   shardscope --startup-time [FILE.json]        print the time from main() to the first painted window
 //   shardscope --help | --version                 (no display needed)
 #include "main_window.hpp"
-#include "theme.hpp"
+#include "shardscope/base/build_config.hpp"
+#include "views/theme.hpp"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -48,7 +50,7 @@ bool hasArg(int argc, char** argv, std::initializer_list<const char*> names) {
 void describeApp(QCoreApplication& app) {
   app.setApplicationName("Shardscope");
   app.setOrganizationName("Shardscope");
-  app.setApplicationVersion(SHARDSCOPE_VERSION);
+  app.setApplicationVersion(shardscope::build::kVersion);
 }
 
 } // namespace

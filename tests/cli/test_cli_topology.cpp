@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli topology`: the printed list is the preset's device list in the eval format.
 #include "cli.hpp"
-#include "shardscope/eval.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <catch2/catch.hpp>
 

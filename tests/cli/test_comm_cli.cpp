@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli comm`: the per-axis table and JSON, and argument errors.
 #include "cli.hpp"
-#include "shardscope/eval.hpp"
+#include "shardscope/base/json.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -8,7 +9,7 @@
 
 using namespace shardscope;
 
-TEST_CASE("comm prints one row per axis", "[cli][interconnect]") {
+TEST_CASE("comm prints one row per axis", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
   REQUIRE(cli::run({"comm", "--topology", "v5e:16x16", "--mesh", "fsdp:-1,tp:16", "--bytes", "1e6"}, {in, out, err}) == 0);
@@ -26,7 +27,7 @@ TEST_CASE("comm prints one row per axis", "[cli][interconnect]") {
   CHECK(rows == 2);
 }
 
-TEST_CASE("comm --format json is the axis_report result", "[cli][interconnect]") {
+TEST_CASE("comm --format json is the axis_report result", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
   REQUIRE(cli::run({"comm", "--topology", "v4:4x4x8", "--mesh", "x:-1", "--format", "json"}, {in, out, err}) == 0);
@@ -35,7 +36,7 @@ TEST_CASE("comm --format json is the axis_report result", "[cli][interconnect]")
   CHECK(j["mesh"]["axis_sizes"] == Json::array({128}));
 }
 
-TEST_CASE("comm warns on stderr when JAX would refuse the placement", "[cli][interconnect]") {
+TEST_CASE("comm warns on stderr when JAX would refuse the placement", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
   REQUIRE(cli::run({"comm", "--topology", "v5p:8x8x8", "--mesh", "fsdp:-1,tp:2", "--format", "json"}, {in, out, err}) == 0);
@@ -43,7 +44,7 @@ TEST_CASE("comm warns on stderr when JAX would refuse the placement", "[cli][int
   CHECK(err.str().rfind("warning: jax.make_mesh cannot place", 0) == 0);
 }
 
-TEST_CASE("comm argument errors", "[cli][interconnect]") {
+TEST_CASE("comm argument errors", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
   CHECK(cli::run({"comm", "--topology", "v4:4x4x8"}, {in, out, err}) == 2);

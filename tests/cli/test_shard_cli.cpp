@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli.hpp"
-#include "shardscope/eval.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/eval/eval.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,14 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "analysis_runner.hpp"
-#include "logical_axes_model.hpp"
-#include "logical_mesh_panel.hpp"
+#include "document/analysis_runner.hpp"
+#include "models/logical_axes_model.hpp"
+#include "panels/logical_mesh_panel.hpp"
 #include "main_window.hpp"
-#include "memory_chart.hpp"
-#include "sharding_panel.hpp"
-#include "mesh_index.hpp"
-#include "physical_view.hpp"
-#include "scenario_document.hpp"
+#include "charts/memory_chart.hpp"
+#include "panels/sharding_panel.hpp"
+#include "views/mesh_index.hpp"
+#include "views/physical_view.hpp"
+#include "document/scenario_document.hpp"
 
 #include <QComboBox>
 #include <QLabel>
@@ -18,7 +19,7 @@
 #include <QTest>
 #include <QUndoStack>
 
-#include "shardscope/topology.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <catch2/catch.hpp>
 

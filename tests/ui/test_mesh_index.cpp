@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "mesh_index.hpp"
-#include "spec_text.hpp"
+#include "views/mesh_index.hpp"
+#include "models/spec_text.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "logical_axes_model.hpp"
-#include "param_tree_model.hpp"
-#include "rules_table_model.hpp"
-#include "scenario_document.hpp"
+#include "models/logical_axes_model.hpp"
+#include "models/param_tree_model.hpp"
+#include "models/rules_table_model.hpp"
+#include "document/scenario_document.hpp"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "app_settings.hpp"
-#include "physical_view.hpp"
-#include "view_export.hpp"
-#include "view_selection.hpp"
+#include "document/app_settings.hpp"
+#include "views/physical_view.hpp"
+#include "views/view_export.hpp"
+#include "views/view_selection.hpp"
 
-#include "shardscope/analysis.hpp"
+#include "shardscope/analysis/analysis.hpp"
 
 #include <QFile>
 #include <QImage>

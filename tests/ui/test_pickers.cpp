@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "link_editor.hpp"
-#include "model_picker.hpp"
-#include "scenario_document.hpp"
-#include "topology_editor.hpp"
-#include "training_panel.hpp"
+#include "panels/link_editor.hpp"
+#include "panels/model_picker.hpp"
+#include "document/scenario_document.hpp"
+#include "panels/topology_editor.hpp"
+#include "panels/training_panel.hpp"
 
-#include "shardscope/analysis.hpp"
+#include "shardscope/analysis/analysis.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -93,7 +94,7 @@ TEST_CASE("the workload panel edits training and serving options", "[ui][pickers
   CHECK(panel.zeroCombo()->currentIndex() == 0);
 }
 
-TEST_CASE("the interconnect editor overrides link figures and the communication estimate follows", "[ui][pickers]") {
+TEST_CASE("the link editor overrides link figures and the communication estimate follows", "[ui][pickers]") {
   test::app();
   ScenarioDocument doc;
   LinkEditor editor(&doc);

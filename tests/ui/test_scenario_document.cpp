@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "scenario_document.hpp"
+#include "document/scenario_document.hpp"
 
 #include <QFile>
 #include <QSignalSpy>

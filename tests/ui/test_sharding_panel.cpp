@@ -1,17 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "param_tree_model.hpp"
-#include "physical_view.hpp"
-#include "mesh_index.hpp"
-#include "shard_grid_view.hpp"
-#include "sharding_panel.hpp"
-#include "spec_text.hpp"
-#include "scenario_document.hpp"
-#include "view_selection.hpp"
+#include "models/param_tree_model.hpp"
+#include "views/physical_view.hpp"
+#include "views/mesh_index.hpp"
+#include "views/shard_grid_view.hpp"
+#include "panels/sharding_panel.hpp"
+#include "models/spec_text.hpp"
+#include "document/scenario_document.hpp"
+#include "views/view_selection.hpp"
 
-#include "shardscope/logical_axes.hpp"
-#include "shardscope/mesh_axes.hpp"
-#include "shardscope/rule_file.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/mesh/mesh_axes.hpp"
+#include "shardscope/sharding/rule_file.hpp"
 
 #include <QComboBox>
 #include <QFile>

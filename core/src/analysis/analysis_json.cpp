@@ -1,4 +1,5 @@
-#include "shardscope/analysis_json.hpp"
+// SPDX-License-Identifier: Apache-2.0
+#include "shardscope/analysis/analysis_json.hpp"
 
 namespace shardscope {
 
@@ -73,8 +74,8 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
     comm.push_back({{"axis", c.name},
                     {"size", c.size},
                     {"ring_closed", c.ring_closed},
-                    {"max_dilation", c.max_dilation},
-                    {"mean_dilation", c.mean_dilation},
+                    {"max_hops", c.max_hops},
+                    {"mean_hops", c.mean_hops},
                     {"max_link_load", c.max_link_load},
                     {"crosses_hosts", c.crosses_hosts},
                     {"crosses_slices", c.crosses_slices},

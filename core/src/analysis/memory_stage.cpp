@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analysis_stages.hpp"
 
-#include "shardscope/errors.hpp"
-#include "shardscope/memory.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/analysis/engine_options.hpp"
+#include "shardscope/cost/memory.hpp"
 
 #include <algorithm>
 

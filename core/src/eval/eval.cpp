@@ -1,8 +1,9 @@
-#include "shardscope/eval.hpp"
+// SPDX-License-Identifier: Apache-2.0
+#include "shardscope/eval/eval.hpp"
 
 #include "eval_ops.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/json_text.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
 
 #include <algorithm>
 
@@ -38,7 +39,7 @@ const std::map<std::string, EvalOp>& evalOps() {
       {"composite_rule", opCompositeRule},
       {"shard", opShard},
 
-      // interconnect (eval_interconnect_ops.cpp)
+      // comm (eval_comm_ops.cpp)
       {"links", &evalLinks},
       {"hops", &evalHops},
       {"axis_report", &evalAxisReport},

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eval ops for eformer's mesh creation and jaxpp's MpmdMesh, in the request and result forms of
 // ../shared/golden/eformer-jaxpp-public.json (its `meta.ops`).
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
-#include "shardscope/eformer_mesh.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/mpmd_mesh.hpp"
+#include "shardscope/mesh/eformer_mesh.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/mesh/mpmd_mesh.hpp"
 
 #include <set>
 

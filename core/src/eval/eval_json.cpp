@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "eval_json.hpp"
 
-#include "shardscope/errors.hpp"
+#include "shardscope/base/errors.hpp"
 
 namespace shardscope::eval {
 

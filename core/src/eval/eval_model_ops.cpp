@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eval ops of the model loaders and the per-device memory engine (docs/formats.md). Neither has a
 // reference function to mirror, so the request fields use the names of the C++ options.
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
-#include "shardscope/dtype.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/memory.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/base/dtype.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/cost/memory.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <utility>
 

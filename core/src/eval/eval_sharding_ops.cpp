@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eval ops of the sharding module.
 //
 // Golden ops (request/result forms of ../shared/golden/eformer-jaxpp-public.json, meta.ops):
@@ -29,13 +30,13 @@
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
 
-#include "shardscope/errors.hpp"
-#include "shardscope/logical_axes.hpp"
-#include "shardscope/mesh_partition_helper.hpp"
-#include "shardscope/partition_rules.hpp"
-#include "shardscope/shard_plan.hpp"
-#include "shardscope/sharding.hpp"
-#include "shardscope/sharding_rules.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/sharding/mesh_partition_helper.hpp"
+#include "shardscope/sharding/partition_rules.hpp"
+#include "shardscope/sharding/shard_plan.hpp"
+#include "shardscope/sharding/named_sharding.hpp"
+#include "shardscope/sharding/sharding_rules.hpp"
 
 #include <algorithm>
 #include <memory>

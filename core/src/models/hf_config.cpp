@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the architecture numbers out of a Hugging Face config.json. Key names and defaults follow
 // each family's transformers configuration class, so a config that omits a key means what it
 // means to transformers (num_key_value_heads defaults to num_attention_heads, Gemma ties its
 // embeddings, ...).
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <algorithm>
 #include <cmath>

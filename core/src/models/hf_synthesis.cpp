@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synthesizes the tensors of a Hugging Face checkpoint from its config.json: the names and shapes
 // that model.safetensors would hold, without downloading it (as `accelerate estimate-memory`
 // builds the model on the meta device). Linear weights are [out_features, in_features] as
 // torch.nn.Linear stores them; GPT-2's Conv1D stores [in, out].
-#include "shardscope/dtype.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/base/dtype.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <algorithm>
 

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Our JSON form of a model (docs/formats.md): a name, a list of {path, shape, dtype} and, optionally,
 // the architecture numbers under "config" with the field names of ModelConfig.
-#include "shardscope/dtype.hpp"
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/base/dtype.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 
 namespace shardscope {

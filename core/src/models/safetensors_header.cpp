@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // safetensors files (huggingface/safetensors, docs "Format"): an 8-byte little-endian header length
 // N, N bytes of JSON {tensor: {dtype, shape, data_offsets}, "__metadata__"?: {...}}, then the raw
 // data. Only the header is read: we never need the weights, and a checkpoint may be hundreds of GB.
-#include "shardscope/dtype.hpp"
+#include "shardscope/base/dtype.hpp"
 #include "checkpoint_config.hpp"
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <cmath>
 #include <fstream>

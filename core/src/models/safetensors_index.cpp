@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // A sharded checkpoint: model.safetensors.index.json maps every tensor name to the shard file that
 // holds it ({"metadata": {...}, "weight_map": {name: "model-00001-of-00004.safetensors"}}). We read
 // the index, then only the header of each shard, and keep the tensors in index order.
 #include "checkpoint_config.hpp"
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <map>
 #include <unordered_map>
