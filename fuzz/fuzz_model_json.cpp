@@ -15,7 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Json json = parseJsonText(std::string_view(reinterpret_cast<const char*>(data), size), "model");
     const Model model = modelFromJson(json);
     (void)modelFromJson(modelToJson(model));
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

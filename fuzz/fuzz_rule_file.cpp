@@ -16,7 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)rulesToJson(rules);
     const RuleSet set(std::move(rules));
     (void)set.firstMatch("model/layers/0/self_attn/q_proj/kernel");
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

@@ -32,7 +32,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const RuleSet set(std::move(rules));
     (void)set.firstMatches(paths);
     for (const auto& p : paths) (void)set.firstMatch(p);
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

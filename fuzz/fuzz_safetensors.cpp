@@ -21,7 +21,10 @@ std::filesystem::path scratchFile() {
   static const std::filesystem::path dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("shardscope-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
-    std::atexit([] { std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("shardscope-fuzz-" + std::to_string(::getpid()))); });
+    std::atexit([] {
+      std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                                  ("shardscope-fuzz-" + std::to_string(::getpid())));
+    });
     return d;
   }();
   return dir / "input.safetensors";
@@ -34,8 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   try {
     (void)paramsFromSafetensorsHeader(bytes, "fuzz");
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   const auto file = scratchFile();
   {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
@@ -43,7 +45,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     (void)loadSafetensors(file);
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

@@ -13,7 +13,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto scenario = shardscope::scenarioFromJson(parsed);
     (void)shardscope::scenarioToJson(scenario);
-  } catch (const shardscope::Error&) {
-  }
+  } catch (const shardscope::Error&) {}
   return 0;
 }

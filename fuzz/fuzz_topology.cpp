@@ -19,7 +19,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Building a million devices per run would only measure the allocator; small lists are enough.
     const std::int64_t count = std::int64_t{spec.shape[0]} * spec.shape[1] * spec.shape[2] * spec.slices;
     if (count > 0 && count <= 4096) (void)makeDevices(spec);
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

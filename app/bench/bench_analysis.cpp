@@ -31,5 +31,9 @@ void analyzePod(benchmark::State& state, const char* model) {
 
 } // namespace
 
-BENCHMARK_CAPTURE(analyzePod, llama405b, "llama-3.1-405b")->Name("analysis/llama-3.1-405b/v5p-16x20x28")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(analyzePod, deepseek, "deepseek-v3")->Name("analysis/deepseek-v3/v5p-16x20x28")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(analyzePod, llama405b, "llama-3.1-405b")
+    ->Name("analysis/llama-3.1-405b/v5p-16x20x28")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(analyzePod, deepseek, "deepseek-v3")
+    ->Name("analysis/deepseek-v3/v5p-16x20x28")
+    ->Unit(benchmark::kMillisecond);

@@ -35,7 +35,9 @@ void runCreateMesh(benchmark::State& state, const char* topology, Shape axisDims
   state.counters["processes"] = static_cast<double>(runtime.process_count);
 }
 
-void v5pDefault(benchmark::State& s) { runCreateMesh(s, "v5p:16x20x28", kEformerDefaultAxisDims, kEformerDefaultAxisNames); }
+void v5pDefault(benchmark::State& s) {
+  runCreateMesh(s, "v5p:16x20x28", kEformerDefaultAxisDims, kEformerDefaultAxisNames);
+}
 void v4FourSlices(benchmark::State& s) { runCreateMesh(s, "v4:8x16x16:slices=4", {4, -1, 8}, {"dp", "fsdp", "tp"}); }
 void gpu8192(benchmark::State& s) { runCreateMesh(s, "h100:1024x8", {64, 128}, {"fsdp", "tp"}); }
 

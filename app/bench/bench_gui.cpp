@@ -61,7 +61,8 @@ void paintPhysical(benchmark::State& state, const shardscope::Scenario& scenario
 }
 
 void BM_PaintV4(benchmark::State& state) {
-  paintPhysical(state, scenarioFor("v4:4x4x8", {{"dp", 2, 1}, {"fsdp", 16, 1}, {"tp", 4, 1}}), shardscope::ui::OverlayMode::Coordinate);
+  paintPhysical(state, scenarioFor("v4:4x4x8", {{"dp", 2, 1}, {"fsdp", 16, 1}, {"tp", 4, 1}}),
+                shardscope::ui::OverlayMode::Coordinate);
 }
 void BM_PaintV5pPod(benchmark::State& state) {
   paintPhysical(state, scenarioFor("v5p:16x20x28", {{"data", 28, 1}, {"fsdp", 20, 1}, {"tp", 16, 1}}),

@@ -31,4 +31,7 @@ static void BM_EstimateMemory8960(benchmark::State& state) {
   options.tensor_degree = 4;
   for (auto _ : state) benchmark::DoNotOptimize(estimateMemory(devices, model, options));
 }
-BENCHMARK(BM_EstimateMemory8960)->Arg(static_cast<int>(Optimizer::AdamW))->Arg(static_cast<int>(Optimizer::Adafactor))->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EstimateMemory8960)
+    ->Arg(static_cast<int>(Optimizer::AdamW))
+    ->Arg(static_cast<int>(Optimizer::Adafactor))
+    ->Unit(benchmark::kMicrosecond);

@@ -49,7 +49,8 @@ DeviceTotals layOut(const std::vector<ParamLeaf>& params, const std::vector<Rule
   DeviceTotalsBuilder totals(kMesh);
   for (std::size_t i = 0; i < params.size(); ++i) {
     ShardingDiagnostics diags = matches[i].diagnostics;
-    const PartitionSpec spec = correct ? correctSpec(kMesh, *params[i].shape, matches[i].spec, &diags) : matches[i].spec;
+    const PartitionSpec spec =
+        correct ? correctSpec(kMesh, *params[i].shape, matches[i].spec, &diags) : matches[i].spec;
     LayoutOptions options;
     options.param = params[i].path;
     options.diagnostics = &diags;
@@ -98,7 +99,9 @@ void BM_LayoutsUneven(benchmark::State& state) { layouts(state, false); }
 } // namespace
 
 BENCHMARK(BM_PipelineCorrected)->Name("sharding/pipeline/llama-3.1-405b/fsdp2240-tp4")->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_PipelineUneven)->Name("sharding/pipeline/llama-3.1-405b/fsdp2240-tp4/uneven")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PipelineUneven)
+    ->Name("sharding/pipeline/llama-3.1-405b/fsdp2240-tp4/uneven")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Match)->Name("sharding/match/llama-3.1-405b")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayoutsCorrected)->Name("sharding/layouts/llama-3.1-405b/fsdp2240-tp4")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayoutsUneven)->Name("sharding/layouts/llama-3.1-405b/fsdp2240-tp4/uneven")->Unit(benchmark::kMillisecond);

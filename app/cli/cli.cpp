@@ -30,7 +30,8 @@ void printUsage(std::ostream& out) {
   out << "Usage: shardscope-cli COMMAND [ARGS...]\n\n"
          "Plan how a parallel training or serving job lands on TPU/GPU hardware, headless.\n\n"
          "Commands:\n";
-  for (const auto& [name, info] : commands()) out << "  " << name << std::string(12 - std::min<std::size_t>(name.size(), 11), ' ') << info.summary << "\n";
+  for (const auto& [name, info] : commands())
+    out << "  " << name << std::string(12 - std::min<std::size_t>(name.size(), 11), ' ') << info.summary << "\n";
   out << "  help TOPIC  eval, workspace, topology, mesh, models, rules\n";
   out << "\nOptions:\n  --help      show this help\n  --version   print the version\n";
 }

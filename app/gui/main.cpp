@@ -23,12 +23,16 @@ namespace {
 
 // The command line, declared once for both passes below.
 struct Options {
-  QCommandLineOption screenshot{"screenshot", "Render the main window at 1600x1000 after the first analysis, write it to FILE and exit.", "FILE"};
-  QCommandLineOption startupTime{"startup-time", "Print the milliseconds from start to the first painted window and exit."};
+  QCommandLineOption screenshot{
+      "screenshot", "Render the main window at 1600x1000 after the first analysis, write it to FILE and exit.", "FILE"};
+  QCommandLineOption startupTime{"startup-time",
+                                 "Print the milliseconds from start to the first painted window and exit."};
   QCommandLineOption dark{"dark", "Use the dark palette (for screenshots)."};
-  QCommandLineOption select{"select", "Select the device with this id once the analysis is there (for screenshots).", "ID"};
+  QCommandLineOption select{"select", "Select the device with this id once the analysis is there (for screenshots).",
+                            "ID"};
   QCommandLineOption axis{"axis", "Colour by and ring along this logical axis (for screenshots).", "NAME"};
-  QCommandLineOption param{"param", "Select this parameter (its shards on every view) once the analysis is there.", "PATH"};
+  QCommandLineOption param{"param", "Select this parameter (its shards on every view) once the analysis is there.",
+                           "PATH"};
   QCommandLineOption dock{"dock", "Raise the dock with this title, e.g. Workload (for screenshots).", "TITLE"};
 
   void addTo(QCommandLineParser& parser) const {
@@ -65,7 +69,7 @@ int main(int argc, char** argv) {
     describeApp(app);
     QCommandLineParser parser;
     options.addTo(parser);
-    parser.process(app);  // prints and exits
+    parser.process(app); // prints and exits
     return 0;
   }
   // Screenshots and timings need no screen: without one, render offscreen rather than fail.

@@ -142,18 +142,21 @@ int runRender(const Args& args, Streams io) {
     widget.setAnimationsEnabled(false);
     widget.setAnalysis(analysis);
     const QSize size(width ? width : 1600, height ? height : 1000);
-    ok = ui::exportView(&widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
+    ok = ui::exportView(
+        &widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
   } else if (view == "logical") {
     ui::LogicalGridView widget(&selection);
     widget.setAnalysis(analysis);
     const QSize size(width ? width : 1200, height ? height : 900);
-    ok = ui::exportView(&widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
+    ok = ui::exportView(
+        &widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
   } else if (view == "shards") {
     ui::ShardGridView widget(&selection);
     widget.setAnalysis(analysis);
     const QSize size(width ? width : 1200, height ? height : 800);
     widget.resize(size);
-    ok = ui::exportView(&widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
+    ok = ui::exportView(
+        &widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
   } else {
     ui::MemoryChart widget(&selection);
     const QSize size(width ? width : 1200, height ? height : 600);

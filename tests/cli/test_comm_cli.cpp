@@ -12,7 +12,8 @@ using namespace shardscope;
 TEST_CASE("comm prints one row per axis", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
-  REQUIRE(cli::run({"comm", "--topology", "v5e:16x16", "--mesh", "fsdp:-1,tp:16", "--bytes", "1e6"}, {in, out, err}) == 0);
+  REQUIRE(cli::run({"comm", "--topology", "v5e:16x16", "--mesh", "fsdp:-1,tp:16", "--bytes", "1e6"}, {in, out, err}) ==
+          0);
   const std::string text = out.str();
   CHECK(text.find("topology v5e:16x16, mesh fsdp:16,tp:16") != std::string::npos);
   CHECK(text.find("all_reduce") != std::string::npos);
@@ -39,7 +40,8 @@ TEST_CASE("comm --format json is the axis_report result", "[cli][comm]") {
 TEST_CASE("comm warns on stderr when JAX would refuse the placement", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
-  REQUIRE(cli::run({"comm", "--topology", "v5p:8x8x8", "--mesh", "fsdp:-1,tp:2", "--format", "json"}, {in, out, err}) == 0);
+  REQUIRE(cli::run({"comm", "--topology", "v5p:8x8x8", "--mesh", "fsdp:-1,tp:2", "--format", "json"}, {in, out, err}) ==
+          0);
   CHECK(Json::parse(out.str())["mesh"]["placement"] == "nd_torus_split");
   CHECK(err.str().rfind("warning: jax.make_mesh cannot place", 0) == 0);
 }

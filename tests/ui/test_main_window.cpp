@@ -41,9 +41,7 @@ std::vector<int> coordinatesAlong(const PhysicalView& view, const std::string& a
 // v4 4x4x8 with axes JAX places without splitting a physical axis (8 x 4 x 4 = z, x, y), as the
 // saved starting point of a test (not modified, nothing to undo).
 void useWholeAxisMesh(MainWindow& window) {
-  window.document()->edit("setup", [](Scenario& s) {
-    s.mesh.axes = {{"data", 8, 1}, {"fsdp", 4, 1}, {"tp", 4, 1}};
-  });
+  window.document()->edit("setup", [](Scenario& s) { s.mesh.axes = {{"data", 8, 1}, {"fsdp", 4, 1}, {"tp", 4, 1}}; });
   window.document()->undoStack()->clear();
   window.document()->undoStack()->setClean();
 }

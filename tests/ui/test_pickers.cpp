@@ -99,8 +99,8 @@ TEST_CASE("the link editor overrides link figures and the communication estimate
   ScenarioDocument doc;
   LinkEditor editor(&doc);
   const Analysis before = analyze(doc.scenario());
-  CHECK(editor.iciBandwidth()->value() == 0);  // the chip default
-  CHECK(editor.iciBandwidth()->specialValueText().startsWith("chip: 45"));  // TPU v4: 45 GB/s per link
+  CHECK(editor.iciBandwidth()->value() == 0);                              // the chip default
+  CHECK(editor.iciBandwidth()->specialValueText().startsWith("chip: 45")); // TPU v4: 45 GB/s per link
   editor.iciBandwidth()->setValue(90);
   REQUIRE(doc.scenario().links.ici_bandwidth);
   CHECK(*doc.scenario().links.ici_bandwidth == 90e9);
@@ -121,6 +121,9 @@ TEST_CASE("the link editor overrides link figures and the communication estimate
   CHECK(doc.scenario().links == LinkOverrides{});
   CHECK(editor.iciBandwidth()->value() == 0);
   // A 4x4x4 cube cannot be twisted.
-  doc.edit("cube", [](Scenario& s) { s.topology.shape = {4, 4, 4}; s.mesh.axes = {{"dp", 4, 1}, {"tp", 16, 1}}; });
+  doc.edit("cube", [](Scenario& s) {
+    s.topology.shape = {4, 4, 4};
+    s.mesh.axes = {{"dp", 4, 1}, {"tp", 16, 1}};
+  });
   CHECK_FALSE(editor.twisted()->isEnabled());
 }

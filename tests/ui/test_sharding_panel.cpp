@@ -35,7 +35,8 @@ std::shared_ptr<const Analysis> meshWithParams() {
   s.mesh.axes = {{"data", 8, 1}, {"fsdp", 4, 1}, {"tp", 4, 1}};
   auto a = std::make_shared<Analysis>(analyze(s));
   Model model;
-  model.params = {{"layers.0.mlp.up_proj.weight", {14336, 4096}, "bfloat16"}, {"layers.0.input_layernorm.weight", {4096}, "bfloat16"}};
+  model.params = {{"layers.0.mlp.up_proj.weight", {14336, 4096}, "bfloat16"},
+                  {"layers.0.input_layernorm.weight", {4096}, "bfloat16"}};
   std::vector<ParamSharding> shardings = {{"P('tp', 'fsdp')", {3584, 1024}, 3584.0 * 1024 * 2, false, {}},
                                           {"P(None,)", {4096}, 3584.0 * 1024 * 2, false, {}}};
   a->params = ParamTable::ungrouped(std::move(model), "bfloat16", std::move(shardings));
@@ -121,7 +122,8 @@ TEST_CASE("the shard grid cuts the selected parameter into blocks held by the ri
   QTest::mouseClick(grid, Qt::LeftButton, {}, centre.toPoint());
   CHECK(selection.device() == static_cast<int>(grid->blocks()[5].positions.front()));
   QStringList ids;
-  for (auto pos : grid->blocks()[5].positions) ids << QString::number(analysis->mesh.devices[static_cast<std::size_t>(pos)].id);
+  for (auto pos : grid->blocks()[5].positions)
+    ids << QString::number(analysis->mesh.devices[static_cast<std::size_t>(pos)].id);
   CHECK(grid->blockDevices(5) == ids.join(','));
 
   // A replicated parameter is one block on all 128 devices.

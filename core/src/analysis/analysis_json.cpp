@@ -6,15 +6,18 @@ namespace shardscope {
 namespace {
 const char* severityName(Diagnostic::Severity s) {
   switch (s) {
-  case Diagnostic::Severity::Info: return "info";
-  case Diagnostic::Severity::Warning: return "warning";
-  case Diagnostic::Severity::Error: return "error";
+  case Diagnostic::Severity::Info:
+    return "info";
+  case Diagnostic::Severity::Warning:
+    return "warning";
+  case Diagnostic::Severity::Error:
+    return "error";
   }
   return "info";
 }
 
 Json memoryJson(const DeviceMemory& m) {
-  return {{"params", m.params}, {"grads", m.grads},       {"optimizer", m.optimizer},
+  return {{"params", m.params},           {"grads", m.grads},       {"optimizer", m.optimizer},
           {"activations", m.activations}, {"kv_cache", m.kv_cache}, {"total", m.total()}};
 }
 } // namespace
@@ -30,7 +33,8 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
   mesh["placement"] = paths;
   Json axes = Json::array();
   for (const auto& ax : a.axes)
-    axes.push_back({{"name", ax.name}, {"size", ax.size}, {"ici", ax.ici}, {"dcn", ax.dcn}, {"explanation", ax.explanation}});
+    axes.push_back(
+        {{"name", ax.name}, {"size", ax.size}, {"ici", ax.ici}, {"dcn", ax.dcn}, {"explanation", ax.explanation}});
   mesh["axes"] = axes;
   out["mesh"] = mesh;
 
@@ -90,7 +94,10 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
 
   Json diagnostics = Json::array();
   for (const auto& d : a.diagnostics)
-    diagnostics.push_back({{"severity", severityName(d.severity)}, {"section", d.section}, {"subject", d.subject}, {"message", d.message}});
+    diagnostics.push_back({{"severity", severityName(d.severity)},
+                           {"section", d.section},
+                           {"subject", d.subject},
+                           {"message", d.message}});
   out["diagnostics"] = diagnostics;
   out["compute_ms"] = a.compute_ms;
   return out;

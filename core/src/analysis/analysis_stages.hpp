@@ -22,7 +22,8 @@ void buildMesh(const Scenario& scenario, Analysis& out);
 std::shared_ptr<const Model> loadModel(const ModelChoice& choice, AnalysisCache::Memo& memo, Analysis& out);
 
 // Specs by the scenario's rules, eformer's correction, and each parameter's shard; fills
-// Analysis::params. Returns the plan, one entry per group of alike parameters (for memory), or nothing with a diagnostic on failure.
+// Analysis::params. Returns the plan, one entry per group of alike parameters (for memory), or nothing with a
+// diagnostic on failure.
 std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::shared_ptr<const Model>& model,
                                       AnalysisCache::Memo& memo, Analysis& out);
 

@@ -38,7 +38,8 @@ Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atom
       if (auto plan = analysis::shardModel(scenario, model, cache.memo(), out); plan && !cancelled()) {
         analysis::estimateDeviceMemory(scenario, *model, *plan, out);
         payloadBytes = static_cast<double>(plan->totals.total_bytes);
-        if (model->config && model->config->num_layers > 0) payloadBytes /= static_cast<double>(model->config->num_layers);
+        if (model->config && model->config->num_layers > 0)
+          payloadBytes /= static_cast<double>(model->config->num_layers);
       }
     }
   }

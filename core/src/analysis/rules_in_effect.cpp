@@ -10,7 +10,8 @@ namespace shardscope {
 std::vector<PartitionRule> rulesInEffect(const RulesChoice& choice, const MeshAxes* mesh) {
   std::vector<PartitionRule> rules;
   for (std::size_t i = 0; i < choice.rules.size(); ++i)
-    rules.push_back({choice.rules[i].first, PartitionSpec::fromJson(choice.rules[i].second, "rules[" + std::to_string(i) + "] spec")});
+    rules.push_back({choice.rules[i].first,
+                     PartitionSpec::fromJson(choice.rules[i].second, "rules[" + std::to_string(i) + "] spec")});
   if (!choice.preset.empty()) {
     auto preset = presetRules(choice.preset, {}, mesh);
     rules.insert(rules.end(), std::make_move_iterator(preset.begin()), std::make_move_iterator(preset.end()));

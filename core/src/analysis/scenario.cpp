@@ -31,8 +31,8 @@ std::string readString(const Json& obj, const char* key, const std::string& wher
   return v->get<std::string>();
 }
 
-std::int64_t readInt(const Json& obj, const char* key, const std::string& where, std::int64_t fallback,
-                     std::int64_t lo, std::int64_t hi) {
+std::int64_t readInt(const Json& obj, const char* key, const std::string& where, std::int64_t fallback, std::int64_t lo,
+                     std::int64_t hi) {
   const Json* v = find(obj, key);
   if (!v) return fallback;
   if (!v->is_number_integer()) throwValueError(where + "." + key + " must be an integer");
@@ -91,7 +91,8 @@ const char* enumName(Enum value, const std::pair<const char*, Enum> (&names)[N])
   return names[0].first;
 }
 
-constexpr std::pair<const char*, Workload> kWorkloads[] = {{"training", Workload::Training}, {"serving", Workload::Serving}};
+constexpr std::pair<const char*, Workload> kWorkloads[] = {{"training", Workload::Training},
+                                                           {"serving", Workload::Serving}};
 constexpr std::pair<const char*, Optimizer> kOptimizers[] = {
     {"adamw", Optimizer::AdamW}, {"adafactor", Optimizer::Adafactor}, {"sgd-momentum", Optimizer::SgdMomentum}};
 constexpr std::pair<const char*, Recompute> kRecompute[] = {
@@ -136,7 +137,8 @@ MeshConfig readMesh(const Json& m) {
   MeshConfig mesh;
   if (const Json* axes = find(m, "axes")) {
     if (!axes->is_array()) throwValueError("mesh.axes must be a list of axis objects");
-    if (axes->size() > 64) throwValueError("mesh.axes has " + std::to_string(axes->size()) + " axes; at most 64 are supported");
+    if (axes->size() > 64)
+      throwValueError("mesh.axes has " + std::to_string(axes->size()) + " axes; at most 64 are supported");
     mesh.axes.clear();
     for (std::size_t i = 0; i < axes->size(); ++i) {
       const std::string where = "mesh.axes[" + std::to_string(i) + "]";
@@ -216,13 +218,15 @@ LinkOverrides readLinks(const Json& l) {
   static const char* const kKnown[] = {"ici_bandwidth", "ici_latency", "uplink_bandwidth", "uplink_latency", "twisted"};
   for (const auto& [key, value] : l.items())
     if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown))
-      throwValueError("links." + key + " is not a link setting (ici_bandwidth, ici_latency, uplink_bandwidth, uplink_latency, twisted)");
+      throwValueError("links." + key +
+                      " is not a link setting (ici_bandwidth, ici_latency, uplink_bandwidth, uplink_latency, twisted)");
   // Positive and finite; bandwidths up to 1e15 B/s, latencies up to an hour.
   const auto number = [&](const char* key, double limit) -> std::optional<double> {
     const Json* v = find(l, key);
     if (!v) return std::nullopt;
     if (!v->is_number() || !(v->get<double>() > 0) || v->get<double>() > limit)
-      throwValueError(std::string("links.") + key + " must be a positive number (at most " + dumpJson(Json(limit)) + ")");
+      throwValueError(std::string("links.") + key + " must be a positive number (at most " + dumpJson(Json(limit)) +
+                      ")");
     return v->get<double>();
   };
   o.ici_bandwidth = number("ici_bandwidth", 1e15);
@@ -328,20 +332,24 @@ Shape resolveIciShape(const MeshConfig& mesh, std::int64_t chipsPerSlice) {
     const auto& a = mesh.axes[i];
     if (!names.insert(a.name).second) throwValueError("axis name '" + a.name + "' is used twice");
     if (a.ici == -1) {
-      if (wildcard >= 0) throwValueError("only one axis may have size -1, but '" + mesh.axes[static_cast<std::size_t>(wildcard)].name + "' and '" + a.name + "' both do");
+      if (wildcard >= 0)
+        throwValueError("only one axis may have size -1, but '" + mesh.axes[static_cast<std::size_t>(wildcard)].name +
+                        "' and '" + a.name + "' both do");
       wildcard = static_cast<int>(i);
     } else if (a.ici < 1) {
       throwValueError("axis '" + a.name + "' has size " + std::to_string(a.ici) + "; sizes must be positive or -1");
     } else {
-      if (known > std::numeric_limits<std::int64_t>::max() / a.ici) throwValueError("the product of the mesh axis sizes overflows");
+      if (known > std::numeric_limits<std::int64_t>::max() / a.ici)
+        throwValueError("the product of the mesh axis sizes overflows");
       known *= a.ici;
     }
     shape.push_back(a.ici);
   }
   if (wildcard >= 0) {
     if (chipsPerSlice % known != 0)
-      throwValueError("axis '" + mesh.axes[static_cast<std::size_t>(wildcard)].name + "' is -1 but " + std::to_string(chipsPerSlice) +
-                      " devices are not divisible by the other axes' product " + std::to_string(known));
+      throwValueError("axis '" + mesh.axes[static_cast<std::size_t>(wildcard)].name + "' is -1 but " +
+                      std::to_string(chipsPerSlice) + " devices are not divisible by the other axes' product " +
+                      std::to_string(known));
     shape[static_cast<std::size_t>(wildcard)] = chipsPerSlice / known;
   }
   return shape;
@@ -349,7 +357,8 @@ Shape resolveIciShape(const MeshConfig& mesh, std::int64_t chipsPerSlice) {
 
 Scenario loadScenarioFile(const std::filesystem::path& file) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) throw Error(ErrorKind::IOError, "cannot open workspace '" + file.string() + "'");
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw Error(ErrorKind::IOError, "cannot open workspace '" + file.string() + "'");
   return scenarioFromJson(readJsonFile(file, "workspace '" + file.string() + "'"));
 }
 

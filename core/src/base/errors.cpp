@@ -5,12 +5,18 @@ namespace shardscope {
 
 std::string_view errorKindName(ErrorKind kind) {
   switch (kind) {
-  case ErrorKind::ValueError: return "ValueError";
-  case ErrorKind::NotImplementedError: return "NotImplementedError";
-  case ErrorKind::AssertionError: return "AssertionError";
-  case ErrorKind::TypeError: return "TypeError";
-  case ErrorKind::KeyError: return "KeyError";
-  case ErrorKind::IOError: return "OSError";
+  case ErrorKind::ValueError:
+    return "ValueError";
+  case ErrorKind::NotImplementedError:
+    return "NotImplementedError";
+  case ErrorKind::AssertionError:
+    return "AssertionError";
+  case ErrorKind::TypeError:
+    return "TypeError";
+  case ErrorKind::KeyError:
+    return "KeyError";
+  case ErrorKind::IOError:
+    return "OSError";
   }
   return "Error";
 }

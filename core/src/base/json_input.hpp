@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: reading the JSON files users give (workspaces, model files, rule files) (untrusted, possibly huge or hostile) and quoting
-// bad values in error messages. Parsing itself goes through parseJsonText (json_text.hpp), which
+// Internal: reading the JSON files users give (workspaces, model files, rule files) (untrusted, possibly huge or
+// hostile) and quoting bad values in error messages. Parsing itself goes through parseJsonText (json_text.hpp), which
 // bounds nesting depth: ordered_json copies nested values recursively when an object grows.
 #pragma once
 

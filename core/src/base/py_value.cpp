@@ -30,17 +30,24 @@ std::string strRepr(const std::string& s) {
   const char quote = useDouble ? '"' : '\'';
   std::string out(1, quote);
   for (unsigned char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == static_cast<unsigned char>(quote)) { out += '\\'; out += static_cast<char>(c); }
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == static_cast<unsigned char>(quote)) {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
     else if (c < 0x20 || c == 0x7f) {
       static const char* hex = "0123456789abcdef";
       out += "\\x";
       out += hex[c >> 4];
       out += hex[c & 15];
-    } else out += static_cast<char>(c);
+    } else
+      out += static_cast<char>(c);
   }
   out += quote;
   return out;
@@ -88,7 +95,8 @@ public:
 
 private:
   [[noreturn]] void fail(const char* what) const {
-    throwValueError("cannot read Python literal '" + std::string(text_) + "': " + what + " at position " + std::to_string(pos_));
+    throwValueError("cannot read Python literal '" + std::string(text_) + "': " + what + " at position " +
+                    std::to_string(pos_));
   }
   void skipSpace() {
     while (pos_ < text_.size() && isSpace(text_[pos_])) ++pos_;
@@ -130,7 +138,8 @@ private:
         ++pos_;
         sawComma = true;
         skipSpace();
-      } else break;
+      } else
+        break;
     }
     if (pos_ >= text_.size() || text_[pos_] != close) fail("unclosed bracket");
     ++pos_;
@@ -181,10 +190,15 @@ private:
     bool isFloat = false;
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
-      if (c >= '0' && c <= '9') ++pos_;
-      else if (c == '.' || c == 'e' || c == 'E') { isFloat = true; ++pos_; }
-      else if ((c == '-' || c == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E')) ++pos_;
-      else break;
+      if (c >= '0' && c <= '9')
+        ++pos_;
+      else if (c == '.' || c == 'e' || c == 'E') {
+        isFloat = true;
+        ++pos_;
+      } else if ((c == '-' || c == '+') && (text_[pos_ - 1] == 'e' || text_[pos_ - 1] == 'E'))
+        ++pos_;
+      else
+        break;
     }
     std::string token(text_.substr(start, pos_ - start));
     if (token.empty() || token == "-" || token == "+") fail("expected a value");
@@ -213,11 +227,16 @@ private:
 
 std::string pyRepr(const PyValue& v) {
   switch (v.kind) {
-  case PyValue::Kind::None: return "None";
-  case PyValue::Kind::Bool: return v.b ? "True" : "False";
-  case PyValue::Kind::Int: return v.s.empty() ? std::to_string(v.i) : v.s + "(" + std::to_string(v.i) + ")";
-  case PyValue::Kind::Float: return v.s.empty() ? floatRepr(v.f) : v.s + "(" + floatRepr(v.f) + ")";
-  case PyValue::Kind::Str: return strRepr(v.s);
+  case PyValue::Kind::None:
+    return "None";
+  case PyValue::Kind::Bool:
+    return v.b ? "True" : "False";
+  case PyValue::Kind::Int:
+    return v.s.empty() ? std::to_string(v.i) : v.s + "(" + std::to_string(v.i) + ")";
+  case PyValue::Kind::Float:
+    return v.s.empty() ? floatRepr(v.f) : v.s + "(" + floatRepr(v.f) + ")";
+  case PyValue::Kind::Str:
+    return strRepr(v.s);
   case PyValue::Kind::List:
   case PyValue::Kind::Tuple: {
     const bool tuple = v.kind == PyValue::Kind::Tuple;
@@ -236,16 +255,20 @@ std::string pyRepr(const PyValue& v) {
 
 std::optional<std::int64_t> pyInt(const PyValue& v) {
   switch (v.kind) {
-  case PyValue::Kind::Bool: return v.b ? 1 : 0;
-  case PyValue::Kind::Int: return v.i;
+  case PyValue::Kind::Bool:
+    return v.b ? 1 : 0;
+  case PyValue::Kind::Int:
+    return v.i;
   case PyValue::Kind::Float: {
     if (!std::isfinite(v.f)) return std::nullopt;
     const double t = std::trunc(v.f);
     if (t < -9.2e18 || t > 9.2e18) return std::nullopt;
     return static_cast<std::int64_t>(t);
   }
-  case PyValue::Kind::Str: return intFromString(v.s);
-  default: return std::nullopt;
+  case PyValue::Kind::Str:
+    return intFromString(v.s);
+  default:
+    return std::nullopt;
   }
 }
 
@@ -258,7 +281,8 @@ PyValue pyFromJson(const Json& value, std::string_view what) {
     v.kind = PyValue::Kind::Bool;
     v.b = value.get<bool>();
   } else if (value.is_number_integer()) {
-    if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    if (value.is_number_unsigned() &&
+        value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
       throwValueError("field '" + std::string(what) + "' holds an integer too large");
     v.kind = PyValue::Kind::Int;
     v.i = value.get<std::int64_t>();
@@ -291,12 +315,18 @@ std::string pythonStrRepr(std::string_view s) {
   const char q = (hasSingle && !hasDouble) ? '"' : '\'';
   std::string out(1, q);
   for (char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
-    else if (c == q) out += std::string("\\") + q;
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == q)
+      out += std::string("\\") + q;
+    else
+      out += c;
   }
   return out + q;
 }

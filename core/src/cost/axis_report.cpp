@@ -14,10 +14,13 @@ namespace shardscope {
 AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, bool keepGroups) {
   const Shape& shape = mesh.shape();
   if (axisIndex < 0 || static_cast<std::size_t>(axisIndex) >= shape.size())
-    throwValueError("axis_report: axis index " + std::to_string(axisIndex) + " outside the mesh's " + std::to_string(shape.size()) + " axes");
+    throwValueError("axis_report: axis index " + std::to_string(axisIndex) + " outside the mesh's " +
+                    std::to_string(shape.size()) + " axes");
   AxisReport r;
   r.axis_index = axisIndex;
-  r.axis = static_cast<std::size_t>(axisIndex) < mesh.axis_names.size() ? mesh.axis_names[static_cast<std::size_t>(axisIndex)] : std::string{};
+  r.axis = static_cast<std::size_t>(axisIndex) < mesh.axis_names.size()
+               ? mesh.axis_names[static_cast<std::size_t>(axisIndex)]
+               : std::string{};
   const std::int64_t p = shape[static_cast<std::size_t>(axisIndex)];
   std::int64_t outer = 1, inner = 1;
   for (int a = 0; a < axisIndex; ++a) outer *= shape[static_cast<std::size_t>(a)];
@@ -34,7 +37,8 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
       throwValueError("axis_report: mesh grid entry " + std::to_string(pos) + " is not a position in its device list");
     const auto& dev = mesh.devices[static_cast<std::size_t>(pos)];
     nodeOfCell[i] = graph.nodeOfDevice(dev.id);
-    if (nodeOfCell[i] < 0) throwValueError("axis_report: mesh device id " + std::to_string(dev.id) + " is not in the topology");
+    if (nodeOfCell[i] < 0)
+      throwValueError("axis_report: mesh device id " + std::to_string(dev.id) + " is not in the topology");
   }
 
   const auto& links = graph.links();
@@ -97,9 +101,15 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
           int distinct = 0;
           for (std::int64_t j = 0; j < p; ++j) {
             const int c = nodes[static_cast<std::size_t>(nodeOfCell[cellAt(j)])].coords[d];
-            if (!seenCoord[static_cast<std::size_t>(c)]) { seenCoord[static_cast<std::size_t>(c)] = 1; ++distinct; }
+            if (!seenCoord[static_cast<std::size_t>(c)]) {
+              seenCoord[static_cast<std::size_t>(c)] = 1;
+              ++distinct;
+            }
           }
-          if (distinct > 1) { ++axes; extentSum += distinct; }
+          if (distinct > 1) {
+            ++axes;
+            extentSum += distinct;
+          }
         }
         r.physical_axes = std::max(r.physical_axes, axes);
         r.physical_extent_sum = std::max(r.physical_extent_sum, extentSum);
@@ -139,7 +149,8 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
 
 std::vector<AxisReport> axisReports(const LinkGraph& graph, const Mesh& mesh, bool keepGroups) {
   std::vector<AxisReport> out;
-  for (std::size_t a = 0; a < mesh.shape().size(); ++a) out.push_back(axisReport(graph, mesh, static_cast<int>(a), keepGroups));
+  for (std::size_t a = 0; a < mesh.shape().size(); ++a)
+    out.push_back(axisReport(graph, mesh, static_cast<int>(a), keepGroups));
   return out;
 }
 

@@ -11,10 +11,14 @@ namespace shardscope {
 
 std::string_view collectiveName(Collective c) {
   switch (c) {
-  case Collective::AllGather: return "all_gather";
-  case Collective::ReduceScatter: return "reduce_scatter";
-  case Collective::AllReduce: return "all_reduce";
-  case Collective::AllToAll: return "all_to_all";
+  case Collective::AllGather:
+    return "all_gather";
+  case Collective::ReduceScatter:
+    return "reduce_scatter";
+  case Collective::AllReduce:
+    return "all_reduce";
+  case Collective::AllToAll:
+    return "all_to_all";
   }
   return "all_gather";
 }
@@ -75,7 +79,8 @@ FsdpCommCost fsdpCommCost(const AxisReport& report, double layerParamBytes, doub
   f.layer_reduce_scatter_seconds = rs.alpha_beta;
   f.bytes_received_per_device_all_gather = frac * layerParamBytes;
   f.bytes_sent_per_device_reduce_scatter = frac * layerGradBytes;
-  f.step_bytes_per_device = layers * (2 * f.bytes_received_per_device_all_gather + f.bytes_sent_per_device_reduce_scatter);
+  f.step_bytes_per_device =
+      layers * (2 * f.bytes_received_per_device_all_gather + f.bytes_sent_per_device_reduce_scatter);
   f.step_seconds = layers * (2 * ag.alpha_beta + rs.alpha_beta);
   f.step_seconds_tpu_form = layers * (2 * ag.tpu_form + rs.tpu_form);
   return f;

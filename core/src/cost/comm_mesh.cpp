@@ -13,7 +13,8 @@ PlacedMesh placeMesh(const LinkGraph& graph, const MeshAxes& axes) {
   PlacedMesh out;
   const auto& devices = graph.devices();
   const int slices = graph.platform() == Platform::Tpu ? graph.slices() : std::max(1, graph.spec().slices);
-  const std::string splitNote = "jax.make_mesh cannot place this mesh without splitting physical axes; placed with allow_split_physical_axes=True";
+  const std::string splitNote = "jax.make_mesh cannot place this mesh without splitting physical axes; placed with "
+                                "allow_split_physical_axes=True";
   auto needsSplit = [](const Error& e) { return e.kind() == ErrorKind::NotImplementedError; };
   if (slices <= 1) {
     MeshPlacement placement;
@@ -42,7 +43,8 @@ PlacedMesh placeMesh(const LinkGraph& graph, const MeshAxes& axes) {
       placed = true;
     }
   if (!placed)
-    throwValueError("mesh: no axis size is divisible by the " + std::to_string(slices) + " slices; give the grid explicitly");
+    throwValueError("mesh: no axis size is divisible by the " + std::to_string(slices) +
+                    " slices; give the grid explicitly");
   HybridPlacement hybrid;
   try {
     hybrid = createHybridDeviceMesh(ici, dcn, devices);
@@ -51,7 +53,8 @@ PlacedMesh placeMesh(const LinkGraph& graph, const MeshAxes& axes) {
     HybridMeshOptions options;
     options.allow_split_physical_axes = true;
     hybrid = createHybridDeviceMesh(ici, dcn, devices, options);
-    out.note = "create_hybrid_device_mesh cannot place this mesh without splitting physical axes; placed with allow_split_physical_axes=True";
+    out.note = "create_hybrid_device_mesh cannot place this mesh without splitting physical axes; placed with "
+               "allow_split_physical_axes=True";
   }
   out.mesh.devices = devices;
   out.mesh.grid = hybrid.grid;
@@ -65,7 +68,8 @@ PlacedMesh placeMesh(const LinkGraph& graph, const MeshAxes& axes) {
 PlacedMesh meshFromDeviceIds(const LinkGraph& graph, const MeshAxes& axes, const std::vector<std::int64_t>& ids) {
   const auto& devices = graph.devices();
   if (static_cast<std::int64_t>(ids.size()) != shapeSize(axes.sizes))
-    throwValueError("mesh grid holds " + std::to_string(ids.size()) + " device ids, the axis sizes need " + std::to_string(shapeSize(axes.sizes)));
+    throwValueError("mesh grid holds " + std::to_string(ids.size()) + " device ids, the axis sizes need " +
+                    std::to_string(shapeSize(axes.sizes)));
   std::unordered_map<std::int64_t, int> position;
   for (std::size_t i = 0; i < devices.size(); ++i) position.emplace(devices[i].id, static_cast<int>(i));
   std::unordered_set<std::int64_t> seen;

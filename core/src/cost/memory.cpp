@@ -102,8 +102,8 @@ double activationBytesPerLayer(const LayerActivationShape& s, Recompute recomput
   return (s.sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t)) + scores;
 }
 
-double kvCacheBytes(const ModelConfig& c, std::int64_t batch, std::int64_t context, double bytesPerElement, std::int64_t tensorDegree,
-                    std::int64_t seqDegree) {
+double kvCacheBytes(const ModelConfig& c, std::int64_t batch, std::int64_t context, double bytesPerElement,
+                    std::int64_t tensorDegree, std::int64_t seqDegree) {
   requirePositive(tensorDegree, "tensor_degree");
   requirePositive(seqDegree, "seq_degree");
   if (batch < 0 || context < 0) throwValueError("KV cache: batch and context must not be negative");
@@ -119,7 +119,8 @@ double kvCacheBytes(const ModelConfig& c, std::int64_t batch, std::int64_t conte
   return perToken * tokens * static_cast<double>(batch) * bytesPerElement;
 }
 
-MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, const Model& model, const MemoryOptions& o) {
+MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, const Model& model,
+                              const MemoryOptions& o) {
   requirePositive(o.micro_batch, "micro_batch");
   requirePositive(o.seq_len, "seq_len");
   requirePositive(o.batch_degree, "batch_degree");
@@ -139,14 +140,15 @@ MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, con
       out.activations = activationsFor(*model.config, o);
       activationBytes = out.activations.total();
     } else {
-      out.kv_cache_per_device = kvCacheBytes(*model.config, static_cast<std::int64_t>(ceilDiv(o.serve_batch, o.batch_degree)), o.context_len,
-                                             o.kv_bytes_per_element, o.tensor_degree, o.seq_degree);
+      out.kv_cache_per_device =
+          kvCacheBytes(*model.config, static_cast<std::int64_t>(ceilDiv(o.serve_batch, o.batch_degree)), o.context_len,
+                       o.kv_bytes_per_element, o.tensor_degree, o.seq_degree);
     }
     // Past the trained positions the estimate still holds, but the model would not work there.
     const std::int64_t length = training ? o.seq_len : o.context_len;
     if (model.config->max_positions > 0 && length > model.config->max_positions)
-      out.notes.push_back(std::string(training ? "seq_len " : "context_len ") + std::to_string(length) + " exceeds the model's " +
-                          std::to_string(model.config->max_positions) + " positions");
+      out.notes.push_back(std::string(training ? "seq_len " : "context_len ") + std::to_string(length) +
+                          " exceeds the model's " + std::to_string(model.config->max_positions) + " positions");
   } else {
     out.notes.push_back(std::string("model '") + model.name + "' has no architecture config: " +
                         (training ? "activations" : "the KV cache") + " not estimated");
@@ -167,9 +169,15 @@ MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, con
       b.grads = d.grad_elements.value_or(d.param_elements) * gradBpe;
       if (o.master_weights_fp32) b.master_weights = 4 * optElements;
       switch (o.optimizer) {
-      case Optimizer::AdamW: b.optimizer = 8 * optElements; break;   // fp32 m and v
-      case Optimizer::SgdMomentum: b.optimizer = 4 * optElements; break; // fp32 momentum
-      case Optimizer::Adafactor: b.optimizer = 4 * d.adafactor_elements.value_or(optElements * ratio); break;
+      case Optimizer::AdamW:
+        b.optimizer = 8 * optElements;
+        break; // fp32 m and v
+      case Optimizer::SgdMomentum:
+        b.optimizer = 4 * optElements;
+        break; // fp32 momentum
+      case Optimizer::Adafactor:
+        b.optimizer = 4 * d.adafactor_elements.value_or(optElements * ratio);
+        break;
       }
       b.activations = activationBytes;
     } else {

@@ -62,7 +62,8 @@ Json evalRequest(const Json& request) {
   try {
     if (!request.is_object()) return failure("ValueError", "request must be a JSON object");
     auto opIt = request.find("op");
-    if (opIt == request.end() || !opIt->is_string()) return failure("ValueError", "missing field 'op' (a string naming the operation)");
+    if (opIt == request.end() || !opIt->is_string())
+      return failure("ValueError", "missing field 'op' (a string naming the operation)");
     const auto& ops = eval::evalOps();
     auto found = ops.find(opIt->get<std::string>());
     if (found == ops.end()) {

@@ -35,7 +35,8 @@ std::array<int, 3> dims3(const Json& value, const char* what) {
   if (s.empty() || s.size() > 3) throwValueError(std::string("field '") + what + "' must list 1 to 3 integers");
   std::array<int, 3> out{1, 1, 1};
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] < 0 || s[i] > kMaxTopologyDevices) throwValueError(std::string("field '") + what + "' has an out-of-range entry");
+    if (s[i] < 0 || s[i] > kMaxTopologyDevices)
+      throwValueError(std::string("field '") + what + "' has an out-of-range entry");
     out[i] = static_cast<int>(s[i]);
   }
   return out;
@@ -45,14 +46,17 @@ std::array<int, 3> dims3(const Json& value, const char* what) {
 TopologySpec parseTopologyField(const Json& request) {
   const Json& t = requireField(request, "topology");
   if (t.is_string()) return parseTopology(t.get<std::string>());
-  if (!t.is_object()) throwValueError("field 'topology' must be a string like \"v4:4x4x8\" or an object with 'chip' and 'shape'");
+  if (!t.is_object())
+    throwValueError("field 'topology' must be a string like \"v4:4x4x8\" or an object with 'chip' and 'shape'");
   TopologySpec spec;
   spec.chip = stringField(t, "chip");
   if (!findChip(spec.chip)) throwValueError("field 'topology.chip': unknown chip '" + spec.chip + "'");
   spec.chip = findChip(spec.chip)->key;
   spec.shape = dims3(requireField(t, "shape"), "topology.shape");
-  if (t.contains("slices")) spec.slices = static_cast<int>(std::clamp<std::int64_t>(intField(t, "slices"), -1, kMaxTopologyDevices));
-  if (t.contains("cores_per_chip")) spec.cores_per_chip = static_cast<int>(std::clamp<std::int64_t>(intField(t, "cores_per_chip"), -1, 64));
+  if (t.contains("slices"))
+    spec.slices = static_cast<int>(std::clamp<std::int64_t>(intField(t, "slices"), -1, kMaxTopologyDevices));
+  if (t.contains("cores_per_chip"))
+    spec.cores_per_chip = static_cast<int>(std::clamp<std::int64_t>(intField(t, "cores_per_chip"), -1, 64));
   if (t.contains("host_block")) spec.host_block = dims3(t.at("host_block"), "topology.host_block");
   spec.interleaved_gpu_ids = boolField(t, "interleaved_gpu_ids", false);
   return spec;
@@ -65,7 +69,8 @@ LinkParams parseLinkParams(const Json& request, const TopologySpec& spec) {
   if (it == request.end() || it->is_null()) return p;
   const Json& o = *it;
   if (!o.is_object()) throwValueError("field 'link_params' must be an object");
-  static const std::set<std::string> known{"ici_bandwidth", "ici_latency", "uplink_bandwidth", "uplink_latency", "wrap", "twisted", "nvlink_domain"};
+  static const std::set<std::string> known{"ici_bandwidth", "ici_latency", "uplink_bandwidth", "uplink_latency",
+                                           "wrap",          "twisted",     "nvlink_domain"};
   for (const auto& [key, value] : o.items())
     if (!known.count(key)) throwValueError("field 'link_params' has unknown key '" + key + "'");
   if (o.contains("ici_bandwidth")) p.ici_bandwidth = numberField(o, "ici_bandwidth", "link_params");
@@ -74,7 +79,8 @@ LinkParams parseLinkParams(const Json& request, const TopologySpec& spec) {
   if (o.contains("uplink_latency")) p.uplink_latency = numberField(o, "uplink_latency", "link_params");
   if (present(o, "wrap")) {
     const Json& w = o.at("wrap");
-    if (!w.is_array() || w.empty() || w.size() > 3) throwValueError("field 'link_params.wrap' must list 1 to 3 booleans");
+    if (!w.is_array() || w.empty() || w.size() > 3)
+      throwValueError("field 'link_params.wrap' must list 1 to 3 booleans");
     std::array<bool, 3> wrap{false, false, false};
     for (std::size_t i = 0; i < w.size(); ++i) {
       if (!w[i].is_boolean()) throwValueError("field 'link_params.wrap' must list booleans");
@@ -83,7 +89,8 @@ LinkParams parseLinkParams(const Json& request, const TopologySpec& spec) {
     p.wrap = wrap;
   }
   p.twisted = boolField(o, "twisted", false);
-  if (o.contains("nvlink_domain")) p.nvlink_domain = static_cast<int>(std::clamp<std::int64_t>(intField(o, "nvlink_domain"), -1, 1 << 20));
+  if (o.contains("nvlink_domain"))
+    p.nvlink_domain = static_cast<int>(std::clamp<std::int64_t>(intField(o, "nvlink_domain"), -1, 1 << 20));
   if (p.nvlink_domain < 0) throwValueError("field 'link_params.nvlink_domain' must be >= 0");
   return p;
 }
@@ -137,13 +144,16 @@ Json evalHops(const Json& request, EvalContext&) {
   const auto g = graphFor(request);
   const Json& pairs = requireField(request, "pairs");
   if (!pairs.is_array()) throwValueError("field 'pairs' must be a list of [device_id, device_id]");
-  if (pairs.size() > kMaxPairs) throwValueError("field 'pairs' holds more than " + std::to_string(kMaxPairs) + " pairs");
+  if (pairs.size() > kMaxPairs)
+    throwValueError("field 'pairs' holds more than " + std::to_string(kMaxPairs) + " pairs");
   Json hops = Json::array();
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const Shape ab = intList(pairs[i], "pairs[]");
     if (ab.size() != 2) throwValueError("field 'pairs[" + std::to_string(i) + "]' must hold two device ids");
     const int a = g->nodeOfDevice(ab[0]), b = g->nodeOfDevice(ab[1]);
-    if (a < 0 || b < 0) throwValueError("field 'pairs[" + std::to_string(i) + "]': device id " + std::to_string(a < 0 ? ab[0] : ab[1]) + " is not in the topology");
+    if (a < 0 || b < 0)
+      throwValueError("field 'pairs[" + std::to_string(i) + "]': device id " + std::to_string(a < 0 ? ab[0] : ab[1]) +
+                      " is not in the topology");
     hops.push_back(g->hops(a, b));
   }
   return {{"hops", hops}};
@@ -160,9 +170,11 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
   } else if (m.is_object()) {
     axes.names = stringList(requireField(m, "axis_names"), "mesh.axis_names");
     axes.sizes = intList(requireField(m, "axis_sizes"), "mesh.axis_sizes");
-    if (axes.names.size() != axes.sizes.size()) throwValueError("field 'mesh': axis_names and axis_sizes differ in length");
+    if (axes.names.size() != axes.sizes.size())
+      throwValueError("field 'mesh': axis_names and axis_sizes differ in length");
     std::string text;
-    for (std::size_t i = 0; i < axes.names.size(); ++i) text += (i ? "," : "") + axes.names[i] + ":" + std::to_string(axes.sizes[i]);
+    for (std::size_t i = 0; i < axes.names.size(); ++i)
+      text += (i ? "," : "") + axes.names[i] + ":" + std::to_string(axes.sizes[i]);
     axes = parseMeshAxes(text, deviceCount); // same validation as the text form, -1 allowed
   } else {
     throwValueError("field 'mesh' must be a string like \"fsdp:-1,tp:4\" or an object with axis_names and axis_sizes");
@@ -192,7 +204,8 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
   }
   const Json* fsdp = nullptr;
   if (auto it = request.find("fsdp"); it != request.end() && !it->is_null()) {
-    if (!it->is_object()) throwValueError("field 'fsdp' must be an object with layer_param_bytes, layer_grad_bytes, layers");
+    if (!it->is_object())
+      throwValueError("field 'fsdp' must be an object with layer_param_bytes, layer_grad_bytes, layers");
     fsdp = &*it;
   }
 
@@ -220,7 +233,8 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
     if (bytes) j["collectives"] = collectivesJson(r, *bytes);
     if (fsdp) {
       const double paramBytes = numberField(*fsdp, "layer_param_bytes", "fsdp");
-      const double gradBytes = fsdp->contains("layer_grad_bytes") ? numberField(*fsdp, "layer_grad_bytes", "fsdp") : paramBytes;
+      const double gradBytes =
+          fsdp->contains("layer_grad_bytes") ? numberField(*fsdp, "layer_grad_bytes", "fsdp") : paramBytes;
       const auto layers = fsdp->contains("layers") ? intField(*fsdp, "layers") : 1;
       if (layers < 0 || layers > 1'000'000) throwValueError("field 'fsdp.layers' must be between 0 and 1000000");
       const auto f = fsdpCommCost(r, paramBytes, gradBytes, static_cast<int>(layers));
@@ -235,8 +249,13 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
     if (!r.groups.empty()) {
       Json groups = Json::array();
       for (const auto& grp : r.groups)
-        groups.push_back({{"device_ids", grp.device_ids}, {"hops", grp.hops}, {"ring_closed", grp.ring_closed}, {"max_hops", grp.max_hops},
-                          {"mean_hops", grp.mean_hops}, {"crosses_hosts", grp.crosses_hosts}, {"crosses_slices", grp.crosses_slices}});
+        groups.push_back({{"device_ids", grp.device_ids},
+                          {"hops", grp.hops},
+                          {"ring_closed", grp.ring_closed},
+                          {"max_hops", grp.max_hops},
+                          {"mean_hops", grp.mean_hops},
+                          {"crosses_hosts", grp.crosses_hosts},
+                          {"crosses_slices", grp.crosses_slices}});
       j["groups"] = std::move(groups);
     }
     axesOut.push_back(std::move(j));

@@ -7,9 +7,12 @@ namespace shardscope {
 
 std::string_view platformName(Platform platform) {
   switch (platform) {
-  case Platform::Tpu: return "tpu";
-  case Platform::Gpu: return "gpu";
-  case Platform::Cpu: return "cpu";
+  case Platform::Tpu:
+    return "tpu";
+  case Platform::Gpu:
+    return "gpu";
+  case Platform::Cpu:
+    return "cpu";
   }
   return "cpu";
 }
@@ -24,9 +27,15 @@ std::optional<Platform> parsePlatform(std::string_view text) {
 std::string describeDevice(const Device& d) {
   std::ostringstream out;
   switch (d.platform) {
-  case Platform::Tpu: out << "TpuDevice"; break;
-  case Platform::Gpu: out << "GpuDevice"; break;
-  case Platform::Cpu: out << "CpuDevice"; break;
+  case Platform::Tpu:
+    out << "TpuDevice";
+    break;
+  case Platform::Gpu:
+    out << "GpuDevice";
+    break;
+  case Platform::Cpu:
+    out << "CpuDevice";
+    break;
   }
   out << "(id=" << d.id << ", process_index=" << d.process_index;
   if (d.coords) out << ", coords=(" << (*d.coords)[0] << "," << (*d.coords)[1] << "," << (*d.coords)[2] << ")";

@@ -20,10 +20,14 @@ namespace shardscope {
 
 std::string_view linkClassName(LinkClass linkClass) {
   switch (linkClass) {
-  case LinkClass::Ici: return "ici";
-  case LinkClass::NvLink: return "nvlink";
-  case LinkClass::Dcn: return "dcn";
-  case LinkClass::Network: return "network";
+  case LinkClass::Ici:
+    return "ici";
+  case LinkClass::NvLink:
+    return "nvlink";
+  case LinkClass::Dcn:
+    return "dcn";
+  case LinkClass::Network:
+    return "network";
   }
   return "ici";
 }
@@ -51,7 +55,8 @@ std::array<bool, 3> defaultWrap(const ChipSpec& chip, const std::array<int, 3>& 
     for (int d = 0; d < 3; ++d) wrap[static_cast<std::size_t>(d)] = dims[static_cast<std::size_t>(d)] == 16;
     break;
   case WrapRule::Never:
-  case WrapRule::Switch: break;
+  case WrapRule::Switch:
+    break;
   }
   return wrap;
 }
@@ -81,10 +86,10 @@ public:
     for (std::size_t i = 0; i < n; ++i) pred[i] = i;
     auto distMap = boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, graph));
     auto predMap = boost::make_iterator_property_map(pred.begin(), boost::get(boost::vertex_index, graph));
-    boost::breadth_first_search(
-        graph, static_cast<BoostGraph::vertex_descriptor>(source),
-        boost::visitor(boost::make_bfs_visitor(std::make_pair(boost::record_distances(distMap, boost::on_tree_edge()),
-                                                              boost::record_predecessors(predMap, boost::on_tree_edge())))));
+    boost::breadth_first_search(graph, static_cast<BoostGraph::vertex_descriptor>(source),
+                                boost::visitor(boost::make_bfs_visitor(
+                                    std::make_pair(boost::record_distances(distMap, boost::on_tree_edge()),
+                                                   boost::record_predecessors(predMap, boost::on_tree_edge())))));
     if (parent) {
       parent->resize(n);
       for (std::size_t i = 0; i < n; ++i) (*parent)[i] = static_cast<int>(pred[i]);
@@ -111,7 +116,8 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
   platform_ = chip.platform;
   if (params.ici_bandwidth <= 0 || params.uplink_bandwidth <= 0)
     throwValueError("link graph: link bandwidths must be positive");
-  if (params.ici_latency < 0 || params.uplink_latency < 0) throwValueError("link graph: link latencies must not be negative");
+  if (params.ici_latency < 0 || params.uplink_latency < 0)
+    throwValueError("link graph: link latencies must not be negative");
   if (devices.empty()) throwValueError("link graph: no devices");
 
   auto addLink = [&](int a, int b, LinkClass cls, bool wrap, double bw, double lat, int dim = -1) {
@@ -128,18 +134,21 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
     wrap_ = params.wrap ? *params.wrap : defaultWrap(chip, dims_);
     if (params.twisted) {
       if (!twistableShape(dims_)) throwValueError("link graph: a twisted torus needs a k x k x 2k slice");
-      if (!(wrap_[0] && wrap_[1] && wrap_[2])) throwValueError("link graph: a twisted torus needs wraparound on every axis");
+      if (!(wrap_[0] && wrap_[1] && wrap_[2]))
+        throwValueError("link graph: a twisted torus needs wraparound on every axis");
       twisted_ = true;
     }
     const int X = dims_[0], Y = dims_[1], Z = dims_[2];
     const std::int64_t perSlice = std::int64_t{X} * Y * Z;
     const std::int64_t total = perSlice * slices_;
-    if (total > kMaxTopologyDevices) throwValueError("link graph: more than " + std::to_string(kMaxTopologyDevices) + " chips");
+    if (total > kMaxTopologyDevices)
+      throwValueError("link graph: more than " + std::to_string(kMaxTopologyDevices) + " chips");
     nodes_.resize(static_cast<std::size_t>(total));
     for (std::int64_t n = 0; n < total; ++n) {
       auto& node = nodes_[static_cast<std::size_t>(n)];
       const std::int64_t local = n % perSlice;
-      node.coords = {static_cast<int>(local % X), static_cast<int>(local / X % Y), static_cast<int>(local / (std::int64_t{X} * Y))};
+      node.coords = {static_cast<int>(local % X), static_cast<int>(local / X % Y),
+                     static_cast<int>(local / (std::int64_t{X} * Y))};
       node.slice = static_cast<int>(n / perSlice);
       node.host = -1;
     }
@@ -149,11 +158,16 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
       const int s = d.slice_index.value_or(0);
       for (int a = 0; a < 3; ++a)
         if (c[static_cast<std::size_t>(a)] < 0 || c[static_cast<std::size_t>(a)] >= dims_[static_cast<std::size_t>(a)])
-          throwValueError("link graph: device " + describeDevice(d) + " lies outside the " + formatTopology(spec) + " slice");
-      if (s < 0 || s >= slices_) throwValueError("link graph: device " + describeDevice(d) + " has a slice index outside 0.." + std::to_string(slices_ - 1));
+          throwValueError("link graph: device " + describeDevice(d) + " lies outside the " + formatTopology(spec) +
+                          " slice");
+      if (s < 0 || s >= slices_)
+        throwValueError("link graph: device " + describeDevice(d) + " has a slice index outside 0.." +
+                        std::to_string(slices_ - 1));
       const int node = static_cast<int>(s * perSlice + c[0] + std::int64_t{X} * (c[1] + std::int64_t{Y} * c[2]));
-      if (nodes_[static_cast<std::size_t>(node)].host < 0) nodes_[static_cast<std::size_t>(node)].host = d.process_index;
-      if (!impl_->nodeOfId.emplace(d.id, node).second) throwValueError("link graph: device id " + std::to_string(d.id) + " appears twice");
+      if (nodes_[static_cast<std::size_t>(node)].host < 0)
+        nodes_[static_cast<std::size_t>(node)].host = d.process_index;
+      if (!impl_->nodeOfId.emplace(d.id, node).second)
+        throwValueError("link graph: device id " + std::to_string(d.id) + " appears twice");
     }
     // The long axis of a twisted shape, and the offset its wrap links add.
     int longAxis = 0;
@@ -191,7 +205,8 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
           continue;
         }
         const int to = static_cast<int>(base + c[0] + std::int64_t{X} * (c[1] + std::int64_t{Y} * c[2]));
-        const int id = addLink(static_cast<int>(n), to, LinkClass::Ici, isWrap, params.ici_bandwidth, params.ici_latency, a);
+        const int id =
+            addLink(static_cast<int>(n), to, LinkClass::Ici, isWrap, params.ici_bandwidth, params.ici_latency, a);
         plusLink_[n * 3 + ua] = id;
         minusLink_[static_cast<std::size_t>(to) * 3 + ua] = id;
       }
@@ -199,17 +214,21 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
   } else {
     // GPUs (and CPUs): one node per device in list order, all-to-all inside each switch domain.
     int domain = params.nvlink_domain > 0 ? params.nvlink_domain : std::max(1, chip.host_block[0]);
-    if (domain > kMaxNvlinkDomain) throwValueError("link graph: nvlink_domain must be at most " + std::to_string(kMaxNvlinkDomain));
+    if (domain > kMaxNvlinkDomain)
+      throwValueError("link graph: nvlink_domain must be at most " + std::to_string(kMaxNvlinkDomain));
     // CPU devices share one host's memory: one all-to-all domain unless told otherwise.
-    if (platform_ == Platform::Cpu && params.nvlink_domain <= 0) domain = static_cast<int>(std::min<std::size_t>(devices.size(), kMaxNvlinkDomain));
+    if (platform_ == Platform::Cpu && params.nvlink_domain <= 0)
+      domain = static_cast<int>(std::min<std::size_t>(devices.size(), kMaxNvlinkDomain));
     domain = std::min<int>(domain, static_cast<int>(devices.size()));
     // All-to-all costs domain^2/2 links per domain: bound the total before allocating.
     const double allToAll = static_cast<double>(devices.size()) * (domain - 1) / 2.0;
     if (allToAll > kMaxSwitchLinks)
-      throwValueError("link graph: " + std::to_string(devices.size()) + " GPUs in all-to-all domains of " + std::to_string(domain) +
-                      " need more than " + std::to_string(kMaxSwitchLinks) + " links; lower link_params.nvlink_domain");
+      throwValueError("link graph: " + std::to_string(devices.size()) + " GPUs in all-to-all domains of " +
+                      std::to_string(domain) + " need more than " + std::to_string(kMaxSwitchLinks) +
+                      " links; lower link_params.nvlink_domain");
     dims_ = {domain, 1, 1};
-    slices_ = static_cast<int>((devices.size() + static_cast<std::size_t>(domain) - 1) / static_cast<std::size_t>(domain));
+    slices_ =
+        static_cast<int>((devices.size() + static_cast<std::size_t>(domain) - 1) / static_cast<std::size_t>(domain));
     nodes_.resize(devices.size());
     for (std::size_t i = 0; i < devices.size(); ++i) {
       nodes_[i].coords = {static_cast<int>(i % static_cast<std::size_t>(domain)), 0, 0};
@@ -223,7 +242,8 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
       const int first = s * domain;
       const int last = std::min<int>(first + domain, static_cast<int>(nodes_.size()));
       for (int i = first; i < last; ++i)
-        for (int j = i + 1; j < last; ++j) addLink(i, j, LinkClass::NvLink, false, params.ici_bandwidth, params.ici_latency);
+        for (int j = i + 1; j < last; ++j)
+          addLink(i, j, LinkClass::NvLink, false, params.ici_bandwidth, params.ici_latency);
     }
   }
   localLinks_ = links_.size();
@@ -238,7 +258,8 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
 
   impl_->graph = BoostGraph(nodes_.size());
   for (std::size_t id = 0; id < localLinks_; ++id)
-    boost::add_edge(static_cast<std::size_t>(links_[id].a), static_cast<std::size_t>(links_[id].b), static_cast<int>(id), impl_->graph);
+    boost::add_edge(static_cast<std::size_t>(links_[id].a), static_cast<std::size_t>(links_[id].b),
+                    static_cast<int>(id), impl_->graph);
 
   // Diameter inside one slice/domain.
   if (platform_ != Platform::Tpu) {
@@ -345,7 +366,8 @@ void LinkGraph::route(int a, int b, std::vector<std::pair<int, int>>& out) const
     // The tree path 0 -> (b - a), replayed step by step from a.
     thread_local std::vector<int> steps;
     steps.clear();
-    for (int v = twistedOffset(a, b); v != 0; v = twistParent_[static_cast<std::size_t>(v)]) steps.push_back(twistStep_[static_cast<std::size_t>(v)]);
+    for (int v = twistedOffset(a, b); v != 0; v = twistParent_[static_cast<std::size_t>(v)])
+      steps.push_back(twistStep_[static_cast<std::size_t>(v)]);
     int cur = a;
     for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
       const auto d = static_cast<std::size_t>(*it / 2);
@@ -410,7 +432,8 @@ std::shared_ptr<const LinkGraph> cachedLinkGraph(const TopologySpec& spec, const
     std::lock_guard lock(mutex);
     for (std::size_t i = 0; i < cache.size(); ++i)
       if (cache[i].spec == spec && cache[i].params == params) {
-        std::rotate(cache.begin(), cache.begin() + static_cast<std::ptrdiff_t>(i), cache.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+        std::rotate(cache.begin(), cache.begin() + static_cast<std::ptrdiff_t>(i),
+                    cache.begin() + static_cast<std::ptrdiff_t>(i) + 1);
         return cache.front().graph;
       }
   }

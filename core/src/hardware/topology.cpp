@@ -22,7 +22,8 @@ int parsePositive(std::string_view text, std::string_view what, std::string_view
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (text.empty() || ec != std::errc() || ptr != end || value <= 0 || value > kMaxTopologyDevices)
-    throwValueError("topology " + quoted(whole) + ": " + std::string(what) + " must be a positive integer, got " + quoted(text));
+    throwValueError("topology " + quoted(whole) + ": " + std::string(what) + " must be a positive integer, got " +
+                    quoted(text));
   return value;
 }
 
@@ -67,7 +68,8 @@ std::string dimsText(std::initializer_list<int> dims) {
 
 void checkDeviceCount(std::int64_t n) {
   if (n > kMaxTopologyDevices)
-    throwValueError("topology has " + std::to_string(n) + " devices, more than the supported " + std::to_string(kMaxTopologyDevices));
+    throwValueError("topology has " + std::to_string(n) + " devices, more than the supported " +
+                    std::to_string(kMaxTopologyDevices));
 }
 
 DeviceList makeTpuDevices(const TopologySpec& spec, const ChipSpec& chip) {
@@ -75,13 +77,15 @@ DeviceList makeTpuDevices(const TopologySpec& spec, const ChipSpec& chip) {
   std::array<int, 3> dims = spec.shape, block{};
   static const char* axisName[] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a) {
-    if (dims[a] <= 0) throwValueError(std::string("topology: chips along ") + axisName[a] + " must be positive, got " + std::to_string(dims[a]));
+    if (dims[a] <= 0)
+      throwValueError(std::string("topology: chips along ") + axisName[a] + " must be positive, got " +
+                      std::to_string(dims[a]));
     const int requested = spec.host_block[a] > 0 ? spec.host_block[a] : chip.host_block[a];
     // A host never spans more than the slice: a 1x2x1 slice has 1x2x1 hosts (as mock_tpu_devices).
     block[a] = std::min(dims[a], std::max(1, requested));
     if (dims[a] % block[a] != 0)
-      throwValueError(std::string("topology: host block ") + dimsText({block[0], block[1], block[2]}) + " does not divide the slice " +
-                      dimsText({dims[0], dims[1], dims[2]}) + " along " + axisName[a]);
+      throwValueError(std::string("topology: host block ") + dimsText({block[0], block[1], block[2]}) +
+                      " does not divide the slice " + dimsText({dims[0], dims[1], dims[2]}) + " along " + axisName[a]);
   }
   if (cores <= 0) throwValueError("topology: cores per chip must be positive, got " + std::to_string(cores));
   if (spec.slices <= 0) throwValueError("topology: slices must be positive, got " + std::to_string(spec.slices));
@@ -108,7 +112,9 @@ DeviceList makeTpuDevices(const TopologySpec& spec, const ChipSpec& chip) {
                   d.core_on_chip = c;
                   d.process_index = xp + nxp * (yp + nyp * (zp + nzp * s));
                   d.slice_index = s;
-                  d.id = c + std::int64_t{cores} * (x + std::int64_t{dims[0]} * (y + std::int64_t{dims[1]} * (z + std::int64_t{dims[2]} * s)));
+                  d.id =
+                      c + std::int64_t{cores} * (x + std::int64_t{dims[0]} *
+                                                         (y + std::int64_t{dims[1]} * (z + std::int64_t{dims[2]} * s)));
                   out.push_back(std::move(d));
                 }
   return out;
@@ -117,7 +123,8 @@ DeviceList makeTpuDevices(const TopologySpec& spec, const ChipSpec& chip) {
 DeviceList makeHostDevices(const TopologySpec& spec, const ChipSpec& chip) {
   const int hosts = spec.shape[0], perHost = spec.shape[1];
   if (hosts <= 0 || perHost <= 0 || spec.shape[2] != 1)
-    throwValueError("topology: a GPU/CPU topology is hosts x devices per host, got " + dimsText({spec.shape[0], spec.shape[1], spec.shape[2]}));
+    throwValueError("topology: a GPU/CPU topology is hosts x devices per host, got " +
+                    dimsText({spec.shape[0], spec.shape[1], spec.shape[2]}));
   if (spec.slices <= 0) throwValueError("topology: slices must be positive, got " + std::to_string(spec.slices));
   const std::int64_t processes = std::int64_t{hosts} * spec.slices;
   const std::int64_t total = processes * perHost;
@@ -149,7 +156,8 @@ DeviceList makeDevices(const TopologySpec& spec) {
 TopologySpec parseTopology(std::string_view text) {
   const auto parts = split(text, ':');
   if (parts.size() < 2 || parts[0].empty())
-    throwValueError("topology " + quoted(text) + " must look like CHIP:DIMS[:OPTION...], e.g. v5p:16x20x28 or h100:32x8");
+    throwValueError("topology " + quoted(text) +
+                    " must look like CHIP:DIMS[:OPTION...], e.g. v5p:16x20x28 or h100:32x8");
   const ChipSpec& chip = requireChip(parts[0]);
   TopologySpec spec;
   spec.chip = chip.key;
@@ -164,11 +172,13 @@ TopologySpec parseTopology(std::string_view text) {
       // A bare count: GPUs come in hosts of the chip's usual size once there are more than one
       // host's worth; CPUs are one process.
       const int perHost = chip.platform == Platform::Gpu ? std::max(1, chip.host_block[0]) : dims[0];
-      if (dims[0] <= perHost) spec.shape = {1, dims[0], 1};
-      else if (dims[0] % perHost == 0) spec.shape = {dims[0] / perHost, perHost, 1};
+      if (dims[0] <= perHost)
+        spec.shape = {1, dims[0], 1};
+      else if (dims[0] % perHost == 0)
+        spec.shape = {dims[0] / perHost, perHost, 1};
       else
-        throwValueError("topology " + quoted(text) + ": " + std::to_string(dims[0]) + " GPUs do not fill hosts of " + std::to_string(perHost) +
-                        "; write HOSTSxGPUS");
+        throwValueError("topology " + quoted(text) + ": " + std::to_string(dims[0]) + " GPUs do not fill hosts of " +
+                        std::to_string(perHost) + "; write HOSTSxGPUS");
     }
   }
   for (std::size_t i = 2; i < parts.size(); ++i) {
@@ -177,14 +187,17 @@ TopologySpec parseTopology(std::string_view text) {
     const auto name = option.substr(0, eq);
     const auto value = eq == std::string_view::npos ? std::string_view{} : option.substr(eq + 1);
     if (name == "interleaved" && eq == std::string_view::npos) {
-      if (chip.platform != Platform::Gpu) throwValueError("topology " + quoted(text) + ": 'interleaved' applies to GPUs only");
+      if (chip.platform != Platform::Gpu)
+        throwValueError("topology " + quoted(text) + ": 'interleaved' applies to GPUs only");
       spec.interleaved_gpu_ids = true;
     } else if (eq == std::string_view::npos) {
-      throwValueError("topology " + quoted(text) + ": option " + quoted(option) + " must be NAME=VALUE (slices, cores, host, kind) or 'interleaved'");
+      throwValueError("topology " + quoted(text) + ": option " + quoted(option) +
+                      " must be NAME=VALUE (slices, cores, host, kind) or 'interleaved'");
     } else if (name == "slices") {
       spec.slices = parsePositive(value, "slices", text);
     } else if (name == "cores") {
-      if (chip.platform != Platform::Tpu) throwValueError("topology " + quoted(text) + ": 'cores' applies to TPUs only");
+      if (chip.platform != Platform::Tpu)
+        throwValueError("topology " + quoted(text) + ": 'cores' applies to TPUs only");
       spec.cores_per_chip = parsePositive(value, "cores", text);
     } else if (name == "host") {
       if (chip.platform != Platform::Tpu) throwValueError("topology " + quoted(text) + ": 'host' applies to TPUs only");
@@ -194,7 +207,8 @@ TopologySpec parseTopology(std::string_view text) {
       if (value.empty()) throwValueError("topology " + quoted(text) + ": 'kind' needs a device kind name");
       spec.device_kind_override = std::string(value);
     } else {
-      throwValueError("topology " + quoted(text) + ": unknown option " + quoted(name) + " (known: slices, cores, host, kind, interleaved)");
+      throwValueError("topology " + quoted(text) + ": unknown option " + quoted(name) +
+                      " (known: slices, cores, host, kind, interleaved)");
     }
   }
   return spec;
@@ -205,8 +219,10 @@ std::string formatTopology(const TopologySpec& spec) {
   const Platform platform = chip ? chip->platform : Platform::Tpu;
   std::string out = (chip ? chip->key : spec.chip) + ":";
   const auto& s = spec.shape;
-  if (platform == Platform::Tpu) out += s[2] != 1 ? dimsText({s[0], s[1], s[2]}) : s[1] != 1 ? dimsText({s[0], s[1]}) : dimsText({s[0]});
-  else out += dimsText({s[0], s[1]});
+  if (platform == Platform::Tpu)
+    out += s[2] != 1 ? dimsText({s[0], s[1], s[2]}) : s[1] != 1 ? dimsText({s[0], s[1]}) : dimsText({s[0]});
+  else
+    out += dimsText({s[0], s[1]});
   if (spec.slices != 1) out += ":slices=" + std::to_string(spec.slices);
   if (spec.cores_per_chip != 0) out += ":cores=" + std::to_string(spec.cores_per_chip);
   if (spec.host_block != std::array<int, 3>{0, 0, 0})

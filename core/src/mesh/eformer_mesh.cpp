@@ -90,13 +90,13 @@ std::string shapeChangeWarning(const EformerMesh& out, const std::optional<Shape
                      shapeRepr(out.requested_shape) + ": eformer gives each of the " + granules + " a " +
                      shapeRepr(out.granule_shape) + " block of its own choosing (" +
                      (byProcess ? "splitting the leftmost axes" : "dividing the first axis the slice count divides") +
-                     ") and lays the " +
-                     granules + " out by the DCN shape " + shapeRepr(out.dcn_shape);
+                     ") and lays the " + granules + " out by the DCN shape " + shapeRepr(out.dcn_shape);
   if (userDcn) {
     text += " from dcn_mesh_dims " + shapeRepr(*userDcn);
     if (userDcn->size() != out.requested_shape.size())
-      text += ", which has " + std::to_string(userDcn->size()) + (userDcn->size() == 1 ? " axis" : " axes") + " for a " +
-              std::to_string(out.requested_shape.size()) + "-axis mesh (numpy's block layout lines the DCN axes up "
+      text += ", which has " + std::to_string(userDcn->size()) + (userDcn->size() == 1 ? " axis" : " axes") +
+              " for a " + std::to_string(out.requested_shape.size()) +
+              "-axis mesh (numpy's block layout lines the DCN axes up "
               "with the last mesh axes)";
   } else {
     text += " (its fallback when the per-axis ratios do not multiply to the process count)";
@@ -147,9 +147,12 @@ std::optional<std::vector<AxisType>> normalizeEformerAxisTypes(const std::vector
       // eformer raises TypeError here; a ValueError with the same facts is clearer for a caller.
       throwValueError("axis_types entries must be strings ('auto', 'explicit' or 'manual'), got a " + entry.text + ".");
     const std::string key = pytext::asciiLower(pytext::strip(entry.text));
-    if (key == "auto") normalized.push_back(AxisType::Auto);
-    else if (key == "explicit") normalized.push_back(AxisType::Explicit);
-    else if (key == "manual") normalized.push_back(AxisType::Manual);
+    if (key == "auto")
+      normalized.push_back(AxisType::Auto);
+    else if (key == "explicit")
+      normalized.push_back(AxisType::Explicit);
+    else if (key == "manual")
+      normalized.push_back(AxisType::Manual);
     else
       throwValueError("axis_types must be one of {'auto', 'explicit', 'manual'} or AxisType, got " +
                       pytext::reprStr(entry.text) + ".");
@@ -264,10 +267,14 @@ std::int64_t eformerNumSlices(const DeviceList& devices, const SimulatedRuntime&
 
 std::string_view eformerMeshPathName(EformerMeshPath path) {
   switch (path) {
-  case EformerMeshPath::MakeMesh: return "make_mesh";
-  case EformerMeshPath::MultiSlice: return "multi_slice";
-  case EformerMeshPath::MultiProcess: return "multi_process";
-  case EformerMeshPath::SingleProcess: return "single_process";
+  case EformerMeshPath::MakeMesh:
+    return "make_mesh";
+  case EformerMeshPath::MultiSlice:
+    return "multi_slice";
+  case EformerMeshPath::MultiProcess:
+    return "multi_process";
+  case EformerMeshPath::SingleProcess:
+    return "single_process";
   }
   return "single_process";
 }

@@ -77,9 +77,12 @@ void appendUtf8(std::string& out, std::string_view s, std::size_t i, std::size_t
 
 std::string hexEscape(std::uint32_t c) {
   char buf[16];
-  if (c < 0x100) std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-  else if (c < 0x10000) std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-  else std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(c));
+  if (c < 0x100)
+    std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+  else if (c < 0x10000)
+    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+  else
+    std::snprintf(buf, sizeof buf, "\\U%08x", static_cast<unsigned>(c));
   return buf;
 }
 
@@ -119,12 +122,18 @@ std::string reprStr(std::string_view text) {
     if (c == static_cast<std::uint32_t>(quote) || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
-    } else if (c == '\t') out += "\\t";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (cp.length == 1 && c >= 0x80) out += hexEscape(c); // a malformed byte
-    else if (!isPyPrintable(c)) out += hexEscape(c);
-    else appendUtf8(out, text, i, cp.length);
+    } else if (c == '\t')
+      out += "\\t";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (cp.length == 1 && c >= 0x80)
+      out += hexEscape(c); // a malformed byte
+    else if (!isPyPrintable(c))
+      out += hexEscape(c);
+    else
+      appendUtf8(out, text, i, cp.length);
     i += cp.length;
   }
   out += quote;
@@ -161,8 +170,10 @@ ParsedInt parseInt(std::string_view text) {
     const int digitValue = cp.length == 1 && cp.value >= 0x80 ? -1 : decimalValue(cp.value);
     if (digitValue < 0) return result;
     const auto digit = static_cast<std::uint64_t>(digitValue);
-    if (magnitude > (UINT64_MAX - digit) / 10) overflow = true;
-    else magnitude = magnitude * 10 + digit;
+    if (magnitude > (UINT64_MAX - digit) / 10)
+      overflow = true;
+    else
+      magnitude = magnitude * 10 + digit;
     lastWasDigit = true;
   }
   if (!lastWasDigit) return result; // empty digits or a trailing underscore

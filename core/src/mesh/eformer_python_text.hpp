@@ -27,8 +27,8 @@ std::string reprStr(std::string_view text);
 std::string reprStrList(const std::vector<std::string>& items);
 
 // int(text) for base 10: optional surrounding whitespace, an optional sign, decimal digits (ASCII
-// or any Unicode Nd digit, as CPython) with single underscores between them. nullopt when Python would raise ValueError (the caller builds
-// the message with invalidIntLiteral). Values outside int64 also give nullopt via `outOfRange`.
+// or any Unicode Nd digit, as CPython) with single underscores between them. nullopt when Python would raise ValueError
+// (the caller builds the message with invalidIntLiteral). Values outside int64 also give nullopt via `outOfRange`.
 struct ParsedInt {
   std::optional<std::int64_t> value;
   bool out_of_range = false; // a valid literal too large for 64 bits

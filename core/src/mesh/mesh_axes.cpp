@@ -18,9 +18,11 @@ constexpr std::size_t kMaxAxes = 64;
 MeshAxes::MeshAxes(std::vector<std::string> axisNames, std::vector<std::int64_t> axisSizes)
     : names(std::move(axisNames)), sizes(std::move(axisSizes)) {
   if (names.size() != sizes.size())
-    throwValueError("mesh axes: " + std::to_string(names.size()) + " names but " + std::to_string(sizes.size()) + " sizes");
+    throwValueError("mesh axes: " + std::to_string(names.size()) + " names but " + std::to_string(sizes.size()) +
+                    " sizes");
   if (names.size() > kMaxAxes)
-    throwValueError("mesh axes: " + std::to_string(names.size()) + " axes; at most " + std::to_string(kMaxAxes) + " are supported");
+    throwValueError("mesh axes: " + std::to_string(names.size()) + " axes; at most " + std::to_string(kMaxAxes) +
+                    " are supported");
   std::int64_t total = 1;
   for (std::size_t i = 0; i < names.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j)
@@ -40,7 +42,8 @@ MeshAxes MeshAxes::fromMesh(const Mesh& mesh) {
 
 MeshAxes MeshAxes::fromJson(const Json& value, std::string_view what) {
   const std::string w(what);
-  if (!value.is_array()) throwValueError("field '" + w + "' must be a list of [name, size] pairs, got " + value.type_name());
+  if (!value.is_array())
+    throwValueError("field '" + w + "' must be a list of [name, size] pairs, got " + value.type_name());
   std::vector<std::string> n;
   std::vector<std::int64_t> s;
   for (std::size_t i = 0; i < value.size(); ++i) {

@@ -106,8 +106,8 @@ MpmdMesh::MpmdMesh(Mesh mesh, std::string mpmdAxisName, int currentProcess)
       if (e.process_index == currentProcess_) local.push_back(e);
       coords += (q ? ", " : "") + describeDevice(e) + ": " + coordText(mesh_.shape(), static_cast<std::int64_t>(q));
     }
-    throwAssertion("Process " + std::to_string(d.process_index) + " found in two mpmd indices: " +
-                   std::to_string(it->second) + " " + std::to_string(groups[p]) +
+    throwAssertion("Process " + std::to_string(d.process_index) +
+                   " found in two mpmd indices: " + std::to_string(it->second) + " " + std::to_string(groups[p]) +
                    "jax.local_devices()=" + describeDevices(local) + " " + coords + "}");
   }
 }

@@ -5,9 +5,12 @@ namespace shardscope {
 
 std::string_view axisTypeName(AxisType type) {
   switch (type) {
-  case AxisType::Auto: return "Auto";
-  case AxisType::Explicit: return "Explicit";
-  case AxisType::Manual: return "Manual";
+  case AxisType::Auto:
+    return "Auto";
+  case AxisType::Explicit:
+    return "Explicit";
+  case AxisType::Manual:
+    return "Manual";
   }
   return "Auto";
 }

@@ -32,10 +32,12 @@ void validateModel(const Model& model) {
   seen.reserve(model.params.size());
   for (const auto& p : model.params) {
     if (p.path.empty()) throwValueError("model '" + model.name + "': a parameter has an empty path");
-    if (!seen.insert(p.path).second) throwValueError("model '" + model.name + "': parameter '" + p.path + "' appears twice");
+    if (!seen.insert(p.path).second)
+      throwValueError("model '" + model.name + "': parameter '" + p.path + "' appears twice");
     for (std::size_t i = 0; i < p.shape.size(); ++i)
       if (p.shape[i] < 0)
-        throwValueError("parameter '" + p.path + "': dimension " + std::to_string(i) + " is negative (" + std::to_string(p.shape[i]) + ")");
+        throwValueError("parameter '" + p.path + "': dimension " + std::to_string(i) + " is negative (" +
+                        std::to_string(p.shape[i]) + ")");
     // Bound the element count so sums and byte totals stay exact in int64 and double.
     constexpr std::int64_t kMaxElements = std::int64_t{1} << 53;
     std::int64_t n = 1;

@@ -15,11 +15,16 @@ enum class Role { DP, FSDP, TP, SP, EP };
 
 const std::string& roleAxis(const PartitionAxis& p, Role r) {
   switch (r) {
-  case Role::DP: return p.data_parallel;
-  case Role::FSDP: return p.fully_sharded_data_parallel;
-  case Role::TP: return p.tensor_parallel;
-  case Role::SP: return p.sequence_parallel;
-  case Role::EP: return p.expert_parallel;
+  case Role::DP:
+    return p.data_parallel;
+  case Role::FSDP:
+    return p.fully_sharded_data_parallel;
+  case Role::TP:
+    return p.tensor_parallel;
+  case Role::SP:
+    return p.sequence_parallel;
+  case Role::EP:
+    return p.expert_parallel;
   }
   return p.data_parallel;
 }
@@ -77,8 +82,10 @@ void resolveInto(const PartitionAxis& p, std::string_view logical, std::vector<s
     for (const auto& element : custom->second) {
       // An element that is itself a logical name resolves; anything else is a mesh axis.
       const std::string key = normalize(element);
-      if (p.custom.count(element) || p.custom.count(key) || builtin(key)) resolveInto(p, element, out, depth + 1);
-      else add(element);
+      if (p.custom.count(element) || p.custom.count(key) || builtin(key))
+        resolveInto(p, element, out, depth + 1);
+      else
+        add(element);
     }
     return;
   }
@@ -158,15 +165,31 @@ const std::vector<Preset>& presets() {
   using R = Role;
   static const std::vector<Preset> table = {
       {"dp", "pure data parallel: every parameter replicated on every device", {}, {}, {}, {}},
-      {"fsdp", "FSDP / ZeRO-3: the model-width dimension of every weight over (fsdp, sp)", {R::FSDP, R::SP}, {}, {},
+      {"fsdp",
+       "FSDP / ZeRO-3: the model-width dimension of every weight over (fsdp, sp)",
+       {R::FSDP, R::SP},
+       {},
+       {},
        {R::FSDP, R::SP}},
       {"tp", "Megatron tensor parallel: heads, MLP and vocabulary dimensions over tp", {}, {R::TP}, {}, {}},
-      {"fsdp-tp", "2-D: model width over (fsdp, sp), heads/MLP/vocabulary over tp", {R::FSDP, R::SP}, {R::TP}, {},
+      {"fsdp-tp",
+       "2-D: model width over (fsdp, sp), heads/MLP/vocabulary over tp",
+       {R::FSDP, R::SP},
+       {R::TP},
+       {},
        {R::FSDP, R::SP}},
-      {"ep", "expert parallel for MoE: experts over ep, the rest as fsdp-tp", {R::FSDP, R::SP}, {R::TP}, {R::EP},
+      {"ep",
+       "expert parallel for MoE: experts over ep, the rest as fsdp-tp",
+       {R::FSDP, R::SP},
+       {R::TP},
+       {R::EP},
        {R::EP, R::FSDP, R::SP}},
-      {"sp", "sequence parallel: the sp group shards the model width like FSDP, tp the heads/MLP/vocabulary",
-       {R::SP}, {R::TP}, {}, {R::SP}},
+      {"sp",
+       "sequence parallel: the sp group shards the model width like FSDP, tp the heads/MLP/vocabulary",
+       {R::SP},
+       {R::TP},
+       {},
+       {R::SP}},
   };
   return table;
 }
@@ -223,21 +246,31 @@ std::vector<PartitionRule> presetRules(std::string_view name, const PartitionAxi
   auto entryFor = [&](Dim d) {
     const std::vector<Role>* roles = nullptr;
     switch (d) {
-    case Dim::None: break;
-    case Dim::Embed: roles = &preset.embed; break;
+    case Dim::None:
+      break;
+    case Dim::Embed:
+      roles = &preset.embed;
+      break;
     case Dim::Heads:
     case Dim::KvHeads:
     case Dim::Mlp:
-    case Dim::Vocab: roles = &preset.model; break;
-    case Dim::Experts: roles = &preset.experts; break;
-    case Dim::ExpertEmbed: roles = &preset.expertEmbed; break;
+    case Dim::Vocab:
+      roles = &preset.model;
+      break;
+    case Dim::Experts:
+      roles = &preset.experts;
+      break;
+    case Dim::ExpertEmbed:
+      roles = &preset.expertEmbed;
+      break;
     }
     std::vector<std::optional<std::string>> names;
     if (roles)
       for (Role r : *roles) {
         const std::string& axis = roleAxis(axes, r);
         if (mesh && mesh->index(axis) < 0) continue; // absent from this mesh: leave it out
-        if (std::find(names.begin(), names.end(), std::optional<std::string>(axis)) == names.end()) names.emplace_back(axis);
+        if (std::find(names.begin(), names.end(), std::optional<std::string>(axis)) == names.end())
+          names.emplace_back(axis);
       }
     return SpecEntry::tuple(std::move(names));
   };

@@ -50,7 +50,8 @@ std::vector<ShardingMethod> MeshPartitionHelper::suggestMethods(const Shape& sha
 }
 
 PartitionSpec MeshPartitionHelper::createPartitionSpec(const Shape& shape, const std::vector<ShardingMethod>& methods,
-                                                       std::int64_t minShardSize, ShardingDiagnostics* diagnostics) const {
+                                                       std::int64_t minShardSize,
+                                                       ShardingDiagnostics* diagnostics) const {
   if (shape.empty()) return PartitionSpec();
   const std::size_t dims = shape.size();
   std::vector<SpecEntry> spec(dims);
@@ -101,13 +102,14 @@ PartitionSpec MeshPartitionHelper::createPartitionSpec(const Shape& shape, const
         placeSingle(method[0], minShardSize);
       } else if (method.size() == 2 && method == ShardingMethod{"fsdp", "sp"}) {
         if (dims < 2)
-          throwValueError("create_partition_spec: the ('fsdp', 'sp') method needs an array of rank 2 or more, got shape " +
-                          shapeRepr(shape));
+          throwValueError(
+              "create_partition_spec: the ('fsdp', 'sp') method needs an array of rank 2 or more, got shape " +
+              shapeRepr(shape));
         auto report = [&](int dim, std::int64_t ways, const std::string& axes) {
           if (diagnostics && shape[static_cast<std::size_t>(dim)] % ways != 0)
             diagnostics->push_back({ShardingDiagnostic::Kind::ReferenceBug, dim, axes,
-                                    "the fallback assigns " + axes + " to dimension " + std::to_string(dim) + " (size " +
-                                        std::to_string(shape[static_cast<std::size_t>(dim)]) +
+                                    "the fallback assigns " + axes + " to dimension " + std::to_string(dim) +
+                                        " (size " + std::to_string(shape[static_cast<std::size_t>(dim)]) +
                                         ") without checking divisibility by " + std::to_string(ways) +
                                         "; JAX would reject this spec (eformer bug)"});
         };
@@ -129,7 +131,8 @@ PartitionSpec MeshPartitionHelper::createPartitionSpec(const Shape& shape, const
   return PartitionSpec(std::move(spec));
 }
 
-std::vector<std::pair<Shape, std::vector<ShardingMethod>>> MeshPartitionHelper::analyze(std::span<const Shape> shapes) const {
+std::vector<std::pair<Shape, std::vector<ShardingMethod>>>
+MeshPartitionHelper::analyze(std::span<const Shape> shapes) const {
   std::vector<std::pair<Shape, std::vector<ShardingMethod>>> out;
   for (const auto& s : shapes) {
     bool seen = false;

@@ -69,20 +69,23 @@ ArrayLayout layoutArray(const MeshAxes& mesh, const Shape& shape, const DType& d
   std::vector<std::string> names;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     const std::int64_t n = shape[i];
-    if (n < 0) throwValueError(prefix + "dimension " + std::to_string(i) + " of shape " + shapeRepr(shape) + " is negative");
+    if (n < 0)
+      throwValueError(prefix + "dimension " + std::to_string(i) + " of shape " + shapeRepr(shape) + " is negative");
     total = checkedMul(total, n, prefix + "the element count of shape " + shapeRepr(shape));
     DimLayout& d = out.dims[i];
     if (i < spec.size()) {
       const SpecEntry& e = spec[i];
       if (e.kind == SpecEntry::Kind::Unconstrained) {
         if (options.diagnostics)
-          options.diagnostics->push_back({ShardingDiagnostic::Kind::UnexpectedEntry, static_cast<int>(i), "",
-                                          "dimension " + std::to_string(i) +
-                                              " is UNCONSTRAINED; laid out as replicated (the compiler may choose otherwise)"});
+          options.diagnostics->push_back(
+              {ShardingDiagnostic::Kind::UnexpectedEntry, static_cast<int>(i), "",
+               "dimension " + std::to_string(i) +
+                   " is UNCONSTRAINED; laid out as replicated (the compiler may choose otherwise)"});
       } else if (!e.isNone()) {
         if (!e.axisNames(names))
           throwValueError(prefix + "dimension " + std::to_string(i) + " of " + spec.toString() +
-                          " has None inside the tuple " + entryRepr(e) + "; a tuple entry may only hold mesh axis names");
+                          " has None inside the tuple " + entryRepr(e) +
+                          "; a tuple entry may only hold mesh axis names");
         for (const auto& name : names) {
           const int a = mesh.index(name);
           if (a < 0)
@@ -91,10 +94,11 @@ ArrayLayout layoutArray(const MeshAxes& mesh, const Shape& shape, const DType& d
           const auto ua = static_cast<std::size_t>(a);
           if (usedByDim[ua] >= 0) {
             const int j = usedByDim[ua];
-            throwValueError(prefix + "mesh axis " + pythonStrRepr(name) + " is used twice in " + spec.toString() + " (" +
-                            (j == static_cast<int>(i) ? "within dimension " + std::to_string(i)
-                                                      : "by dimensions " + std::to_string(j) + " and " + std::to_string(i)) +
-                            "); a mesh axis may shard at most one dimension once");
+            throwValueError(
+                prefix + "mesh axis " + pythonStrRepr(name) + " is used twice in " + spec.toString() + " (" +
+                (j == static_cast<int>(i) ? "within dimension " + std::to_string(i)
+                                          : "by dimensions " + std::to_string(j) + " and " + std::to_string(i)) +
+                "); a mesh axis may shard at most one dimension once");
           }
           usedByDim[ua] = static_cast<int>(i);
           out.axis_used[ua] = true;
@@ -276,7 +280,8 @@ void DeviceTotalsBuilder::add(const ArrayLayout& layout, std::int64_t count) {
   }
   // Several uneven dimensions: walk the sub-grid (bounded by the device count).
   std::vector<std::int64_t> blockStride(unevenDims.size(), 1);
-  for (std::size_t k = unevenDims.size(); k-- > 1;) blockStride[k - 1] = blockStride[k] * layout.dims[unevenDims[k]].ways;
+  for (std::size_t k = unevenDims.size(); k-- > 1;)
+    blockStride[k - 1] = blockStride[k] * layout.dims[unevenDims[k]].ways;
   const auto cells = static_cast<std::int64_t>(table.bytes.size());
   for (std::int64_t cell = 0; cell < cells; ++cell) {
     std::int64_t held = evenFactor;

@@ -10,17 +10,19 @@ ParamTable::ParamTable(std::shared_ptr<const Model> model, std::string dtype, st
     : model_(std::move(model)), dtype_(std::move(dtype)), groups_(std::move(groups)), group_of_(std::move(group_of)) {
   const std::size_t params = model_ ? model_->params.size() : 0;
   if (group_of_.size() != params)
-    throwValueError("parameter table: " + std::to_string(group_of_.size()) + " group indices for " + std::to_string(params) +
-                    " parameters");
+    throwValueError("parameter table: " + std::to_string(group_of_.size()) + " group indices for " +
+                    std::to_string(params) + " parameters");
   for (const auto g : group_of_)
     if (g >= groups_.size())
-      throwValueError("parameter table: group " + std::to_string(g) + " of " + std::to_string(groups_.size()) + " does not exist");
+      throwValueError("parameter table: group " + std::to_string(g) + " of " + std::to_string(groups_.size()) +
+                      " does not exist");
 }
 
 ParamTable ParamTable::ungrouped(Model model, std::string dtype, std::vector<ParamSharding> shardings) {
   std::vector<std::uint32_t> groupOf(shardings.size());
   for (std::size_t i = 0; i < groupOf.size(); ++i) groupOf[i] = static_cast<std::uint32_t>(i);
-  return ParamTable(std::make_shared<const Model>(std::move(model)), std::move(dtype), std::move(shardings), std::move(groupOf));
+  return ParamTable(std::make_shared<const Model>(std::move(model)), std::move(dtype), std::move(shardings),
+                    std::move(groupOf));
 }
 
 ParamRow ParamTable::operator[](std::size_t i) const {

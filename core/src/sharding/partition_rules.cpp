@@ -18,7 +18,7 @@ namespace shardscope {
 struct RuleSet::Impl {
   std::vector<PartitionRule> rules;
   std::vector<boost::regex> compiled;
-  std::vector<bool> digitInsensitive;             // per rule: answer is a function of memoKey(path)
+  std::vector<bool> digitInsensitive; // per rule: answer is a function of memoKey(path)
   // Some rule names a digit right after a letter ("w1", "fc2"): the memo key then keeps the digit
   // runs that follow a letter (see memoKey).
   bool keepLetterDigits = false;
@@ -41,8 +41,10 @@ std::string translatePythonRegex(std::string_view p) {
   for (std::size_t i = 0; i < p.size(); ++i) {
     const char c = p[i];
     if (c == '\\' && i + 1 < p.size()) {
-      if (!inClass && p[i + 1] == 'Z') out += "\\z";
-      else out.append(p.substr(i, 2));
+      if (!inClass && p[i + 1] == 'Z')
+        out += "\\z";
+      else
+        out.append(p.substr(i, 2));
       ++i;
       continue;
     }
@@ -79,9 +81,9 @@ std::string translatePythonRegex(std::string_view p) {
 
 // How a pattern depends on which ASCII digits a path holds.
 enum class DigitUse {
-  None,          // names no digit: every construct (., \\d, \\w, classes, anchors) treats all ten alike
-  AfterLetter,   // every digit it names is a literal right after a literal letter or such a digit ("w1", "fc12")
-  Any            // anything else: a digit in a class or an escape, a back-reference, "_1", "(a)1", "x?1"
+  None,        // names no digit: every construct (., \\d, \\w, classes, anchors) treats all ten alike
+  AfterLetter, // every digit it names is a literal right after a literal letter or such a digit ("w1", "fc12")
+  Any          // anything else: a digit in a class or an escape, a back-reference, "_1", "(a)1", "x?1"
 };
 
 // Conservative: a digit inside a class ([1-3]), in an escape (\\x31, \\1) or after anything but
@@ -141,8 +143,10 @@ std::size_t skipBracket(std::string_view p, std::size_t i) {
     if (j < p.size() && p[j] == '^') ++j;
     if (j < p.size() && p[j] == ']') ++j;
     for (; j < p.size(); ++j) {
-      if (p[j] == '\\') ++j;
-      else if (p[j] == ']') return j + 1;
+      if (p[j] == '\\')
+        ++j;
+      else if (p[j] == ']')
+        return j + 1;
     }
     return std::string_view::npos;
   }
@@ -300,8 +304,8 @@ std::vector<int> RuleSet::firstMatches(std::span<const std::string_view> paths) 
   out.reserve(paths.size());
   std::string key;
   // Every rule insensitive (the presets): the first match itself is a function of the key.
-  const bool allInsensitive = std::find(impl_->digitInsensitive.begin(), impl_->digitInsensitive.end(), false) ==
-                              impl_->digitInsensitive.end();
+  const bool allInsensitive =
+      std::find(impl_->digitInsensitive.begin(), impl_->digitInsensitive.end(), false) == impl_->digitInsensitive.end();
   std::unordered_map<std::string, int> answers;
   for (const auto path : paths) {
     impl_->memoKey(path, key);
@@ -341,7 +345,8 @@ std::vector<RuleMatch> matchPartitionRules(const RuleSet& rules, std::span<const
   std::vector<RuleMatch> out(leaves.size());
   std::vector<std::size_t> order(leaves.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return leaves[a].path < leaves[b].path; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return leaves[a].path < leaves[b].path; });
 
   // Rule indices for every leaf the rules will see, computed in one batch in sorted order.
   std::vector<std::string> toMatch;
@@ -391,7 +396,8 @@ RuleMatch applyRule(const RuleSet& rules, int r, const Shape& shape, std::int64_
   const PartitionSpec& ps = rules.rule(static_cast<std::size_t>(r)).spec;
   std::int64_t size = 1;
   for (auto d : shape)
-    if (__builtin_mul_overflow(size, d, &size)) throwValueError("parameter '" + std::string(path) + "': shape is too large");
+    if (__builtin_mul_overflow(size, d, &size))
+      throwValueError("parameter '" + std::string(path) + "': shape is too large");
   if (size < minSize) {
     if (!ps.isReplicated())
       m.diagnostics.push_back({K::BelowMinSize, -1, "",
@@ -426,7 +432,8 @@ PartitionSpec correctEntries(const MeshAxes& mesh, const Shape& shape, const Par
   };
   const std::size_t ndim = shape.size();
   std::vector<SpecEntry> entries = spec.entries();
-  if (entries.size() < ndim) entries.resize(ndim);
+  if (entries.size() < ndim)
+    entries.resize(ndim);
   else if (entries.size() > ndim) {
     entries.resize(ndim);
     note(K::SpecTrimmed, -1, "",
@@ -481,7 +488,8 @@ PartitionSpec correctEntries(const MeshAxes& mesh, const Shape& shape, const Par
         note(K::DuplicateAxis, dim, *member,
              "mesh axis " + pythonStrRepr(*member) + " already shards dimension " + std::to_string(firstDimOfAxis[a]) +
                  "; JAX rejects a spec that uses an axis twice");
-      else firstDimOfAxis[a] = dim;
+      else
+        firstDimOfAxis[a] = dim;
     }
   }
   PartitionSpec corrected(std::move(entries));
@@ -504,7 +512,8 @@ PartitionSpec getCorrectedNamedSharding(const MeshAxes* mesh, const Shape& shape
   if (!mesh || mesh->empty()) {
     if (raiseMeshError) throwAssertion("No mesh found under this context manager.");
     if (diagnostics)
-      diagnostics->push_back({ShardingDiagnostic::Kind::NoMesh, -1, "", "no mesh: replicated sharding on an empty mesh"});
+      diagnostics->push_back(
+          {ShardingDiagnostic::Kind::NoMesh, -1, "", "no mesh: replicated sharding on an empty mesh"});
     return PartitionSpec();
   }
   if (spec.empty()) return PartitionSpec();

@@ -57,9 +57,12 @@ SpecEntry entryFromJson(const Json& v, std::string_view what, std::size_t index)
                       " and the nested tuple: " + pythonRepr(m));
   std::vector<std::optional<std::string>> members;
   for (const auto& m : v) {
-    if (m.is_null()) members.emplace_back(std::nullopt);
-    else if (m.is_string()) members.emplace_back(m.get<std::string>());
-    else badMember(what, index, v);
+    if (m.is_null())
+      members.emplace_back(std::nullopt);
+    else if (m.is_string())
+      members.emplace_back(m.get<std::string>());
+    else
+      badMember(what, index, v);
   }
   if (members.size() == 1) {
     if (!members[0]) return SpecEntry::none();
@@ -123,10 +126,14 @@ private:
   SpecEntry parseEntry() {
     Raw r = parseRaw();
     switch (r.t) {
-    case Raw::T::None: return SpecEntry::none();
-    case Raw::T::Unconstrained: return SpecEntry::unconstrained();
-    case Raw::T::Str: return r.str.empty() ? SpecEntry::none() : SpecEntry::axis(r.str);
-    case Raw::T::Group: break;
+    case Raw::T::None:
+      return SpecEntry::none();
+    case Raw::T::Unconstrained:
+      return SpecEntry::unconstrained();
+    case Raw::T::Str:
+      return r.str.empty() ? SpecEntry::none() : SpecEntry::axis(r.str);
+    case Raw::T::Group:
+      break;
     }
     if (r.items.empty()) return SpecEntry::none();
     for (const auto& m : r.items)
@@ -135,9 +142,12 @@ private:
                         " and the nested tuple: " + rawRepr(m));
     std::vector<std::optional<std::string>> members;
     for (const auto& m : r.items) {
-      if (m.t == Raw::T::None) members.emplace_back(std::nullopt);
-      else if (m.t == Raw::T::Str) members.emplace_back(m.str);
-      else fail("UNCONSTRAINED cannot be a tuple member");
+      if (m.t == Raw::T::None)
+        members.emplace_back(std::nullopt);
+      else if (m.t == Raw::T::Str)
+        members.emplace_back(m.str);
+      else
+        fail("UNCONSTRAINED cannot be a tuple member");
     }
     if (members.size() == 1) return members[0] ? SpecEntry::axis(*members[0]) : SpecEntry::none();
     return SpecEntry{SpecEntry::Kind::Tuple, std::move(members)};
@@ -145,10 +155,14 @@ private:
 
   static std::string rawRepr(const Raw& r) {
     switch (r.t) {
-    case Raw::T::None: return "None";
-    case Raw::T::Str: return pythonStrRepr(r.str);
-    case Raw::T::Unconstrained: return "UNCONSTRAINED";
-    case Raw::T::Group: break;
+    case Raw::T::None:
+      return "None";
+    case Raw::T::Str:
+      return pythonStrRepr(r.str);
+    case Raw::T::Unconstrained:
+      return "UNCONSTRAINED";
+    case Raw::T::Group:
+      break;
     }
     std::string out = "(";
     for (std::size_t i = 0; i < r.items.size(); ++i) out += (i ? ", " : "") + rawRepr(r.items[i]);
@@ -209,9 +223,12 @@ private:
         if (atEnd()) fail("unterminated string");
         c = s_[pos_++];
         // The escapes pythonStrRepr writes, so that printed specs read back.
-        if (c == 'n') c = '\n';
-        else if (c == 't') c = '\t';
-        else if (c == 'r') c = '\r';
+        if (c == 'n')
+          c = '\n';
+        else if (c == 't')
+          c = '\t';
+        else if (c == 'r')
+          c = '\r';
       }
       out += c;
     }
@@ -273,7 +290,8 @@ bool PartitionSpec::isReplicated() const {
 
 PartitionSpec PartitionSpec::fromJson(const Json& value, std::string_view what) {
   if (!value.is_array())
-    throwValueError(std::string(what) + ": a partition spec must be a JSON list such as [null, \"tp\", [\"fsdp\", \"sp\"]], got " +
+    throwValueError(std::string(what) +
+                    ": a partition spec must be a JSON list such as [null, \"tp\", [\"fsdp\", \"sp\"]], got " +
                     std::string(value.type_name()));
   std::vector<SpecEntry> entries;
   entries.reserve(value.size());
@@ -285,15 +303,21 @@ Json PartitionSpec::toJson() const {
   Json out = Json::array();
   for (const auto& e : entries_) {
     switch (e.kind) {
-    case SpecEntry::Kind::None: out.push_back(nullptr); break;
-    case SpecEntry::Kind::Axis: out.push_back(*e.members[0]); break;
+    case SpecEntry::Kind::None:
+      out.push_back(nullptr);
+      break;
+    case SpecEntry::Kind::Axis:
+      out.push_back(*e.members[0]);
+      break;
     case SpecEntry::Kind::Tuple: {
       Json t = Json::array();
       for (const auto& m : e.members) t.push_back(m ? Json(*m) : Json(nullptr));
       out.push_back(std::move(t));
       break;
     }
-    case SpecEntry::Kind::Unconstrained: out.push_back(Json{{"unconstrained", true}}); break;
+    case SpecEntry::Kind::Unconstrained:
+      out.push_back(Json{{"unconstrained", true}});
+      break;
     }
   }
   return out;
@@ -301,10 +325,14 @@ Json PartitionSpec::toJson() const {
 
 std::string entryRepr(const SpecEntry& e) {
   switch (e.kind) {
-  case SpecEntry::Kind::None: return "None";
-  case SpecEntry::Kind::Axis: return pythonStrRepr(*e.members[0]);
-  case SpecEntry::Kind::Unconstrained: return "UNCONSTRAINED";
-  case SpecEntry::Kind::Tuple: break;
+  case SpecEntry::Kind::None:
+    return "None";
+  case SpecEntry::Kind::Axis:
+    return pythonStrRepr(*e.members[0]);
+  case SpecEntry::Kind::Unconstrained:
+    return "UNCONSTRAINED";
+  case SpecEntry::Kind::Tuple:
+    break;
   }
   std::string out = "(";
   for (std::size_t i = 0; i < e.members.size(); ++i)

@@ -28,7 +28,8 @@ std::vector<PartitionRule> rulesFromJson(const Json& json, const std::string& so
     const Json& r = (*list)[i];
     if (!r.is_array() || r.size() != 2)
       throwValueError(source + ": " + where + " must be a [regex, spec] pair, got " + jsonRepr(r));
-    if (!r[0].is_string()) throwValueError(source + ": " + where + "[0] (the regex) must be a string, got " + jsonRepr(r[0]));
+    if (!r[0].is_string())
+      throwValueError(source + ": " + where + "[0] (the regex) must be a string, got " + jsonRepr(r[0]));
     rules.push_back({r[0].get<std::string>(), PartitionSpec::fromJson(r[1], source + ": " + where + "[1]")});
   }
   return rules;

@@ -15,8 +15,8 @@ std::int64_t flatBlockIndex(const ArrayLayout& layout, const Shape& block) {
 
 std::vector<ShardBlock> shardBlocks(const ArrayLayout& layout, const MeshAxes& mesh) {
   if (layout.shards > kMaxShardBlocks)
-    throwValueError("the array is cut into " + std::to_string(layout.shards) + " blocks; at most " + std::to_string(kMaxShardBlocks) +
-                    " can be listed");
+    throwValueError("the array is cut into " + std::to_string(layout.shards) + " blocks; at most " +
+                    std::to_string(kMaxShardBlocks) + " can be listed");
   std::vector<ShardBlock> blocks(static_cast<std::size_t>(layout.shards));
   // Block index of every flat index: an odometer over the dimensions' ways.
   Shape index(layout.dims.size(), 0);

@@ -13,8 +13,8 @@ namespace {
 // the requested spec, the shape and the dtype (the path appears in error messages alone), and a
 // rule's spec depends only on the rule and the shape.
 struct GroupKey {
-  int rule = -1;                        // rule index; kGivenSpec or kScalar otherwise
-  const PartitionSpec* spec = nullptr;  // the given spec when rule == kGivenSpec
+  int rule = -1;                       // rule index; kGivenSpec or kScalar otherwise
+  const PartitionSpec* spec = nullptr; // the given spec when rule == kGivenSpec
   const Shape* shape = nullptr;
   const DType* dtype = nullptr;
 };
@@ -40,7 +40,8 @@ struct GroupKeyEq {
 
 } // namespace
 
-ShardGroups planShardGroups(const MeshAxes& mesh, std::span<const ShardParamRef> params, const ShardPlanOptions& options) {
+ShardGroups planShardGroups(const MeshAxes& mesh, std::span<const ShardParamRef> params,
+                            const ShardPlanOptions& options) {
   const std::size_t n = params.size();
   std::vector<std::size_t> matched; // parameters the rules decide
   std::vector<std::string_view> paths;

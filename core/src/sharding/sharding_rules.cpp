@@ -31,9 +31,8 @@ std::int64_t meshSize(const MeshAxes& mesh, const std::string& axis) {
 std::vector<std::size_t> dimensionOrder(const Shape& shape, bool ascending) {
   std::vector<std::size_t> order(shape.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return ascending ? shape[a] < shape[b] : shape[a] > shape[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return ascending ? shape[a] < shape[b] : shape[a] > shape[b]; });
   return order;
 }
 
@@ -126,8 +125,9 @@ PartitionSpec MemoryConstrainedShardingRule::specFor(const ArrayShape& array, Sh
   }
   if (remaining > limit_ && diagnostics)
     diagnostics->push_back({ShardingDiagnostic::Kind::OverMemoryLimit, -1, "",
-                            "still " + std::to_string(remaining) + " bytes per device after sharding, above the limit of " +
-                                std::to_string(limit_) + " (the reference returns this spec silently)"});
+                            "still " + std::to_string(remaining) +
+                                " bytes per device after sharding, above the limit of " + std::to_string(limit_) +
+                                " (the reference returns this spec silently)"});
   return PartitionSpec(std::move(spec));
 }
 

@@ -189,7 +189,7 @@ TEST_CASE("ZeRO stages through the whole analysis: the paper's 7.5B model on 64 
   const auto totalOnDevice0 = [](const Scenario& scenario) {
     const Analysis a = analyze(scenario);
     REQUIRE(a.memory.per_device.size() == 64);
-    CHECK(a.memory.per_device[0].activations == 0);  // a bare parameter list has no architecture
+    CHECK(a.memory.per_device[0].activations == 0); // a bare parameter list has no architecture
     // Every device holds the same under pure data parallelism.
     CHECK(a.memory.per_device[63].total() == a.memory.per_device[0].total());
     return a.memory.per_device[0].total();
@@ -197,19 +197,19 @@ TEST_CASE("ZeRO stages through the whole analysis: the paper's 7.5B model on 64 
 
   s.mesh.axes = {{"dp", 64, 1}};
   s.rules = {};
-  s.rules.rules = {{".*", Json::array()}};  // replicated: plain data parallel
+  s.rules.rules = {{".*", Json::array()}}; // replicated: plain data parallel
   s.rules.preset.clear();
   s.training.zero_stage = 0;
   CHECK(totalOnDevice0(s) == Approx(120e9));
   s.training.zero_stage = 1;
-  CHECK(totalOnDevice0(s) == Approx(31.40625e9));   // 2Ψ + 2Ψ + 12Ψ/64
+  CHECK(totalOnDevice0(s) == Approx(31.40625e9)); // 2Ψ + 2Ψ + 12Ψ/64
   s.training.zero_stage = 2;
-  CHECK(totalOnDevice0(s) == Approx(16.640625e9));  // 2Ψ + 14Ψ/64
+  CHECK(totalOnDevice0(s) == Approx(16.640625e9)); // 2Ψ + 14Ψ/64
   // Stage 3 is a rule set, not a flag: the parameter itself sharded over the 64 devices.
   s.mesh.axes = {{"fsdp", 64, 1}};
   s.rules.rules = {{"w", Json::parse(R"(["fsdp", null])")}};
   s.training.zero_stage = 0;
-  CHECK(totalOnDevice0(s) == Approx(1.875e9));      // 16Ψ/64
+  CHECK(totalOnDevice0(s) == Approx(1.875e9)); // 16Ψ/64
   // ZeRO on top of a parameter already sharded over every batch axis changes nothing.
   s.training.zero_stage = 2;
   CHECK(totalOnDevice0(s) == Approx(1.875e9));

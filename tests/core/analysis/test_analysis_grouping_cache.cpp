@@ -44,7 +44,7 @@ void checkSameRows(const Analysis& a, const Analysis& b) {
 
 TEST_CASE("a plan through the cached grouping equals a fresh plan", "[analysis]") {
   AnalysisCache cache;
-  (void)analyze(mixtral(4, "bfloat16"), cache);                // fills the cache
+  (void)analyze(mixtral(4, "bfloat16"), cache);                   // fills the cache
   const Analysis cached = analyze(mixtral(8, "bfloat16"), cache); // same model, patterns, dtype: reuses it
   const Analysis fresh = analyze(mixtral(8, "bfloat16"));         // a fresh cache plans every parameter
   REQUIRE(cached.params.size() > 900);

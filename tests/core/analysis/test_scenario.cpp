@@ -32,10 +32,14 @@ TEST_CASE("an edited scenario round-trips, including rules and overrides", "[sce
 
 TEST_CASE("scenario errors name the field", "[scenario]") {
   auto bad = [](const char* text) { return scenarioFromJson(Json::parse(text)); };
-  CHECK_THROWS_WITH(bad(R"({"mesh": {"axes": [{"name": "dp", "ici": 0}]}})"), "mesh.axes[0].ici must be positive or -1");
-  CHECK_THROWS_WITH(bad(R"({"mesh": {"axes": [{"name": "dp", "ici": "two"}]}})"), "mesh.axes[0].ici must be an integer");
-  CHECK_THROWS_WITH(bad(R"({"topology": {"shape": [4, 0, 8]}})"), "topology.shape[1] must be an integer between 1 and 4096");
-  CHECK_THROWS_WITH(bad(R"({"training": {"optimizer": "lion"}})"), "training.optimizer must be one of adamw, adafactor, sgd-momentum");
+  CHECK_THROWS_WITH(bad(R"({"mesh": {"axes": [{"name": "dp", "ici": 0}]}})"),
+                    "mesh.axes[0].ici must be positive or -1");
+  CHECK_THROWS_WITH(bad(R"({"mesh": {"axes": [{"name": "dp", "ici": "two"}]}})"),
+                    "mesh.axes[0].ici must be an integer");
+  CHECK_THROWS_WITH(bad(R"({"topology": {"shape": [4, 0, 8]}})"),
+                    "topology.shape[1] must be an integer between 1 and 4096");
+  CHECK_THROWS_WITH(bad(R"({"training": {"optimizer": "lion"}})"),
+                    "training.optimizer must be one of adamw, adafactor, sgd-momentum");
   CHECK_THROWS_WITH(bad(R"([1, 2])"), "a scenario must be a JSON object");
   CHECK_THROWS_WITH(bad(R"({"version": 7})"), "version must be 1 (this Shardscope reads version 1 workspaces)");
 }
@@ -44,7 +48,8 @@ TEST_CASE("resolveIciShape fills -1 and rejects impossible shapes", "[scenario]"
   MeshConfig m;
   m.axes = {{"dp", 2}, {"fsdp", -1}, {"tp", 4}};
   CHECK(resolveIciShape(m, 128) == Shape{2, 16, 4});
-  CHECK_THROWS_WITH(resolveIciShape(m, 100), "axis 'fsdp' is -1 but 100 devices are not divisible by the other axes' product 8");
+  CHECK_THROWS_WITH(resolveIciShape(m, 100),
+                    "axis 'fsdp' is -1 but 100 devices are not divisible by the other axes' product 8");
   m.axes = {{"dp", -1}, {"tp", -1}};
   CHECK_THROWS_WITH(resolveIciShape(m, 128), "only one axis may have size -1, but 'dp' and 'tp' both do");
   m.axes = {{"tp", 2}, {"tp", 4}};
@@ -57,7 +62,7 @@ TEST_CASE("an empty workspace is the default scenario", "[scenario]") {
 
 TEST_CASE("link overrides round-trip, stay out of the file when unset, and are validated", "[scenario]") {
   Scenario s = defaultScenario();
-  CHECK_FALSE(scenarioToJson(s).contains("links"));  // defaults are not written
+  CHECK_FALSE(scenarioToJson(s).contains("links")); // defaults are not written
   s.links.ici_bandwidth = 9e10;
   s.links.uplink_latency = 2e-5;
   s.links.twisted = true;
@@ -70,8 +75,11 @@ TEST_CASE("link overrides round-trip, stay out of the file when unset, and are v
     return w;
   };
   CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_bandwith": 1e9})")),
-                    "links.ici_bandwith is not a link setting (ici_bandwidth, ici_latency, uplink_bandwidth, uplink_latency, twisted)");
-  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_bandwidth": -1})")), Catch::Matchers::StartsWith("links.ici_bandwidth must be a positive number"));
-  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_latency": 1e9})")), Catch::Matchers::StartsWith("links.ici_latency must be a positive number"));
+                    "links.ici_bandwith is not a link setting (ici_bandwidth, ici_latency, uplink_bandwidth, "
+                    "uplink_latency, twisted)");
+  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_bandwidth": -1})")),
+                    Catch::Matchers::StartsWith("links.ici_bandwidth must be a positive number"));
+  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_latency": 1e9})")),
+                    Catch::Matchers::StartsWith("links.ici_latency must be a positive number"));
   CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"twisted": 1})")), "links.twisted must be true or false");
 }

@@ -14,7 +14,8 @@
 namespace shardscope::architecture {
 
 inline const std::vector<std::string>& familyOrder() {
-  static const std::vector<std::string> order{"base", "hardware", "mesh", "models", "sharding", "cost", "analysis", "eval"};
+  static const std::vector<std::string> order{"base",     "hardware", "mesh",     "models",
+                                              "sharding", "cost",     "analysis", "eval"};
   return order;
 }
 
@@ -48,7 +49,8 @@ inline std::vector<std::string> includeViolations(std::string_view family, const
       if (path.starts_with("shardscope/")) out.push_back("includes " + path + " of no known family");
       continue; // a third-party header such as <nlohmann/json.hpp>
     }
-    if (*targetRank > *rank) out.push_back("includes " + path + " (" + target + " is above " + std::string(family) + ")");
+    if (*targetRank > *rank)
+      out.push_back("includes " + path + " (" + target + " is above " + std::string(family) + ")");
   }
   return out;
 }

@@ -58,9 +58,10 @@ TEST_CASE("the include-order check catches an upward include, Qt and unknown fam
   CHECK(includeViolations("mesh", "#include \"shardscope/ui/x.hpp\"\n").size() == 1);
   CHECK(includeViolations("nowhere", "").size() == 1);
   // Downward, sideways within a family, private src/ headers and third-party headers pass.
-  CHECK(includeViolations("analysis",
-                          "#include \"shardscope/base/errors.hpp\"\n#include \"shardscope/analysis/scenario.hpp\"\n"
-                          "#include \"base/json_input.hpp\"\n#include <nlohmann/json.hpp>\n#include \"analysis_stages.hpp\"\n")
+  CHECK(includeViolations(
+            "analysis",
+            "#include \"shardscope/base/errors.hpp\"\n#include \"shardscope/analysis/scenario.hpp\"\n"
+            "#include \"base/json_input.hpp\"\n#include <nlohmann/json.hpp>\n#include \"analysis_stages.hpp\"\n")
             .empty());
   CHECK(includeViolations("base", "#include \"mesh/device_mesh/device_mesh_internals.hpp\"\n").size() == 1);
 }

@@ -35,7 +35,8 @@ TEST_CASE("fuzz finding: invalid UTF-8 in a bad request answers a valid JSON lin
 }
 
 TEST_CASE("fuzz finding: a number too large for a double answers an error", "[json][regression]") {
-  CHECK_THROWS_WITH(parseJsonText("[1e999999]", "request"), "request is not valid JSON (a number is too large to represent)");
+  CHECK_THROWS_WITH(parseJsonText("[1e999999]", "request"),
+                    "request is not valid JSON (a number is too large to represent)");
   std::ifstream in(SHARDSCOPE_TEST_DATA "/fuzz-regressions/eval-number-overflow.bin", std::ios::binary);
   REQUIRE(in);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -18,8 +18,8 @@ namespace shardscope::testing {
 inline int positionOf(const DeviceList& devices, int x, int y, int z = 0, int core = 0, int slice = 0) {
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const auto& d = devices[i];
-    if (d.coords && (*d.coords)[0] == x && (*d.coords)[1] == y && (*d.coords)[2] == z && d.core_on_chip.value_or(0) == core &&
-        d.slice_index.value_or(0) == slice)
+    if (d.coords && (*d.coords)[0] == x && (*d.coords)[1] == y && (*d.coords)[2] == z &&
+        d.core_on_chip.value_or(0) == core && d.slice_index.value_or(0) == slice)
       return static_cast<int>(i);
   }
   return -1;
@@ -57,7 +57,9 @@ inline Mesh ringMeshXFastest(const DeviceList& devices, const std::vector<int>& 
     return std::array{ca[2], ca[1], ca[0]} < std::array{cb[2], cb[1], cb[0]};
   });
   return handMesh(devices, {static_cast<std::int64_t>(order.size())}, {"ring"},
-                  [&](const std::vector<std::int64_t>& i) { return sorted[static_cast<std::size_t>(order[static_cast<std::size_t>(i[0])])]; });
+                  [&](const std::vector<std::int64_t>& i) {
+                    return sorted[static_cast<std::size_t>(order[static_cast<std::size_t>(i[0])])];
+                  });
 }
 
 } // namespace shardscope::testing

@@ -11,7 +11,9 @@ using namespace shardscope;
 using namespace shardscope::testing;
 
 namespace {
-std::shared_ptr<const LinkGraph> graphOf(const std::string& topology) { return cachedLinkGraph(parseTopology(topology)); }
+std::shared_ptr<const LinkGraph> graphOf(const std::string& topology) {
+  return cachedLinkGraph(parseTopology(topology));
+}
 } // namespace
 
 TEST_CASE("JAX's v5e 4x4 16-ring closes on physical links", "[comm]") {
@@ -39,7 +41,9 @@ TEST_CASE("v3 tray ring on 2x2 chips with 2 cores closes", "[comm]") {
   auto g = graphOf("v3:2x2");
   REQUIRE(g->devices().size() == 8);
   const std::vector<int> order{0, 1, 2, 3, 6, 7, 4, 5}; // _TRAY_RING_ORDER over list positions
-  const auto r = axisReport(*g, handMesh(g->devices(), {8}, {"x"}, [&](const auto& i) { return order[static_cast<std::size_t>(i[0])]; }), 0, true);
+  const auto r = axisReport(
+      *g, handMesh(g->devices(), {8}, {"x"}, [&](const auto& i) { return order[static_cast<std::size_t>(i[0])]; }), 0,
+      true);
   CHECK(r.ring_closed);
   CHECK(r.max_hops == 1);
   CHECK(r.mean_hops == Approx(0.5)); // four core-to-core steps on one chip, four chip-to-chip hops
@@ -66,15 +70,16 @@ TEST_CASE("the v5e tray 'ring' on a 2x4 slice is not a ring (jax-mesh-utils §9 
 TEST_CASE("link load by hand on v5e rows", "[comm]") {
   SECTION("open 4x4: each row ring goes out and comes back along the same links") {
     auto g = graphOf("v5e:4x4");
-    const auto m = handMesh(g->devices(), {4, 4}, {"y", "x"}, [&](const auto& i) { return positionOf(g->devices(), int(i[1]), int(i[0])); });
+    const auto m = handMesh(g->devices(), {4, 4}, {"y", "x"},
+                            [&](const auto& i) { return positionOf(g->devices(), int(i[1]), int(i[0])); });
     const auto r = axisReport(*g, m, 1);
     CHECK_FALSE(r.ring_closed);
     CHECK(r.group_count == 4);
     CHECK(r.max_hops == 3);
-    CHECK(r.mean_hops == Approx(1.5));        // (1 + 1 + 1 + 3) / 4
-    CHECK(r.max_link_load == 2);              // forward once, closing route once
+    CHECK(r.mean_hops == Approx(1.5)); // (1 + 1 + 1 + 3) / 4
+    CHECK(r.max_link_load == 2);       // forward once, closing route once
     CHECK(r.max_directed_link_load == 1);
-    CHECK(r.ring_bandwidth == Approx(4.5e10)); // one direction per link is free
+    CHECK(r.ring_bandwidth == Approx(4.5e10));      // one direction per link is free
     CHECK(r.bidi_ring_bandwidth == Approx(4.5e10)); // 2 x 4.5e10 / 2
     CHECK(r.step_latency == Approx(3e-6));
   }
@@ -85,9 +90,9 @@ TEST_CASE("link load by hand on v5e rows", "[comm]") {
     const auto outer = axisReport(*g, m, 0);
     CHECK(outer.group_count == 64);
     CHECK_FALSE(outer.ring_closed);
-    CHECK(outer.max_hops == 4);                   // stride 4, wrap closes 12 -> 0 in 4 hops
+    CHECK(outer.max_hops == 4); // stride 4, wrap closes 12 -> 0 in 4 hops
     CHECK(outer.mean_hops == Approx(4.0));
-    CHECK(outer.max_link_load == 4);              // the 4 groups of a row each cross every link once
+    CHECK(outer.max_link_load == 4); // the 4 groups of a row each cross every link once
     CHECK(outer.max_directed_link_load == 4);
     CHECK(outer.ring_bandwidth == Approx(4.5e10 / 4));
     const auto inner = axisReport(*g, m, 1);
@@ -96,7 +101,7 @@ TEST_CASE("link load by hand on v5e rows", "[comm]") {
     CHECK(inner.max_link_load == 2);
     CHECK(inner.max_directed_link_load == 1);
     const auto y = axisReport(*g, m, 2);
-    CHECK(y.ring_closed);                              // whole wrapped axis
+    CHECK(y.ring_closed); // whole wrapped axis
     CHECK(y.max_link_load == 1);
     CHECK(y.physical_axes == 1);
     CHECK(y.physical_extent_sum == 16);
@@ -113,13 +118,13 @@ TEST_CASE("axes that cross slices go over DCN, GPU hosts over the network", "[co
   CHECK(dcn.slowest_link == LinkClass::Dcn);
   CHECK(dcn.max_hops == 2);
   CHECK_FALSE(dcn.ring_closed);
-  CHECK(dcn.max_link_load == 2);            // each uplink carries the pair up and the pair back down
+  CHECK(dcn.max_link_load == 2); // each uplink carries the pair up and the pair back down
   CHECK(dcn.max_directed_link_load == 1);
   CHECK(dcn.ring_bandwidth == Approx(6.25e9));
   CHECK(dcn.step_latency == Approx(20e-6));
   const auto ici = axisReport(*g, m, 1);
   CHECK_FALSE(ici.crosses_slices);
-  CHECK_FALSE(ici.crosses_hosts);           // a 2x2 slice is one host
+  CHECK_FALSE(ici.crosses_hosts); // a 2x2 slice is one host
   CHECK(ici.slowest_link == LinkClass::Ici);
   // List order (0,0)(1,0)(0,1)(1,1) is x-major, not a ring (jax-mesh-utils §9 item 16): hops 1, 2, 1, 2.
   CHECK_FALSE(ici.ring_closed);
@@ -179,7 +184,8 @@ TEST_CASE("alpha-beta and TPU-form collective times by hand", "[comm]") {
 
 TEST_CASE("scaling-book v5e example: a whole wrapped 16-axis all-gathers at V/W", "[comm]") {
   auto g = graphOf("v5e:16x16");
-  const auto m = handMesh(g->devices(), {16, 16}, {"y", "x"}, [&](const auto& i) { return positionOf(g->devices(), int(i[1]), int(i[0])); });
+  const auto m = handMesh(g->devices(), {16, 16}, {"y", "x"},
+                          [&](const auto& i) { return positionOf(g->devices(), int(i[1]), int(i[0])); });
   const auto x = axisReport(*g, m, 1);
   REQUIRE(x.ring_closed);
   const double V = 34e6;

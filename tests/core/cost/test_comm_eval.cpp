@@ -32,7 +32,9 @@ TEST_CASE("eval links: graph summary of a torus", "[comm]") {
   CHECK(r["hosts"] == 32);
   CHECK(r["link_classes"]["ici"]["count"] == 384);
   CHECK(r["link_classes"]["ici"]["wrap_links"] == 4 * 8 + 4 * 8 + 4 * 4);
-  const Json mesh = ok(R"({"op": "links", "topology": {"chip": "v4", "shape": [4, 4, 8]}, "link_params": {"wrap": [false, false, false]}})")["result"];
+  const Json mesh = ok(
+      R"({"op": "links", "topology": {"chip": "v4", "shape": [4, 4, 8]}, "link_params": {"wrap": [false, false, false]}})")
+      ["result"];
   CHECK(mesh["diameter"] == 13);
   CHECK(mesh["edges"] == 3 * 4 * 8 + 4 * 3 * 8 + 4 * 4 * 7);
   const Json multi = ok(R"({"op": "links", "topology": "v5e:16x16:slices=2"})")["result"];
@@ -48,10 +50,13 @@ TEST_CASE("eval links: graph summary of a torus", "[comm]") {
 
 TEST_CASE("eval hops between device ids", "[comm]") {
   // v4 ids are x-fastest: 127 is chip (3,3,7), one wrap hop from (0,0,0) on every axis.
-  const Json r = ok(R"({"op": "hops", "topology": "v4:4x4x8", "pairs": [[0, 127], [0, 0], [5, 6], [0, 66]]})")["result"];
+  const Json r =
+      ok(R"({"op": "hops", "topology": "v4:4x4x8", "pairs": [[0, 127], [0, 0], [5, 6], [0, 66]]})")["result"];
   CHECK(r["hops"] == Json::array({3, 0, 1, 2 + 0 + 4}));
-  CHECK(errorOf(R"({"op": "hops", "topology": "v4:4x4x8", "pairs": [[0, 128]]})") == "ValueError: field 'pairs[0]': device id 128 is not in the topology");
-  CHECK(errorOf(R"({"op": "hops", "topology": "v4:4x4x8", "pairs": [[0]]})") == "ValueError: field 'pairs[0]' must hold two device ids");
+  CHECK(errorOf(R"({"op": "hops", "topology": "v4:4x4x8", "pairs": [[0, 128]]})") ==
+        "ValueError: field 'pairs[0]': device id 128 is not in the topology");
+  CHECK(errorOf(R"({"op": "hops", "topology": "v4:4x4x8", "pairs": [[0]]})") ==
+        "ValueError: field 'pairs[0]' must hold two device ids");
   CHECK(errorOf(R"({"op": "hops", "topology": "v4:4x4x8"})") == "ValueError: missing field 'pairs'");
 }
 
@@ -59,7 +64,8 @@ TEST_CASE("eval axis_report on JAX placements: known rings and the v5e 2x4 non-r
   const Json ring = ok(R"({"op": "axis_report", "topology": "v5e:4x4", "mesh": "x:16", "groups": true})")["result"];
   CHECK(ring["mesh"]["placement"] == "handler:_v5e_create_device_mesh");
   CHECK(ring["axes"][0]["ring_closed"] == true);
-  CHECK(ring["axes"][0]["groups"][0]["device_ids"] == Json::array({0, 1, 2, 3, 7, 6, 5, 9, 10, 11, 15, 14, 13, 12, 8, 4}));
+  CHECK(ring["axes"][0]["groups"][0]["device_ids"] ==
+        Json::array({0, 1, 2, 3, 7, 6, 5, 9, 10, 11, 15, 14, 13, 12, 8, 4}));
   const Json bad = ok(R"({"op": "axis_report", "topology": "v5e:2x4", "mesh": "x:8", "groups": true})")["result"];
   CHECK(bad["axes"][0]["ring_closed"] == false);
   CHECK(bad["axes"][0]["groups"][0]["hops"] == Json::array({1, 2, 1, 2, 1, 2, 1, 2}));
@@ -70,7 +76,8 @@ TEST_CASE("eval axis_report on JAX placements: known rings and the v5e 2x4 non-r
   const Json cube = ok(R"({"op": "axis_report", "topology": "v5p:2x2x2", "mesh": "x:8"})")["result"];
   CHECK(cube["mesh"]["placement"] == "handler:_v5p_create_device_mesh");
   CHECK(cube["axes"][0]["ring_closed"] == true);
-  CHECK(ok(R"({"op": "axis_report", "topology": "v5e:2x2", "mesh": "x:4"})")["result"]["axes"][0]["ring_closed"] == true);
+  CHECK(ok(R"({"op": "axis_report", "topology": "v5e:2x2", "mesh": "x:4"})")["result"]["axes"][0]["ring_closed"] ==
+        true);
   // TPU v4 has no handler: a 2x2 tray in x-major order is not a ring (jax-mesh-utils §9 item 16).
   const Json v4 = ok(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4"})")["result"];
   CHECK(v4["axes"][0]["ring_closed"] == false);
@@ -97,7 +104,8 @@ TEST_CASE("eval axis_report on GPUs placed by id: NVLink inside hosts, network a
 }
 
 TEST_CASE("eval axis_report: collectives, fsdp, one axis, multi-slice, explicit grid", "[comm]") {
-  const Json r = ok(R"({"op": "axis_report", "topology": "v5e:16x16", "mesh": {"axis_names": ["fsdp", "tp"], "axis_sizes": [-1, 16]},
+  const Json r = ok(
+      R"({"op": "axis_report", "topology": "v5e:16x16", "mesh": {"axis_names": ["fsdp", "tp"], "axis_sizes": [-1, 16]},
                         "axis": "tp", "bytes": 34e6, "fsdp": {"layer_param_bytes": 1e8, "layers": 2}})")["result"];
   REQUIRE(r["axes"].size() == 1);
   const Json& tp = r["axes"][0];
@@ -140,30 +148,39 @@ TEST_CASE("eval axis_report: collectives, fsdp, one axis, multi-slice, explicit 
 TEST_CASE("eval axis_report and links reject bad fields by name", "[comm]") {
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": "x:128", "axis": "y"})") ==
         "ValueError: field 'axis': the mesh has no axis 'y'");
-  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": "x:64"})").find("multiply to 64") != std::string::npos);
-  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": 5})").find("field 'mesh' must be") != std::string::npos);
+  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": "x:64"})").find("multiply to 64") !=
+        std::string::npos);
+  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": 5})").find("field 'mesh' must be") !=
+        std::string::npos);
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": "x:128", "bytes": -1})") ==
         "ValueError: field 'bytes' must be a finite number >= 0");
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "mesh_grid": [0, 1, 2, 2]})") ==
         "ValueError: mesh grid: device id 2 appears twice");
-  CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"speed": 1}})") == "ValueError: field 'link_params' has unknown key 'speed'");
-  CHECK(errorOf(R"({"op": "links", "topology": "v4:4x8x8", "link_params": {"twisted": true}})").find("k x k x 2k") != std::string::npos);
-  CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v9", "shape": [4]}})") == "ValueError: field 'topology.chip': unknown chip 'v9'");
+  CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"speed": 1}})") ==
+        "ValueError: field 'link_params' has unknown key 'speed'");
+  CHECK(errorOf(R"({"op": "links", "topology": "v4:4x8x8", "link_params": {"twisted": true}})").find("k x k x 2k") !=
+        std::string::npos);
+  CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v9", "shape": [4]}})") ==
+        "ValueError: field 'topology.chip': unknown chip 'v9'");
   CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v4"}})") == "ValueError: missing field 'shape'");
   CHECK(errorOf(R"({"op": "links", "topology": 7})").find("field 'topology' must be") != std::string::npos);
   CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"ici_bandwidth": "fast"}})") ==
         "ValueError: field 'link_params.ici_bandwidth' must be a number, got string");
-  CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v4", "shape": [1000000, 1000000, 1]}})").find("more than the supported") != std::string::npos);
+  CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v4", "shape": [1000000, 1000000, 1]}})")
+            .find("more than the supported") != std::string::npos);
   CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"ici_latency": -1}})") ==
         "ValueError: field 'link_params.ici_latency' must be a finite number >= 0");
-  CHECK(errorOf(R"({"op": "hops", "topology": "v4:2x2", "pairs": [[0, "a"]]})").find("list of integers") != std::string::npos);
+  CHECK(errorOf(R"({"op": "hops", "topology": "v4:2x2", "pairs": [[0, "a"]]})").find("list of integers") !=
+        std::string::npos);
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "mesh_grid": [0, 1, 2]})") ==
         "ValueError: mesh grid holds 3 device ids, the axis sizes need 4");
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "mesh_grid": [0, 1, 2, 9]})") ==
         "ValueError: mesh grid: device id 9 is not in the topology");
-  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": {"axis_names": ["x"], "axis_sizes": [2, 2]}})") ==
-        "ValueError: field 'mesh': axis_names and axis_sizes differ in length");
-  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "fsdp": {"layers": 2}})") == "ValueError: missing field 'fsdp.layer_param_bytes'");
+  CHECK(
+      errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": {"axis_names": ["x"], "axis_sizes": [2, 2]}})") ==
+      "ValueError: field 'mesh': axis_names and axis_sizes differ in length");
+  CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "fsdp": {"layers": 2}})") ==
+        "ValueError: missing field 'fsdp.layer_param_bytes'");
 }
 
 TEST_CASE("eval axis_report leaves groups out of large topologies with a warning", "[comm]") {
@@ -171,7 +188,8 @@ TEST_CASE("eval axis_report leaves groups out of large topologies with a warning
   CHECK_FALSE(answer["result"]["axes"][0].contains("groups"));
   REQUIRE(answer.contains("warnings"));
   CHECK(answer["warnings"][0].get<std::string>().find("at most 4096 devices") != std::string::npos);
-  const Json small = ok(R"({"op": "axis_report", "topology": "v4:4x4x4", "mesh": "a:16,b:4", "axis": "b", "groups": true})")["result"];
+  const Json small =
+      ok(R"({"op": "axis_report", "topology": "v4:4x4x4", "mesh": "a:16,b:4", "axis": "b", "groups": true})")["result"];
   CHECK(small["axes"][0]["groups"].size() == 16);
   CHECK(small["axes"][0]["groups"][0]["device_ids"].size() == 4);
 }

@@ -41,10 +41,10 @@ double zeroStage(bool shardOptimizer, bool shardGrads, bool shardParams) {
 } // namespace
 
 TEST_CASE("ZeRO paper: 7.5B params on 64 devices, 120 -> 31.4 -> 16.6 -> 1.9 GB", "[memory]") {
-  CHECK(zeroStage(false, false, false) == Approx(120e9));      // (2 + 2 + 12) Ψ
-  CHECK(zeroStage(true, false, false) == Approx(31.40625e9));  // 4Ψ + 12Ψ/64
-  CHECK(zeroStage(true, true, false) == Approx(16.640625e9));  // 2Ψ + 14Ψ/64
-  CHECK(zeroStage(true, true, true) == Approx(1.875e9));       // 16Ψ/64
+  CHECK(zeroStage(false, false, false) == Approx(120e9));     // (2 + 2 + 12) Ψ
+  CHECK(zeroStage(true, false, false) == Approx(31.40625e9)); // 4Ψ + 12Ψ/64
+  CHECK(zeroStage(true, true, false) == Approx(16.640625e9)); // 2Ψ + 14Ψ/64
+  CHECK(zeroStage(true, true, true) == Approx(1.875e9));      // 16Ψ/64
 
   // Category split of the baseline: 15 GB weights, 15 GB grads, 30 GB master, 60 GB m+v.
   DeviceParamShards d{kPsi, 2 * kPsi, {}, {}, {}};
@@ -62,17 +62,17 @@ TEST_CASE("ZeRO paper: 7.5B params on 64 devices, 120 -> 31.4 -> 16.6 -> 1.9 GB"
 TEST_CASE("Korthikanti per-layer activations match Table 2 by hand", "[memory]") {
   // s = 2048, b = 1, h = 4096, a = 32: sbh = 8,388,608 and 5as/h = 80.
   LayerActivationShape s{2048, 2048, 1, 4096, 32, 1, false};
-  CHECK(activationBytesPerLayer(s, Recompute::None) == 956'301'312.0);       // sbh (34 + 80)
-  CHECK(activationBytesPerLayer(s, Recompute::Selective) == 285'212'672.0);  // 34 sbh
-  CHECK(activationBytesPerLayer(s, Recompute::Full) == 16'777'216.0);        // 2 sbh
+  CHECK(activationBytesPerLayer(s, Recompute::None) == 956'301'312.0);      // sbh (34 + 80)
+  CHECK(activationBytesPerLayer(s, Recompute::Selective) == 285'212'672.0); // 34 sbh
+  CHECK(activationBytesPerLayer(s, Recompute::Full) == 16'777'216.0);       // 2 sbh
   s.tensor = 8;
-  CHECK(activationBytesPerLayer(s, Recompute::None) == 192'937'984.0);       // sbh (10 + 24/8 + 80/8)
-  CHECK(activationBytesPerLayer(s, Recompute::Selective) == 109'051'904.0);  // sbh (10 + 3)
-  CHECK(activationBytesPerLayer(s, Recompute::Full) == 16'777'216.0);        // layer input is not split without SP
+  CHECK(activationBytesPerLayer(s, Recompute::None) == 192'937'984.0);      // sbh (10 + 24/8 + 80/8)
+  CHECK(activationBytesPerLayer(s, Recompute::Selective) == 109'051'904.0); // sbh (10 + 3)
+  CHECK(activationBytesPerLayer(s, Recompute::Full) == 16'777'216.0);       // layer input is not split without SP
   s.sequence_parallel = true;
-  CHECK(activationBytesPerLayer(s, Recompute::None) == 119'537'664.0);       // sbh/8 (34 + 80)
-  CHECK(activationBytesPerLayer(s, Recompute::Selective) == 35'651'584.0);   // 34 sbh / 8
-  CHECK(activationBytesPerLayer(s, Recompute::Full) == 2'097'152.0);         // 2 sbh / 8
+  CHECK(activationBytesPerLayer(s, Recompute::None) == 119'537'664.0);     // sbh/8 (34 + 80)
+  CHECK(activationBytesPerLayer(s, Recompute::Selective) == 35'651'584.0); // 34 sbh / 8
+  CHECK(activationBytesPerLayer(s, Recompute::Full) == 2'097'152.0);       // 2 sbh / 8
 }
 
 TEST_CASE("training activations for Llama-3.1-8B: layers, logits, batch and context sharding", "[memory]") {
@@ -119,8 +119,8 @@ TEST_CASE("KV cache by hand: GQA, tensor split, MLA latent, sliding windows", "[
   const auto llama = *loadPresetModel("llama-3.1-8b").config;
   // 2 (K and V) * 8 kv heads * 128 * 32 layers * 8192 tokens * 8 sequences * 2 bytes
   CHECK(kvCacheBytes(llama, 8, 8192, 2) == 8'589'934'592.0);
-  CHECK(kvCacheBytes(llama, 8, 8192, 2, 4) == 2'147'483'648.0);  // 2 kv heads per device
-  CHECK(kvCacheBytes(llama, 8, 8192, 2, 16) == 1'073'741'824.0); // heads replicated: still 1 per device
+  CHECK(kvCacheBytes(llama, 8, 8192, 2, 4) == 2'147'483'648.0);    // 2 kv heads per device
+  CHECK(kvCacheBytes(llama, 8, 8192, 2, 16) == 1'073'741'824.0);   // heads replicated: still 1 per device
   CHECK(kvCacheBytes(llama, 8, 8192, 2, 1, 4) == 2'147'483'648.0); // context split 4 ways
   const auto deepseek = *loadPresetModel("deepseek-v3").config;
   // (kv_lora_rank 512 + rope 64) * 61 layers * 2 bytes = 70,272 bytes per token
@@ -142,7 +142,8 @@ TEST_CASE("serving: weights plus KV cache per device, fullest device found", "[m
   o.tensor_degree = 4;
   o.device_kind = "v5e";
   std::vector<DeviceParamShards> devices(8);
-  for (std::size_t i = 0; i < devices.size(); ++i) devices[i] = {1e9, 2e9 + static_cast<double>(i == 5) * 1e6, {}, {}, {}};
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    devices[i] = {1e9, 2e9 + static_cast<double>(i == 5) * 1e6, {}, {}, {}};
   const auto e = estimateMemory(devices, m, o);
   // 8 sequences per device, 2 kv heads per device: 8,589,934,592 / 4
   CHECK(e.kv_cache_per_device == 2'147'483'648.0);
@@ -161,7 +162,7 @@ TEST_CASE("serving: weights plus KV cache per device, fullest device found", "[m
 TEST_CASE("optimizer variants: SGD momentum and factored Adafactor", "[memory]") {
   CHECK(adafactorStateElements({4096, 14336}) == 4096 + 14336);
   CHECK(adafactorStateElements({4096}) == 4096);
-  CHECK(adafactorStateElements({8, 4096}) == 8 * 4096);       // second-largest dim < 128: not factored
+  CHECK(adafactorStateElements({8, 4096}) == 8 * 4096); // second-largest dim < 128: not factored
   CHECK(adafactorStateElements({8, 256, 512}) == 8 * (256 + 512));
   CHECK(adafactorStateElements({}) == 1);
 

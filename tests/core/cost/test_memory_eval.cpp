@@ -15,8 +15,9 @@ TEST_CASE("eval model_params: presets, HF configs and our JSON form", "[memory][
   CHECK(r["result"]["config"]["num_layers"] == 12);
   CHECK_FALSE(r["result"].contains("params"));
 
-  r = evalRequest({{"op", "model_params"},
-                   {"model", {{"name", "toy"}, {"params", {{{"path", "a/b"}, {"shape", {2, 3}}, {"dtype", "bf16"}}}}}}});
+  r = evalRequest(
+      {{"op", "model_params"},
+       {"model", {{"name", "toy"}, {"params", {{{"path", "a/b"}, {"shape", {2, 3}}, {"dtype", "bf16"}}}}}}});
   REQUIRE(r["ok"] == true);
   CHECK(r["result"]["params"] == Json::parse(R"([{"path":"a/b","shape":[2,3],"dtype":"bfloat16"}])"));
   CHECK(r["result"]["config"].is_null());
@@ -45,8 +46,14 @@ TEST_CASE("eval memory_estimate: ZeRO-3 devices and a replicated serving model",
   CHECK(r["result"]["out_of_memory"] == false);
   CHECK(r["warnings"][0] == "model '' has no architecture config: activations not estimated");
 
-  r = evalRequest({{"op", "memory_estimate"}, {"preset", "llama-3.1-8b"}, {"device_count", 2}, {"workload", "serving"},
-                   {"serve_batch", 8}, {"context_len", 8192}, {"kv_dtype", "bfloat16"}, {"device_kind", "v5e"}});
+  r = evalRequest({{"op", "memory_estimate"},
+                   {"preset", "llama-3.1-8b"},
+                   {"device_count", 2},
+                   {"workload", "serving"},
+                   {"serve_batch", 8},
+                   {"context_len", 8192},
+                   {"kv_dtype", "bfloat16"},
+                   {"device_kind", "v5e"}});
   REQUIRE(r["ok"] == true);
   CHECK(r["result"]["kv_cache_per_device"] == 8'589'934'592.0);
   CHECK(r["result"]["max_bytes"] == 2.0 * 8'030'261'248 + 8'589'934'592.0);

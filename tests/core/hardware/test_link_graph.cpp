@@ -11,7 +11,8 @@
 using namespace shardscope;
 
 namespace {
-std::shared_ptr<const LinkGraph> graphOf(const std::string& topology, std::optional<std::array<bool, 3>> wrap = {}, bool twisted = false) {
+std::shared_ptr<const LinkGraph> graphOf(const std::string& topology, std::optional<std::array<bool, 3>> wrap = {},
+                                         bool twisted = false) {
   const auto spec = parseTopology(topology);
   auto params = defaultLinkParams(*findChip(spec.chip));
   params.wrap = wrap;
@@ -106,8 +107,8 @@ TEST_CASE("cores of one chip share a node", "[links]") {
   CHECK(g->nodeOfDevice(999) == -1);
   // Hosts come from process_index.
   auto v4 = graphOf("v4:4x4x4");
-  CHECK(v4->nodes()[0].host == 0);                       // chip (0,0,0)
-  CHECK(v4->nodes()[2].host == 1);                       // chip (2,0,0): next 2x2x1 host along x
+  CHECK(v4->nodes()[0].host == 0); // chip (0,0,0)
+  CHECK(v4->nodes()[2].host == 1); // chip (2,0,0): next 2x2x1 host along x
 }
 
 TEST_CASE("twisted 4x4x8 torus: twisted wrap links and a shorter diameter", "[links]") {
@@ -118,11 +119,16 @@ TEST_CASE("twisted 4x4x8 torus: twisted wrap links and a shorter diameter", "[li
   auto node = [&](int x, int y, int z) { return x + X * (y + Y * z); };
   bool found = false;
   for (const auto& l : g->links())
-    if (l.a == node(3, 1, 2) && l.wrap && g->nodes()[static_cast<std::size_t>(l.b)].coords == std::array<int, 3>{0, 1, 6}) found = true;
+    if (l.a == node(3, 1, 2) && l.wrap &&
+        g->nodes()[static_cast<std::size_t>(l.b)].coords == std::array<int, 3>{0, 1, 6})
+      found = true;
   CHECK(found);
   // Every chip still has 6 links.
   std::vector<int> degree(g->nodeCount(), 0);
-  for (const auto& l : g->links()) { ++degree[static_cast<std::size_t>(l.a)]; ++degree[static_cast<std::size_t>(l.b)]; }
+  for (const auto& l : g->links()) {
+    ++degree[static_cast<std::size_t>(l.a)];
+    ++degree[static_cast<std::size_t>(l.b)];
+  }
   for (int d : degree) CHECK(d == 6);
   // Independent BFS over the neighbour rule written out here.
   auto neighbours = [&](std::array<int, 3> c) {
@@ -150,7 +156,10 @@ TEST_CASE("twisted 4x4x8 torus: twisted wrap links and a shorter diameter", "[li
       queue.pop_front();
       for (auto n : neighbours({u % 4, u / 4 % 4, u / 16})) {
         const int v = node(n[0], n[1], n[2]);
-        if (dist[static_cast<std::size_t>(v)] < 0) { dist[static_cast<std::size_t>(v)] = dist[static_cast<std::size_t>(u)] + 1; queue.push_back(v); }
+        if (dist[static_cast<std::size_t>(v)] < 0) {
+          dist[static_cast<std::size_t>(v)] = dist[static_cast<std::size_t>(u)] + 1;
+          queue.push_back(v);
+        }
       }
     }
     const auto got = g->bfsHops(s);
@@ -201,7 +210,10 @@ TEST_CASE("twisted tori with the long axis first, and across slices", "[links]")
   // 2x2x4 (forced wrap): a twisted wrap on a length-2 axis is a real link, not a duplicate.
   auto tiny = graphOf("v4:2x2x4", std::array<bool, 3>{true, true, true}, true);
   std::vector<int> degree(tiny->nodeCount(), 0);
-  for (const auto& l : tiny->links()) { ++degree[static_cast<std::size_t>(l.a)]; ++degree[static_cast<std::size_t>(l.b)]; }
+  for (const auto& l : tiny->links()) {
+    ++degree[static_cast<std::size_t>(l.a)];
+    ++degree[static_cast<std::size_t>(l.b)];
+  }
   for (int d : degree) CHECK(d == 6);
   for (int a = 0; a < 16; ++a) {
     const auto dist = tiny->bfsHops(a);

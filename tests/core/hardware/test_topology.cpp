@@ -132,8 +132,8 @@ TEST_CASE("GPU and CPU lists are process-major", "[topology]") {
 }
 
 TEST_CASE("topology text round-trips and rejects bad input", "[topology]") {
-  for (const char* text : {"v5p:16x20x28", "v4:4x4x4:slices=2", "v5p:2x2x2:cores=2", "v5e:16x16", "h100:32x8", "h100:4x8:interleaved",
-                           "v4:8x8x8:host=2x4x1", "v5e:4x2:kind=TPU v5e", "cpu:1x8", "v4:4"}) {
+  for (const char* text : {"v5p:16x20x28", "v4:4x4x4:slices=2", "v5p:2x2x2:cores=2", "v5e:16x16", "h100:32x8",
+                           "h100:4x8:interleaved", "v4:8x8x8:host=2x4x1", "v5e:4x2:kind=TPU v5e", "cpu:1x8", "v4:4"}) {
     INFO(text);
     CHECK(formatTopology(parseTopology(text)) == text);
   }

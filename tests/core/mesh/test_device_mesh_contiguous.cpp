@@ -50,8 +50,8 @@ TEST_CASE("the transpose trick makes every host a contiguous sub-block", "[devic
     Shape mesh;
     bool contiguousWithout;
   };
-  const Case cases[] = {{"v4:4x4x4", {16, 4}, false},  {"v4:4x8x8", {64, 4}, false}, {"v4:4x8x8", {4, 64}, false},
-                        {"v4:8x8x8", {64, 8}, false},  {"v4:8x16x16", {256, 8}, false}, {"v4:8x16x16", {8, 256}, false},
+  const Case cases[] = {{"v4:4x4x4", {16, 4}, false}, {"v4:4x8x8", {64, 4}, false},    {"v4:4x8x8", {4, 64}, false},
+                        {"v4:8x8x8", {64, 8}, false}, {"v4:8x16x16", {256, 8}, false}, {"v4:8x16x16", {8, 256}, false},
                         {"v4:2x2x1", {2, 2}, true}};
   for (const Case& c : cases) {
     INFO(c.topology << " " << shapeRepr(c.mesh));
@@ -71,9 +71,10 @@ TEST_CASE("contiguous submeshes refuse unknown topologies and shapes", "[device_
   CHECK_THROWS_WITH(createDeviceMesh(Shape{1, 16, 8}, devices, {true, false}),
                     "create_device_mesh cannot create contiguous submeshes for physical mesh topology (4, 4, 8)");
   const DeviceList big = makeDevices(parseTopology("v4:4x8x8"));
-  CHECK_THROWS_WITH(createDeviceMesh(Shape{1, 128, 2}, big, {true, false}),
-                    "create_device_mesh cannot create contiguous submeshes for mesh_shape (1, 128, 2) and physical mesh topology "
-                    "(4, 8, 8). Available mesh_shapes: [(64, 4), (4, 64)]");
+  CHECK_THROWS_WITH(
+      createDeviceMesh(Shape{1, 128, 2}, big, {true, false}),
+      "create_device_mesh cannot create contiguous submeshes for mesh_shape (1, 128, 2) and physical mesh topology "
+      "(4, 8, 8). Available mesh_shapes: [(64, 4), (4, 64)]");
   // Handlers win: a v5e 2x2 ignores the flag (§9.6).
   const DeviceList v5e = makeDevices(parseTopology("v5e:2x2"));
   CHECK(createDeviceMesh(Shape{4}, v5e, {true, false}).path == "handler:_v5e_create_device_mesh");

@@ -14,7 +14,8 @@ Json v4Devices2x2() {
   // ids x-fastest, one host: list order (0,0) (1,0) (0,1) (1,1).
   Json devices = Json::array();
   for (int k = 0; k < 4; ++k)
-    devices.push_back({{"id", k}, {"coords", {k % 2, k / 2, 0}}, {"core_on_chip", 0}, {"process_index", 0}, {"slice_index", 0}});
+    devices.push_back(
+        {{"id", k}, {"coords", {k % 2, k / 2, 0}}, {"core_on_chip", 0}, {"process_index", 0}, {"slice_index", 0}});
   return devices;
 }
 
@@ -41,7 +42,7 @@ TEST_CASE("create_device_mesh eval round trip", "[device_mesh][eval]") {
   // x with the size-1 z. Axis 0 gets y. ids are x + 2y.
   CHECK(answer["result"] == Json::parse("[[0, 1], [2, 3]]"));
   CHECK_FALSE(answer.contains("warnings"));
-  r["mesh_shape"] = Json::array({"2", 2.0});  // int() accepts both
+  r["mesh_shape"] = Json::array({"2", 2.0}); // int() accepts both
   CHECK(evalRequest(r)["result"] == answer["result"]);
   r["mesh_shape"] = Json::array({Json::array({4}), 4});
   CHECK(errorMessage(r) == "`mesh_shape` passed to `create_device_mesh` should be a sequence of ints. Got ([4], 4)");
@@ -91,9 +92,17 @@ TEST_CASE("hybrid and make_mesh eval results", "[device_mesh][eval]") {
   Json devices = Json::array();
   for (int s = 0; s < 2; ++s)
     for (int k = 0; k < 4; ++k)
-      devices.push_back({{"id", s * 4 + k}, {"coords", {k % 2, k / 2, 0}}, {"core_on_chip", 0}, {"process_index", s}, {"slice_index", s}});
-  Json h = {{"op", "create_hybrid_device_mesh"}, {"device_kind", "TPU v4"}, {"platform", "tpu"}, {"devices", devices},
-            {"mesh_shape", {2, 2}}, {"dcn_mesh_shape", {2, 1}}};
+      devices.push_back({{"id", s * 4 + k},
+                         {"coords", {k % 2, k / 2, 0}},
+                         {"core_on_chip", 0},
+                         {"process_index", s},
+                         {"slice_index", s}});
+  Json h = {{"op", "create_hybrid_device_mesh"},
+            {"device_kind", "TPU v4"},
+            {"platform", "tpu"},
+            {"devices", devices},
+            {"mesh_shape", {2, 2}},
+            {"dcn_mesh_shape", {2, 1}}};
   const Json answer = evalRequest(h);
   REQUIRE(answer["ok"] == true);
   CHECK(answer["result"] == Json::parse("[[0, 1], [2, 3], [4, 5], [6, 7]]"));
@@ -128,7 +137,7 @@ TEST_CASE("Python values: repr, int() and literals", "[device_mesh][py_value]") 
   CHECK_FALSE(pyInt(parsePyLiteral("None")).has_value());
   CHECK_THROWS_AS(parsePyLiteral("(1, 2"), Error);
   CHECK_THROWS_AS(parsePyLiteral("[1] junk"), Error);
-  CHECK_THROWS_AS(parsePyLiteral(std::string(200, '(')), Error);  // nesting is bounded
+  CHECK_THROWS_AS(parsePyLiteral(std::string(200, '(')), Error); // nesting is bounded
 }
 
 TEST_CASE("GPU eval: sorted by id, and mesh_shape () gives a bare id", "[device_mesh][eval]") {
@@ -142,7 +151,8 @@ TEST_CASE("GPU eval: sorted by id, and mesh_shape () gives a bare id", "[device_
   REQUIRE(scalar["ok"] == true);
   CHECK(scalar["result"] == 7);
   // On TPU the same empty shape fails inside numpy's transpose.
-  Json t = {{"op", "create_device_mesh"}, {"platform", "tpu"}, {"device_kind", "TPU v4"}, {"mesh_shape", Json::array()}};
+  Json t = {
+      {"op", "create_device_mesh"}, {"platform", "tpu"}, {"device_kind", "TPU v4"}, {"mesh_shape", Json::array()}};
   t["devices"] = Json::parse(R"([{"id": 0, "coords": [0, 0, 0], "core_on_chip": 0}])");
   const Json failed = evalRequest(t);
   CHECK(failed["error"]["type"] == "ValueError");

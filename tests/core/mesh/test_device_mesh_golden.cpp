@@ -80,8 +80,10 @@ void expectPythonError(const Json& expected, Fn&& fn) {
     CHECK(errorKindName(e.kind()) == expected["type"].get<std::string>());
     const std::string message = e.what();
     const std::string want = expected["message"];
-    if (expected.value("message_truncated", false)) CHECK(message.rfind(want, 0) == 0);
-    else CHECK(message == want);
+    if (expected.value("message_truncated", false))
+      CHECK(message.rfind(want, 0) == 0);
+    else
+      CHECK(message == want);
   }
 }
 
@@ -126,16 +128,20 @@ TEST_CASE("golden paths and assignment matrices through the C++ API", "[device_m
     INFO(name);
     const DeviceList devices = devicesOf(c["devices"], c["device_kind"], c["platform"]);
     const Json& args = c["args"];
-    const PyValue shape = args.contains("mesh_shape_repr") ? parsePyLiteral(args["mesh_shape_repr"].get<std::string>())
-                                                           : pyFromJson(args.contains("mesh_shape") ? args["mesh_shape"] : args["axis_sizes"], "shape");
+    const PyValue shape =
+        args.contains("mesh_shape_repr")
+            ? parsePyLiteral(args["mesh_shape_repr"].get<std::string>())
+            : pyFromJson(args.contains("mesh_shape") ? args["mesh_shape"] : args["axis_sizes"], "shape");
     std::vector<MeshPlacement> placements;
     if (c["fn"] == "create_device_mesh") {
       CreateMeshOptions options;
       options.allow_split_physical_axes = args["allow_split_physical_axes"];
       options.contiguous_submeshes = args["contiguous_submeshes"];
       placements.push_back(createDeviceMesh(shape, devices, options));
-      if (c.contains("assignment")) CHECK(placements[0].assignment == matrixOf(c["assignment"]));
-      else CHECK(placements[0].assignment.empty());
+      if (c.contains("assignment"))
+        CHECK(placements[0].assignment == matrixOf(c["assignment"]));
+      else
+        CHECK(placements[0].assignment.empty());
     } else if (c["fn"] == "create_hybrid_device_mesh") {
       HybridMeshOptions options;
       options.process_is_granule = args["process_is_granule"];
@@ -146,7 +152,8 @@ TEST_CASE("golden paths and assignment matrices through the C++ API", "[device_m
       placements = hybrid.granules;
       if (c.contains("assignment")) {
         REQUIRE(c["assignment"].size() == placements.size());
-        for (std::size_t g = 0; g < placements.size(); ++g) CHECK(placements[g].assignment == matrixOf(c["assignment"][g]));
+        for (std::size_t g = 0; g < placements.size(); ++g)
+          CHECK(placements[g].assignment == matrixOf(c["assignment"][g]));
       }
     } else {
       MeshPlacement placement;
@@ -170,22 +177,25 @@ TEST_CASE("golden helper-level cases", "[device_mesh][golden]") {
     if (fn == "_get_prime_factors") {
       CHECK(getPrimeFactors(a["x"].get<std::int64_t>()) == c["result"].get<std::vector<std::int64_t>>());
     } else if (fn == "_enumerate_feasible_logical_axis_assignments") {
-      auto got = enumerateFeasibleLogicalAxisAssignments(shapeOf(a["physical_mesh_shape"]), shapeOf(a["assigned_physical_mesh_shape"]),
+      auto got = enumerateFeasibleLogicalAxisAssignments(shapeOf(a["physical_mesh_shape"]),
+                                                         shapeOf(a["assigned_physical_mesh_shape"]),
                                                          a["logical_axis_size"].get<std::int64_t>());
       auto want = c["result"].get<std::vector<Shape>>();
-      std::sort(want.begin(), want.end());  // the reference's order is set iteration order
+      std::sort(want.begin(), want.end()); // the reference's order is set iteration order
       CHECK(got == want);
     } else if (fn == "_prefer_first_logical_axis_assignment") {
       CHECK(preferFirstLogicalAxisAssignment(shapeOf(a["x"]), shapeOf(a["y"]), shapeOf(a["physical_mesh_shape"]),
                                              shapeOf(a["assigned_physical_mesh_shape"])) == c["result"].get<bool>());
     } else if (fn == "_generate_logical_mesh") {
-      const DeviceGrid mesh = generateLogicalMesh(iotaOf(a["physical_mesh_shape"]), shapeOf(a["logical_mesh_shape"]), matrixOf(a["assignment"]));
+      const DeviceGrid mesh = generateLogicalMesh(iotaOf(a["physical_mesh_shape"]), shapeOf(a["logical_mesh_shape"]),
+                                                  matrixOf(a["assignment"]));
       CHECK(nested(mesh) == c["result"]);
     } else if (fn == "_create_device_mesh_for_nd_torus" || fn == "_create_device_mesh_for_nd_torus_splitting_axes") {
       auto run = [&] {
         const DeviceGrid physical = iotaOf(a["physical_mesh_shape"]);
         return fn == "_create_device_mesh_for_nd_torus"
-                   ? createDeviceMeshForNdTorus(physical, shapeOf(a["mesh_shape"]), a["allow_split_physical_axes"].get<bool>())
+                   ? createDeviceMeshForNdTorus(physical, shapeOf(a["mesh_shape"]),
+                                                a["allow_split_physical_axes"].get<bool>())
                    : createDeviceMeshForNdTorusSplittingAxes(physical, shapeOf(a["mesh_shape"]));
       };
       if (c.contains("error")) {
@@ -201,15 +211,19 @@ TEST_CASE("golden helper-level cases", "[device_mesh][golden]") {
         expectPythonError(c["error"], [&] { return getPhysicalTpuMesh(devices); });
       } else {
         const DeviceGrid grid = getPhysicalTpuMesh(devices);
-        CHECK(nested(grid.map([&](int p) { return static_cast<int>(devices[static_cast<std::size_t>(p)].id); })) == c["result"]);
+        CHECK(nested(grid.map([&](int p) { return static_cast<int>(devices[static_cast<std::size_t>(p)].id); })) ==
+              c["result"]);
       }
     } else if (fn == "_transpose_trick") {
       auto run = [&] { return transposeTrick(iotaOf(a["physical_mesh_shape"]), shapeOf(a["mesh_shape"])); };
-      if (c.contains("error")) expectPythonError(c["error"], run);
-      else CHECK(nested(run()) == c["result"]);
+      if (c.contains("error"))
+        expectPythonError(c["error"], run);
+      else
+        CHECK(nested(run()) == c["result"]);
     } else if (fn == "_canonicalize_axis_sizes") {
       const auto got = canonicalizeAxisSizes(parsePyLiteral(a["axis_sizes_repr"].get<std::string>()));
-      if (c["result"].is_null()) CHECK_FALSE(got.has_value());
+      if (c["result"].is_null())
+        CHECK_FALSE(got.has_value());
       else {
         REQUIRE(got.has_value());
         CHECK(*got == shapeOf(c["result"]));

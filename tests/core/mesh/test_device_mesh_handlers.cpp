@@ -59,7 +59,7 @@ TEST_CASE("TPU v3: permutes list positions, so a reversed list gives a different
 }
 
 TEST_CASE("TPU v3: rings every group of 8 when the last axis is 8, else a plain reshape", "[device_mesh][handlers]") {
-  const DeviceList devices = makeDevices(parseTopology("v3:4x4"));  // 32 devices
+  const DeviceList devices = makeDevices(parseTopology("v3:4x4")); // 32 devices
   const MeshPlacement ringed = createDeviceMesh(Shape{4, 8}, devices);
   const int ring[] = {0, 1, 2, 3, 6, 7, 4, 5};
   for (int g = 0; g < 4; ++g)
@@ -81,7 +81,8 @@ TEST_CASE("TPU v4 lite and TPU8i: the 2x2 ring in list order; larger slices fall
     CHECK(p.path == "handler:_v4i_v8i_create_device_mesh");
     CHECK(ids(p, devices) == std::vector<std::int64_t>{0, 1, 3, 2});
     for (std::size_t k = 0; k < 4; ++k)
-      CHECK(neighbours(devices[static_cast<std::size_t>(p.grid.data()[k])], devices[static_cast<std::size_t>(p.grid.data()[(k + 1) % 4])]));
+      CHECK(neighbours(devices[static_cast<std::size_t>(p.grid.data()[k])],
+                       devices[static_cast<std::size_t>(p.grid.data()[(k + 1) % 4])]));
     spec.shape = {2, 2, 2};
     const DeviceList bigger = makeDevices(spec);
     CHECK(createDeviceMesh(Shape{8}, bigger).path == "nd_torus");
@@ -99,13 +100,14 @@ TEST_CASE("v5e/v6e: rings by coordinates, whatever the list order", "[device_mes
     TopologySpec spec = parseTopology("v5e:4x4");
     spec.device_kind_override = kind;
     DeviceList devices = makeDevices(spec);
-    std::reverse(devices.begin(), devices.end());  // order-insensitive: sorted by (z, y, x) first
+    std::reverse(devices.begin(), devices.end()); // order-insensitive: sorted by (z, y, x) first
     const MeshPlacement ring = createDeviceMesh(Shape{1, 16}, devices);
     CHECK(ring.path == "handler:_v5e_create_device_mesh");
     // ids are x + 4y, so the result is the 4x4 ring table itself.
     CHECK(ids(ring, devices) == std::vector<std::int64_t>{0, 1, 2, 3, 7, 6, 5, 9, 10, 11, 15, 14, 13, 12, 8, 4});
     for (std::size_t k = 0; k < 16; ++k)
-      CHECK(neighbours(devices[static_cast<std::size_t>(ring.grid.data()[k])], devices[static_cast<std::size_t>(ring.grid.data()[(k + 1) % 16])]));
+      CHECK(neighbours(devices[static_cast<std::size_t>(ring.grid.data()[k])],
+                       devices[static_cast<std::size_t>(ring.grid.data()[(k + 1) % 16])]));
     // A 2-D mesh on 16 chips is not 1-D-like: the handler declines.
     CHECK(createDeviceMesh(Shape{4, 4}, devices).path == "nd_torus");
   }
@@ -120,7 +122,8 @@ TEST_CASE("v5e/v6e: rings by coordinates, whatever the list order", "[device_mes
   const MeshPlacement notRing = createDeviceMesh(Shape{8}, tall);
   CHECK(notRing.path == "handler:_v5e_create_device_mesh");
   CHECK(ids(notRing, tall) == std::vector<std::int64_t>{0, 1, 2, 3, 7, 6, 5, 4});
-  CHECK_FALSE(neighbours(tall[static_cast<std::size_t>(notRing.grid.data()[3])], tall[static_cast<std::size_t>(notRing.grid.data()[4])]));
+  CHECK_FALSE(neighbours(tall[static_cast<std::size_t>(notRing.grid.data()[3])],
+                         tall[static_cast<std::size_t>(notRing.grid.data()[4])]));
 }
 
 TEST_CASE("v5e: a 2x2 subslice away from the origin takes the torus path", "[device_mesh][handlers]") {
@@ -145,45 +148,50 @@ TEST_CASE("v5p: the 2x2x2 order for 8 chips; 2-core chips take the 4-D torus", "
     CHECK(p.path == "handler:_v5p_create_device_mesh");
     CHECK(ids(p, devices) == std::vector<std::int64_t>{0, 1, 3, 2, 6, 7, 5, 4});
     for (std::size_t k = 0; k < 8; ++k)
-      CHECK(neighbours(devices[static_cast<std::size_t>(p.grid.data()[k])], devices[static_cast<std::size_t>(p.grid.data()[(k + 1) % 8])]));
+      CHECK(neighbours(devices[static_cast<std::size_t>(p.grid.data()[k])],
+                       devices[static_cast<std::size_t>(p.grid.data()[(k + 1) % 8])]));
   }
   const DeviceList twoCore = makeDevices(parseTopology("v5p:2x2x2:cores=2"));
   const MeshPlacement p = createDeviceMesh(Shape{16}, twoCore);
   CHECK(p.path == "nd_torus");
   CHECK(p.physical_shape == Shape{2, 2, 2, 2});
   // The core axis is last and least significant: the first two entries are one chip's cores.
-  CHECK(twoCore[static_cast<std::size_t>(p.grid.data()[0])].coords == twoCore[static_cast<std::size_t>(p.grid.data()[1])].coords);
+  CHECK(twoCore[static_cast<std::size_t>(p.grid.data()[0])].coords ==
+        twoCore[static_cast<std::size_t>(p.grid.data()[1])].coords);
   const DeviceList big = makeDevices(parseTopology("v5p:4x4x4"));
   CHECK(createDeviceMesh(Shape{16, 4}, big).path == "nd_torus");
 }
 
 TEST_CASE("TPU7x: rings blocks of 8 list positions up to 32 devices, else falls through", "[device_mesh][handlers]") {
-  const DeviceList tray = makeDevices(parseTopology("7x:2x2x3"));  // 24 devices, 2 cores each
+  const DeviceList tray = makeDevices(parseTopology("7x:2x2x3")); // 24 devices, 2 cores each
   const MeshPlacement p = createDeviceMesh(Shape{3, 8}, tray);
   CHECK(p.path == "handler:_7x_create_device_mesh");
   const int ring[] = {0, 1, 2, 3, 6, 7, 4, 5};
   for (int g = 0; g < 3; ++g)
     for (int k = 0; k < 8; ++k) CHECK(p.grid.data()[static_cast<std::size_t>(g * 8 + k)] == g * 8 + ring[k]);
-  const DeviceList wide = makeDevices(parseTopology("7x:2x4x4"));  // 64 devices: too many
+  const DeviceList wide = makeDevices(parseTopology("7x:2x4x4")); // 64 devices: too many
   CHECK(createDeviceMesh(Shape{4, 16}, wide).path == "nd_torus");
-  const DeviceList single = makeDevices(parseTopology("7x:1x1x1"));  // 2 devices: not a multiple of 8
+  const DeviceList single = makeDevices(parseTopology("7x:1x1x1")); // 2 devices: not a multiple of 8
   CHECK(createDeviceMesh(Shape{2}, single).path == "nd_torus");
 }
 
 TEST_CASE("the handler registry is mutable and consulted by the last device's kind", "[device_mesh][handlers]") {
   const DeviceList devices = makeDevices(parseTopology("v4:2x2x2"));
-  registerDeviceMeshHandler("TPU v4", {"reverse_all", [](const Shape& shape, const DeviceList& list, const CreateMeshOptions&) {
-                                          std::vector<int> order(list.size());
-                                          for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(order.size() - 1 - k);
-                                          return std::optional<DeviceGrid>(DeviceGrid(Shape{static_cast<std::int64_t>(list.size())}, order).reshape(shape));
-                                        }});
+  registerDeviceMeshHandler("TPU v4",
+                            {"reverse_all", [](const Shape& shape, const DeviceList& list, const CreateMeshOptions&) {
+                               std::vector<int> order(list.size());
+                               for (std::size_t k = 0; k < order.size(); ++k)
+                                 order[k] = static_cast<int>(order.size() - 1 - k);
+                               return std::optional<DeviceGrid>(
+                                   DeviceGrid(Shape{static_cast<std::int64_t>(list.size())}, order).reshape(shape));
+                             }});
   const MeshPlacement custom = createDeviceMesh(Shape{8}, devices);
   CHECK(custom.path == "handler:reverse_all");
   CHECK(custom.grid.data().front() == 7);
   // A handler that declines lets the generic path run.
   registerDeviceMeshHandler("TPU v4", {"decline", [](const Shape&, const DeviceList&, const CreateMeshOptions&) {
-                                          return std::optional<DeviceGrid>();
-                                        }});
+                                         return std::optional<DeviceGrid>();
+                                       }});
   CHECK(createDeviceMesh(Shape{8}, devices).path == "nd_torus");
   CHECK(unregisterDeviceMeshHandler("TPU v4"));
   CHECK_FALSE(unregisterDeviceMeshHandler("TPU v4"));

@@ -35,7 +35,8 @@ TEST_CASE("hybrid: the DCN index is major along every axis", "[device_mesh][hybr
     const DeviceList slice = sliceOf(devices, g);
     const MeshPlacement alone = createDeviceMesh(Shape{1, 16, 4}, slice);
     for (std::int64_t i = 0; i < 16; ++i)
-      for (std::int64_t j = 0; j < 4; ++j) CHECK(idAt(h.grid, devices, {g, i, j}) == idAt(alone.grid, slice, {0, i, j}));
+      for (std::int64_t j = 0; j < 4; ++j)
+        CHECK(idAt(h.grid, devices, {g, i, j}) == idAt(alone.grid, slice, {0, i, j}));
     CHECK(h.granules[static_cast<std::size_t>(g)].path == "nd_torus");
   }
   const HybridPlacement mid = createHybridDeviceMesh(Shape{1, 4, 16}, Shape{1, 2, 1}, devices);
@@ -78,14 +79,15 @@ TEST_CASE("hybrid: granules sorted by key or taken in first-seen order", "[devic
 }
 
 TEST_CASE("hybrid: process granules", "[device_mesh][hybrid]") {
-  const DeviceList devices = makeDevices(parseTopology("v4:4x4x4"));  // 16 processes of 2x2x1
+  const DeviceList devices = makeDevices(parseTopology("v4:4x4x4")); // 16 processes of 2x2x1
   HybridMeshOptions options;
   options.process_is_granule = true;
   const HybridPlacement h = createHybridDeviceMesh(Shape{2, 2, 1}, Shape{2, 2, 4}, devices, options);
   CHECK(h.grid.shape() == Shape{4, 4, 4});
   REQUIRE(h.granules.size() == 16);
   for (std::size_t g = 0; g < 16; ++g)
-    for (int pos : h.granules[g].grid.data()) CHECK(devices[static_cast<std::size_t>(pos)].process_index == static_cast<int>(g));
+    for (int pos : h.granules[g].grid.data())
+      CHECK(devices[static_cast<std::size_t>(pos)].process_index == static_cast<int>(g));
 }
 
 TEST_CASE("hybrid: errors name slices and the attribute", "[device_mesh][hybrid]") {
@@ -96,17 +98,19 @@ TEST_CASE("hybrid: errors name slices and the attribute", "[device_mesh][hybrid]
   asList.dcn_mesh_shape_repr = "[4, 1, 1]";
   CHECK_THROWS_WITH(createHybridDeviceMesh(Shape{1, 16, 4}, Shape{4, 1, 1}, devices, asList),
                     "Number of slices 2 must equal the product of dcn_mesh_shape [4, 1, 1]");
-  const DeviceList gpus = makeDevices(parseTopology("h100:2x8"));  // no slice_index
-  CHECK_THROWS_WITH(createHybridDeviceMesh(Shape{8}, Shape{2}, gpus),
-                    "Device MockGpuDevice(id=0, platform='gpu', device_kind='NVIDIA H100 80GB HBM3', process_index=0, coords=None, "
-                    "core_on_chip=None) does not have attribute slice_index. See `process_is_granule` option.");
+  const DeviceList gpus = makeDevices(parseTopology("h100:2x8")); // no slice_index
+  CHECK_THROWS_WITH(
+      createHybridDeviceMesh(Shape{8}, Shape{2}, gpus),
+      "Device MockGpuDevice(id=0, platform='gpu', device_kind='NVIDIA H100 80GB HBM3', process_index=0, coords=None, "
+      "core_on_chip=None) does not have attribute slice_index. See `process_is_granule` option.");
   HybridMeshOptions byProcess;
   byProcess.process_is_granule = true;
   const HybridPlacement g = createHybridDeviceMesh(Shape{8}, Shape{2}, gpus, byProcess);
   CHECK(g.grid.shape() == Shape{16});
   CHECK(g.granules[0].path == "gpu_sort_by_id");
   // Per-granule errors propagate.
-  CHECK_THROWS_WITH(createHybridDeviceMesh(Shape{32}, Shape{2}, devices), "Number of devices 64 must equal the product of mesh_shape (32,)");
+  CHECK_THROWS_WITH(createHybridDeviceMesh(Shape{32}, Shape{2}, devices),
+                    "Number of devices 64 must equal the product of mesh_shape (32,)");
 }
 
 TEST_CASE("hybrid: runs that are not one granule each still group by key", "[device_mesh][hybrid]") {
@@ -116,7 +120,8 @@ TEST_CASE("hybrid: runs that are not one granule each still group by key", "[dev
   // result is the same as for the slice-major list.
   const DeviceList ordered = makeDevices(parseTopology("v4:2x2x1:slices=2"));
   REQUIRE(ordered.size() == 8);
-  DeviceList shuffled = {ordered[0], ordered[1], ordered[2], ordered[4], ordered[5], ordered[6], ordered[7], ordered[3]};
+  DeviceList shuffled = {ordered[0], ordered[1], ordered[2], ordered[4],
+                         ordered[5], ordered[6], ordered[7], ordered[3]};
   const HybridPlacement expect = createHybridDeviceMesh(Shape{2, 2}, Shape{2, 1}, ordered);
   const HybridPlacement got = createHybridDeviceMesh(Shape{2, 2}, Shape{2, 1}, shuffled);
   REQUIRE(got.grid.shape() == Shape{4, 2});
@@ -127,7 +132,8 @@ TEST_CASE("hybrid: runs that are not one granule each still group by key", "[dev
   byProcess.process_is_granule = true;
   const HybridPlacement hosts = createHybridDeviceMesh(Shape{2, 2}, Shape{2, 1}, shuffled, byProcess);
   for (std::int64_t i = 0; i < 4; ++i)
-    for (std::int64_t j = 0; j < 2; ++j) CHECK(idAt(hosts.grid, shuffled, {i, j}) == idAt(expect.grid, ordered, {i, j}));
+    for (std::int64_t j = 0; j < 2; ++j)
+      CHECK(idAt(hosts.grid, shuffled, {i, j}) == idAt(expect.grid, ordered, {i, j}));
   // Unequal runs (a slice-major list whose slices differ in size) fail in the per-slice mesh, as
   // the reference does, rather than being cut at the guessed length.
   DeviceList uneven = ordered;

@@ -28,7 +28,8 @@ TEST_CASE("GPU meshes sort by id; CPU meshes reshape the list as given", "[devic
   const DeviceList gpus = makeDevices(parseTopology("h100:2x4:interleaved"));
   const MeshPlacement g = createDeviceMesh(Shape{2, 4}, gpus, {true, true});
   CHECK(g.path == "gpu_sort_by_id");
-  for (std::size_t k = 0; k < 8; ++k) CHECK(gpus[static_cast<std::size_t>(g.grid.data()[k])].id == static_cast<std::int64_t>(k));
+  for (std::size_t k = 0; k < 8; ++k)
+    CHECK(gpus[static_cast<std::size_t>(g.grid.data()[k])].id == static_cast<std::int64_t>(k));
   DeviceList cpus = makeDevices(parseTopology("cpu:4"));
   std::reverse(cpus.begin(), cpus.end());
   const MeshPlacement c = createDeviceMesh(Shape{2, 2}, cpus);
@@ -62,7 +63,9 @@ TEST_CASE("make_mesh: v5e splits axes automatically, v6e and v4 do not", "[devic
   TopologySpec v6 = parseTopology("v6e:4x4");
   const auto err = errorOf([&] { makeMesh(Shape{2, 8}, {"a", "b"}, std::nullopt, makeDevices(v6)); });
   CHECK(err.first == ErrorKind::NotImplementedError);
-  const auto v4err = errorOf([&] { makeMesh(Shape{8, 8}, {"a", "b"}, std::nullopt, makeDevices(parseTopology("v4:4x4x4"))); });
+  const auto v4err = errorOf([&] {
+    makeMesh(Shape{8, 8}, {"a", "b"}, std::nullopt, makeDevices(parseTopology("v4:4x4x4")));
+  });
   CHECK(v4err.first == ErrorKind::NotImplementedError);
 }
 
@@ -77,13 +80,15 @@ TEST_CASE("make_mesh errors", "[device_mesh][make_mesh]") {
   CHECK(e.second.rfind("jax_devices=[MockTpuDevice(id=0,", 0) == 0);
   CHECK(e.second.find(" dims=(4, 4, 1) cores_per_chip=1") != std::string::npos);
   e = errorOf([&] { makeMesh(Shape{4, 4}, {"x", "y"}, std::vector<AxisType>{AxisType::Auto}, v4); });
-  CHECK(e.second == "Number of axis names should match the number of axis_types. Got axis_names=('x', 'y') and axis_types=(Auto,)");
+  CHECK(e.second ==
+        "Number of axis names should match the number of axis_types. Got axis_names=('x', 'y') and axis_types=(Auto,)");
   e = errorOf([&] { makeMesh(PyValue::tuple({PyValue::none()}), {"x"}, std::nullopt, v4); });
   CHECK(e.second == "`axis_sizes` passed to `make_mesh` should be a sequence of ints. Got (None,)");
   // Multi-slice: v3 reaches the friendly error, v4 fails earlier on overlapping coordinates.
   e = errorOf([&] { makeMesh(Shape{16}, {"x"}, std::nullopt, makeDevices(parseTopology("v3:2x2:slices=2"))); });
   CHECK(e.first == ErrorKind::ValueError);
-  CHECK(e.second == "`jax.make_mesh` does not support multi-slice topologies. Please use jax.experimental.mesh_utils.create_hybrid_device_mesh");
+  CHECK(e.second == "`jax.make_mesh` does not support multi-slice topologies. Please use "
+                    "jax.experimental.mesh_utils.create_hybrid_device_mesh");
   e = errorOf([&] { makeMesh(Shape{8}, {"x"}, std::nullopt, makeDevices(parseTopology("v4:2x2:slices=2"))); });
   CHECK(e.first == ErrorKind::AssertionError);
   e = errorOf([&] { makeMesh(Shape{16}, {"x"}, std::nullopt, makeDevices(parseTopology("h100:1x8:slices=2"))); });
@@ -107,9 +112,10 @@ TEST_CASE("create_device_mesh: shape canonicalization and count errors", "[devic
   const DeviceList twoCore = makeDevices(parseTopology("v4:2x2:cores=2"));
   e = errorOf([&] { createDeviceMesh(Shape{8}, twoCore); });
   CHECK(e.first == ErrorKind::AssertionError);
-  CHECK(e.second ==
-        "Creating meshes for TPU >v3 requires one device per chip (\"megacore\" mode). Got device id 1 for a device of kind TPU v4: "
-        "MockTpuDevice(id=1, platform='tpu', device_kind='TPU v4', process_index=0, coords=(0, 0, 0), core_on_chip=1, slice_index=0).");
+  CHECK(e.second == "Creating meshes for TPU >v3 requires one device per chip (\"megacore\" mode). Got device id 1 for "
+                    "a device of kind TPU v4: "
+                    "MockTpuDevice(id=1, platform='tpu', device_kind='TPU v4', process_index=0, coords=(0, 0, 0), "
+                    "core_on_chip=1, slice_index=0).");
   // Contiguous submeshes: 4-D physical meshes are never in the table.
   e = errorOf([&] { createDeviceMesh(Shape{16}, makeDevices(parseTopology("v5p:2x2x2:cores=2")), {true, false}); });
   CHECK(e.second == "create_device_mesh cannot create contiguous submeshes for physical mesh topology (2, 2, 2, 2)");

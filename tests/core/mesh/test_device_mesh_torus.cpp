@@ -101,18 +101,22 @@ TEST_CASE("whole-axis failures raise NotImplementedError with the remaining mesh
     FAIL("expected NotImplementedError");
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::NotImplementedError);
-    CHECK(std::string(e.what()) ==
-          "Failed to find assignment for logical_axis_index 1 of size 8 with remaining assignable mesh [4, 4, 4]. The size of each "
-          "axis in your logical mesh must be equal to the product of some subset of the physical mesh axis sizes. E.g. logical mesh "
-          "(4, 16) is compatible with physical mesh 4x4x4 since 4=4 and 16=4x4. If you want to split physical axes, set  "
-          "allow_split_physical_axes to True.");
+    CHECK(
+        std::string(e.what()) ==
+        "Failed to find assignment for logical_axis_index 1 of size 8 with remaining assignable mesh [4, 4, 4]. The "
+        "size of each "
+        "axis in your logical mesh must be equal to the product of some subset of the physical mesh axis sizes. E.g. "
+        "logical mesh "
+        "(4, 16) is compatible with physical mesh 4x4x4 since 4=4 and 16=4x4. If you want to split physical axes, set  "
+        "allow_split_physical_axes to True.");
   }
   // (2, 32): 32 is no product of whole 4s, and it is served first.
   try {
     createDeviceMesh(Shape{2, 32}, devices);
     FAIL("expected NotImplementedError");
   } catch (const Error& e) {
-    CHECK(std::string(e.what()).find("logical_axis_index 1 of size 32 with remaining assignable mesh [4, 4, 4]") != std::string::npos);
+    CHECK(std::string(e.what()).find("logical_axis_index 1 of size 32 with remaining assignable mesh [4, 4, 4]") !=
+          std::string::npos);
   }
   const MeshPlacement split = createDeviceMesh(Shape{8, 8, 1}, devices, {false, true});
   CHECK(split.path == "nd_torus_split");
@@ -151,8 +155,9 @@ TEST_CASE("the splitting helpers follow their definitions", "[device_mesh][torus
   // The code's rule 3 prefers overlapping already-used axes, against its comment (§9.1).
   CHECK_FALSE(preferFirstLogicalAxisAssignment({2, 1, 1}, {1, 2, 1}, {4, 4, 4}, {1, 2, 4}));
   CHECK(preferFirstLogicalAxisAssignment({1, 2, 1}, {2, 1, 1}, {4, 4, 4}, {1, 2, 4}));
-  CHECK_THROWS_WITH(createDeviceMeshForNdTorusSplittingAxes(DeviceGrid::iota({2, 2}), Shape{8}),
-                    "The number of devices in physical mesh (2, 2) does not match the number of devices in logical mesh (8,).");
+  CHECK_THROWS_WITH(
+      createDeviceMeshForNdTorusSplittingAxes(DeviceGrid::iota({2, 2}), Shape{8}),
+      "The number of devices in physical mesh (2, 2) does not match the number of devices in logical mesh (8,).");
 }
 
 TEST_CASE("large v5p slices need no sort and give the whole-axis layout", "[device_mesh][torus]") {
@@ -166,7 +171,8 @@ TEST_CASE("large v5p slices need no sort and give the whole-axis layout", "[devi
   checkAgainstAssignment(s, devices);
 }
 
-TEST_CASE("the torus path is order-insensitive: a reversed or shuffled list gives the same ids", "[device_mesh][torus]") {
+TEST_CASE("the torus path is order-insensitive: a reversed or shuffled list gives the same ids",
+          "[device_mesh][torus]") {
   // Forward lists take the one-pass corner path; reversed and shuffled ones the general path.
   for (const char* topo : {"v4:4x4x8", "v5p:2x4x4:cores=2", "7x:2x4x4", "v4:8x8x8"}) {
     const DeviceList forward = makeDevices(parseTopology(topo));

@@ -29,7 +29,8 @@ TEST_CASE("eval create_mesh uses eformer's defaults for absent fields", "[eforme
 }
 
 TEST_CASE("eval create_mesh keeps a repeated axis name once, first place, last size", "[eformer_mesh][eval]") {
-  const Json r = ask(std::string(R"({"op": "create_mesh", "axis_dims": [2, 4], "axis_names": ["a", "a"], )") + kEightCpus + "}");
+  const Json r =
+      ask(std::string(R"({"op": "create_mesh", "axis_dims": [2, 4], "axis_names": ["a", "a"], )") + kEightCpus + "}");
   REQUIRE(r["ok"] == true);
   CHECK(r["result"]["shape"].dump() == R"({"a":4})");
   CHECK(r["result"]["device_ids"] == Json::parse("[[0, 1, 2, 3], [4, 5, 6, 7]]"));
@@ -57,14 +58,16 @@ TEST_CASE("eval create_mesh models MEGASCALE_NUM_SLICES on request", "[eformer_m
   // Spec §1.2: the variable raises the slice count of a single-slice set, and create_hybrid_device_mesh
   // then fails (here: CPU devices have no slice_index at all).
   const Json r = ask(std::string(R"({"op": "create_mesh", "axis_dims": [2, 4], "axis_names": ["a", "b"],
-                                     "megascale_num_slices": 2, )") + kEightCpus + "}");
+                                     "megascale_num_slices": 2, )") +
+                     kEightCpus + "}");
   CHECK(r["ok"] == false);
   CHECK(r["error"]["type"] == "ValueError");
 }
 
 TEST_CASE("eval calculate_host_mesh_shape falls back to the simulated runtime for 0", "[eformer_mesh][eval]") {
-  CHECK(ask(R"({"op": "calculate_host_mesh_shape", "global_mesh_shape": [2, 4], "total_devices": 4, "num_processes": 2})")["result"] ==
-        Json::parse("[1, 4]"));
+  CHECK(
+      ask(R"({"op": "calculate_host_mesh_shape", "global_mesh_shape": [2, 4], "total_devices": 4, "num_processes": 2})")
+          ["result"] == Json::parse("[1, 4]"));
   // total_devices 0 -> jax.local_device_count(): process 0 owns 4 of these 8 devices.
   const Json r = ask(R"({"op": "calculate_host_mesh_shape", "global_mesh_shape": [2, 4], "total_devices": 0,
     "num_processes": 0, "process_count": 2, "platform": "cpu", "device_kind": "cpu",
@@ -72,17 +75,22 @@ TEST_CASE("eval calculate_host_mesh_shape falls back to the simulated runtime fo
                 {"id": 6, "process_index": 1}, {"id": 7, "process_index": 1}]})");
   REQUIRE(r["ok"] == true);
   CHECK(r["result"] == Json::parse("[1, 4]"));
-  CHECK(errorMessage(ask(R"({"op": "calculate_host_mesh_shape", "global_mesh_shape": [2, 4], "total_devices": 0, "num_processes": 1})")) ==
-        "ValueError: Mesh size 8 doesn't match available devices 0 (local x processes)");
-  CHECK(errorMessage(ask(R"({"op": "calculate_host_mesh_shape", "global_mesh_shape": 8, "total_devices": 8, "num_processes": 1})"))
-            .find("ValueError: field 'global_mesh_shape'") == 0);
+  CHECK(
+      errorMessage(ask(
+          R"({"op": "calculate_host_mesh_shape", "global_mesh_shape": [2, 4], "total_devices": 0, "num_processes": 1})")) ==
+      "ValueError: Mesh size 8 doesn't match available devices 0 (local x processes)");
+  CHECK(
+      errorMessage(
+          ask(R"({"op": "calculate_host_mesh_shape", "global_mesh_shape": 8, "total_devices": 8, "num_processes": 1})"))
+          .find("ValueError: field 'global_mesh_shape'") == 0);
 }
 
 TEST_CASE("eval parse_mesh_from_string reads the string before the devices", "[eformer_mesh][eval]") {
   CHECK(errorMessage(ask(R"({"op": "parse_mesh_from_string", "axis_dims": "dp:2,zz:4", "names": ["dp", "tp"]})")) ==
         "ValueError: Axis name 'zz' not found in provided names: ['dp', 'tp']");
-  const Json r = ask(std::string(R"({"op": "parse_mesh_from_string", "axis_dims": "tp:4,dp:2", "names": ["dp", "tp"], )") +
-                     kEightCpus + "}");
+  const Json r =
+      ask(std::string(R"({"op": "parse_mesh_from_string", "axis_dims": "tp:4,dp:2", "names": ["dp", "tp"], )") +
+          kEightCpus + "}");
   REQUIRE(r["ok"] == true);
   CHECK(r["result"]["shape"].dump() == R"({"tp":4,"dp":2})");
   CHECK(r["result"]["device_ids"] == Json::parse("[[0, 1], [2, 3], [4, 5], [6, 7]]"));

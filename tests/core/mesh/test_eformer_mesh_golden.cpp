@@ -60,8 +60,10 @@ int checkOp(const std::string& op) {
       continue;
     }
     CHECK(got["error"]["type"] == type);
-    if (c.contains("match") && c["match"].is_object()) CHECK(startsWith(got["error"]["message"].get<std::string>(), c["match"]["message_prefix"].get<std::string>()));
-    else CHECK(got["error"]["message"] == message);
+    if (c.contains("match") && c["match"].is_object())
+      CHECK(startsWith(got["error"]["message"].get<std::string>(), c["match"]["message_prefix"].get<std::string>()));
+    else
+      CHECK(got["error"]["message"] == message);
   }
   return compared;
 }
@@ -78,4 +80,6 @@ TEST_CASE("golden parse_mesh_from_string cases match eformer", "[eformer_mesh][g
   CHECK(checkOp("parse_mesh_from_string") == 9);
 }
 
-TEST_CASE("golden mpmd_mesh cases match jaxpp", "[eformer_mesh][mpmd_mesh][golden]") { CHECK(checkOp("mpmd_mesh") == 1); }
+TEST_CASE("golden mpmd_mesh cases match jaxpp", "[eformer_mesh][mpmd_mesh][golden]") {
+  CHECK(checkOp("mpmd_mesh") == 1);
+}

@@ -54,9 +54,11 @@ TEST_CASE("resolveReshape errors carry numpy's texts", "[eformer_mesh]") {
   CHECK(valueErrorOf([] { resolveReshape({}, 8); }) == "cannot reshape array of size 8 into shape ()");
   CHECK(valueErrorOf([] { resolveReshape({0, -1}, 0); }) == "cannot reshape array of size 0 into shape (0,newaxis)");
   CHECK(valueErrorOf([] { resolveReshape({2, -1, -1}, 8); }) == "can only specify one unknown dimension");
-  CHECK(valueErrorOf([] { resolveReshape({1LL << 40, 1LL << 40}, 8); }) ==
-        "cannot reshape array of size 8 into shape (1099511627776,1099511627776)");
-  CHECK(valueErrorOf([] { resolveReshape(Shape(33, 1), 1); }) == "maximum supported dimension for an ndarray is 32, found 33");
+  CHECK(valueErrorOf([] {
+          resolveReshape({1LL << 40, 1LL << 40}, 8);
+        }) == "cannot reshape array of size 8 into shape (1099511627776,1099511627776)");
+  CHECK(valueErrorOf([] { resolveReshape(Shape(33, 1), 1); }) ==
+        "maximum supported dimension for an ndarray is 32, found 33");
 }
 
 TEST_CASE("calculateHostMeshShape splits the leftmost axes over processes", "[eformer_mesh]") {
@@ -66,21 +68,28 @@ TEST_CASE("calculateHostMeshShape splits the leftmost axes over processes", "[ef
   CHECK(calculateHostMeshShape({2, 6}, 3, 4) == Shape{1, 3});
   CHECK(calculateHostMeshShape({3, 8}, 4, 6) == Shape{1, 4});
   CHECK(calculateHostMeshShape({8}, 2, 4) == Shape{2});
-  CHECK(valueErrorOf([] { calculateHostMeshShape({4, 3}, 2, 6); }) ==
+  CHECK(valueErrorOf([] {
+          calculateHostMeshShape({4, 3}, 2, 6);
+        }) ==
         "Host mesh shape (1, 3) uses 3 devices instead of 2. Ensure that num_processes factors the global mesh shape.");
-  CHECK(valueErrorOf([] { calculateHostMeshShape({6, 4}, 6, 4); }) ==
+  CHECK(valueErrorOf([] {
+          calculateHostMeshShape({6, 4}, 6, 4);
+        }) ==
         "Host mesh shape (1, 4) uses 4 devices instead of 6. Ensure that num_processes factors the global mesh shape.");
   // One process keeps the whole shape.
   CHECK(calculateHostMeshShape({4, 4}, 16, 1) == Shape{4, 4});
-  CHECK(valueErrorOf([] { calculateHostMeshShape({2, 4}, 4, 3); }) ==
-        "Mesh size 8 doesn't match available devices 12 (local x processes)");
+  CHECK(valueErrorOf([] {
+          calculateHostMeshShape({2, 4}, 4, 3);
+        }) == "Mesh size 8 doesn't match available devices 12 (local x processes)");
   // 8 processes over (2, 2, 8): both leading axes whole (rem 8 -> 4 -> 2), then 8 // 2.
   CHECK(calculateHostMeshShape({2, 2, 8}, 4, 8) == Shape{1, 1, 4});
 }
 
 TEST_CASE("calculateHostMeshShape rejects what Python would crash on", "[eformer_mesh]") {
   CHECK(valueErrorOf([] { calculateHostMeshShape({0, 4}, 0, 2); }).find("zero-size axis") != std::string::npos);
-  CHECK(valueErrorOf([] { calculateHostMeshShape({1LL << 40, 1LL << 40}, 1, 1); }).find("too large") != std::string::npos);
+  CHECK(valueErrorOf([] {
+          calculateHostMeshShape({1LL << 40, 1LL << 40}, 1, 1);
+        }).find("too large") != std::string::npos);
 }
 
 TEST_CASE("fillDcnMinusOne fills one -1 and checks the product", "[eformer_mesh]") {
@@ -101,15 +110,17 @@ TEST_CASE("eformer axis types: one value, a broadcast list or one per axis", "[e
   CHECK_FALSE(normalizeEformerAxisTypes(names, AxisTypesArg::absent()).has_value());
   CHECK(*normalizeEformerAxisTypes(names, AxisTypesArg::single(" EXPLICIT\t")) ==
         std::vector<AxisType>(3, AxisType::Explicit));
-  CHECK(*normalizeEformerAxisTypes(names, AxisTypesArg::list({"Manual"})) == std::vector<AxisType>(3, AxisType::Manual));
+  CHECK(*normalizeEformerAxisTypes(names, AxisTypesArg::list({"Manual"})) ==
+        std::vector<AxisType>(3, AxisType::Manual));
   CHECK(*normalizeEformerAxisTypes(names, AxisTypesArg::list({"auto", "explicit", "manual"})) ==
         std::vector<AxisType>{AxisType::Auto, AxisType::Explicit, AxisType::Manual});
   // A single value over no axes is never looked at.
   CHECK(normalizeEformerAxisTypes({}, AxisTypesArg::single("bogus"))->empty());
   CHECK(valueErrorOf([&] { normalizeEformerAxisTypes(names, AxisTypesArg::single("bogus")); }) ==
         "axis_types must be one of {'auto', 'explicit', 'manual'} or AxisType, got 'bogus'.");
-  CHECK(valueErrorOf([&] { normalizeEformerAxisTypes(names, AxisTypesArg::list({"auto", "explicit"})); }) ==
-        "axis_types length must match axis_names length. Got 2 types for 3 axis names.");
+  CHECK(valueErrorOf([&] {
+          normalizeEformerAxisTypes(names, AxisTypesArg::list({"auto", "explicit"}));
+        }) == "axis_types length must match axis_names length. Got 2 types for 3 axis names.");
   CHECK(valueErrorOf([&] { normalizeEformerAxisTypes({}, AxisTypesArg::list({"auto"})); }) ==
         "axis_types length must match axis_names length. Got 1 types for 0 axis names.");
   // Entries are checked in order: a bad name before a non-string entry reports the name.
@@ -179,10 +190,15 @@ TEST_CASE("parseMeshString errors carry eformer's and CPython's texts", "[eforme
   CHECK(valueErrorOf([&] { parseMeshString("2.0,4", names); }) == "invalid literal for int() with base 10: '2.0'");
   CHECK(valueErrorOf([&] { parseMeshString("2,4,1", names); }) == "Number of dimensions and names must match");
   // The name check comes before the number is read.
-  CHECK(valueErrorOf([&] { parseMeshString("zz:x", names); }) == "Axis name 'zz' not found in provided names: ['dp', 'tp']");
-  CHECK(valueErrorOf([&] { parseMeshString("99999999999999999999,1", names); }).find("does not fit in 64 bits") != std::string::npos);
-  CHECK(valueErrorOf([&] { parseMeshString("dp:1", {"it's", "dp"}); }) == "Not all axis names were used in 'axis_dims'");
-  CHECK(valueErrorOf([&] { parseMeshString("x:1", {"it's"}); }) == "Axis name 'x' not found in provided names: [\"it's\"]");
+  CHECK(valueErrorOf([&] { parseMeshString("zz:x", names); }) ==
+        "Axis name 'zz' not found in provided names: ['dp', 'tp']");
+  CHECK(valueErrorOf([&] { parseMeshString("99999999999999999999,1", names); }).find("does not fit in 64 bits") !=
+        std::string::npos);
+  CHECK(valueErrorOf([&] {
+          parseMeshString("dp:1", {"it's", "dp"});
+        }) == "Not all axis names were used in 'axis_dims'");
+  CHECK(valueErrorOf([&] { parseMeshString("x:1", {"it's"}); }) ==
+        "Axis name 'x' not found in provided names: [\"it's\"]");
 }
 
 TEST_CASE("Python text helpers follow CPython", "[eformer_mesh]") {
@@ -193,16 +209,18 @@ TEST_CASE("Python text helpers follow CPython", "[eformer_mesh]") {
   CHECK(reprStr("tab\there\n") == "'tab\\there\\n'");
   CHECK(reprStr("back\\slash") == "'back\\\\slash'");
   CHECK(reprStr("\x01") == "'\\x01'");
-  CHECK(reprStr("\xc2\xa0") == "'\\xa0'");             // NO-BREAK SPACE is not printable
-  CHECK(reprStr("\xe2\x80\x80x") == "'\\u2000x'");      // EN QUAD
+  CHECK(reprStr("\xc2\xa0") == "'\\xa0'");                      // NO-BREAK SPACE is not printable
+  CHECK(reprStr("\xe2\x80\x80x") == "'\\u2000x'");              // EN QUAD
   CHECK(reprStr("\xc3\xa9t\xc3\xa9") == "'\xc3\xa9t\xc3\xa9'"); // printable non-ASCII stays
   CHECK(strip("\xc2\xa0 x \xe3\x80\x80") == "x");
-  CHECK(parseInt("\xe2\x80\x83" "42\t").value == 42);
+  CHECK(parseInt("\xe2\x80\x83"
+                 "42\t")
+            .value == 42);
   CHECK(parseInt("-9223372036854775808").value == INT64_MIN);
   CHECK(parseInt("9223372036854775808").out_of_range);
-  CHECK(parseInt("\xd9\xa3").value == 3);            // ARABIC-INDIC DIGIT THREE
+  CHECK(parseInt("\xd9\xa3").value == 3);                  // ARABIC-INDIC DIGIT THREE
   CHECK(parseInt("\xef\xbc\x91\xef\xbc\x92").value == 12); // FULLWIDTH 1 2
-  CHECK_FALSE(parseInt("\xc2\xb2").value);            // SUPERSCRIPT TWO is not a decimal digit
+  CHECK_FALSE(parseInt("\xc2\xb2").value);                 // SUPERSCRIPT TWO is not a decimal digit
   CHECK_FALSE(parseInt("-").value);
   CHECK_FALSE(parseInt("1_").value);
   const std::string longText(300, '7');

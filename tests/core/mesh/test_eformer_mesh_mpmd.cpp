@@ -86,13 +86,15 @@ TEST_CASE("MpmdMesh submesh takes groups in the order given", "[mpmd_mesh]") {
 
 TEST_CASE("MpmdMesh on several processes: one group each", "[mpmd_mesh]") {
   // (stage 2, data 4): process = stage, so each process owns one group.
-  const MpmdMesh mm(gridMesh({2, 4}, {"stage", "data"}, [](std::int64_t i) { return static_cast<int>(i / 4); }), "stage");
+  const MpmdMesh mm(gridMesh({2, 4}, {"stage", "data"}, [](std::int64_t i) { return static_cast<int>(i / 4); }),
+                    "stage");
   CHECK(mm.isMultiProcess());
   CHECK(mm.myMpmdAxisIndex() == 0);
   CHECK(mm.loweringMesh().deviceIds().data() == std::vector<std::int64_t>{0, 1, 2, 3});
   CHECK(mm.loweringMesh().shape() == Shape{1, 4});
   // Seen from process 1, its own group is group 1.
-  const MpmdMesh other(gridMesh({2, 4}, {"stage", "data"}, [](std::int64_t i) { return static_cast<int>(i / 4); }), "stage", 1);
+  const MpmdMesh other(gridMesh({2, 4}, {"stage", "data"}, [](std::int64_t i) { return static_cast<int>(i / 4); }),
+                       "stage", 1);
   CHECK(other.myMpmdAxisIndex() == 1);
   CHECK(other.myMpmdGroupMesh().deviceIds().data() == std::vector<std::int64_t>{4, 5, 6, 7});
 }
@@ -108,16 +110,24 @@ TEST_CASE("MpmdMesh refuses a process that straddles groups", "[mpmd_mesh]") {
 }
 
 TEST_CASE("MpmdMesh with an unknown axis name", "[mpmd_mesh]") {
-  CHECK(errorOf([] { MpmdMesh(singleProcess({2, 2}, {"a", "b"}), "stage"); }, ErrorKind::ValueError)
+  CHECK(errorOf(
+            [] {
+              MpmdMesh(singleProcess({2, 2}, {"a", "b"}), "stage");
+            },
+            ErrorKind::ValueError)
             .find("'stage' is not an axis") != std::string::npos);
   // On a multi-process mesh jaxpp fails first in axis_names.index.
-  CHECK(errorOf([] { MpmdMesh(gridMesh({2, 2}, {"a", "b"}, [](std::int64_t i) { return static_cast<int>(i); }), "stage"); },
-                ErrorKind::ValueError) == "tuple.index(x): x not in tuple");
+  CHECK(errorOf(
+            [] {
+              MpmdMesh(gridMesh({2, 2}, {"a", "b"}, [](std::int64_t i) { return static_cast<int>(i); }), "stage");
+            },
+            ErrorKind::ValueError) == "tuple.index(x): x not in tuple");
 }
 
 TEST_CASE("eval mpmd_mesh validates its request", "[mpmd_mesh][eval]") {
   auto ask = [](const char* text) { return evalRequest(Json::parse(text)); };
-  auto r = ask(R"({"op": "mpmd_mesh", "mesh_axes": [["stage", 2], ["data", 2]], "device_ids": [[0, 1], [2]], "mpmd_axis_name": "stage"})");
+  auto r = ask(
+      R"({"op": "mpmd_mesh", "mesh_axes": [["stage", 2], ["data", 2]], "device_ids": [[0, 1], [2]], "mpmd_axis_name": "stage"})");
   CHECK(r["ok"] == false);
   CHECK(r["error"]["type"] == "ValueError");
   CHECK(r["error"]["message"].get<std::string>().find("device_ids") != std::string::npos);

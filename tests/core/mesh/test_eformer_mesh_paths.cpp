@@ -193,16 +193,20 @@ TEST_CASE("create_mesh errors before any placement", "[eformer_mesh]") {
     return std::string("no error");
   };
   CHECK(valueError([] { createEformerMesh({}, dims({1, -1}, {"a", "b"})); }).find("devices must not be empty") == 0);
-  CHECK(valueError([] { createEformerMesh(gpus(4, 4, 4), dims({2, 2, 2, 2}, {"a", "b", "c", "d"}), processes(4)); }) ==
-        "Multi-slice detected (num_slices=4) but no mesh axis in (2, 2, 2, 2) is divisible by num_slices.");
-  CHECK(valueError([] { createEformerMesh(gpus(2, 6), dims({3, 4}, {"a", "b"}), processes(2)); }) ==
+  CHECK(valueError([] {
+          createEformerMesh(gpus(4, 4, 4), dims({2, 2, 2, 2}, {"a", "b", "c", "d"}), processes(4));
+        }) == "Multi-slice detected (num_slices=4) but no mesh axis in (2, 2, 2, 2) is divisible by num_slices.");
+  CHECK(valueError([] {
+          createEformerMesh(gpus(2, 6), dims({3, 4}, {"a", "b"}), processes(2));
+        }) ==
         "Host mesh shape (1, 4) uses 4 devices instead of 6. Ensure that num_processes factors the global mesh shape.");
   // axis_types are checked first, then the -1 resolution.
   auto args = dims({3, -1}, {"a", "b"});
   args.axis_types = AxisTypesArg::single("nope");
   CHECK(valueError([&] { createEformerMesh(gpus(1, 8), args); }).find("axis_types must be one of") == 0);
   args.axis_types = AxisTypesArg::absent();
-  CHECK(valueError([&] { createEformerMesh(gpus(1, 8), args); }) == "cannot reshape array of size 8 into shape (3,newaxis)");
+  CHECK(valueError([&] { createEformerMesh(gpus(1, 8), args); }) ==
+        "cannot reshape array of size 8 into shape (3,newaxis)");
 }
 
 TEST_CASE("parseMeshFromString builds the mesh in the string's axis order", "[eformer_mesh]") {
@@ -213,8 +217,9 @@ TEST_CASE("parseMeshFromString builds the mesh in the string's axis order", "[ef
 }
 
 TEST_CASE("eval create_mesh puts warnings beside the result", "[eformer_mesh][eval]") {
-  Json request = {{"op", "create_mesh"}, {"platform", "gpu"}, {"device_kind", "NVIDIA H100 80GB HBM3"},
-                  {"axis_dims", {4, 4}}, {"axis_names", {"dp", "tp"}}, {"dcn_mesh_dims", {1, 2}}, {"process_count", 2}};
+  Json request = {{"op", "create_mesh"}, {"platform", "gpu"},          {"device_kind", "NVIDIA H100 80GB HBM3"},
+                  {"axis_dims", {4, 4}}, {"axis_names", {"dp", "tp"}}, {"dcn_mesh_dims", {1, 2}},
+                  {"process_count", 2}};
   Json devices = Json::array();
   for (int i = 0; i < 16; ++i) devices.push_back({{"id", i}, {"process_index", i / 8}});
   request["devices"] = devices;

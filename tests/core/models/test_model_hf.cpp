@@ -19,7 +19,8 @@ const Param* findParam(const Model& m, const std::string& path) {
 }
 
 std::int64_t countMatching(const Model& m, const std::string& needle) {
-  return std::count_if(m.params.begin(), m.params.end(), [&](const Param& p) { return p.path.find(needle) != std::string::npos; });
+  return std::count_if(m.params.begin(), m.params.end(),
+                       [&](const Param& p) { return p.path.find(needle) != std::string::npos; });
 }
 
 } // namespace
@@ -29,9 +30,10 @@ TEST_CASE("every preset matches its published parameter count", "[model]") {
   // GPT-2) and DeepSeek-V3's 671B without the multi-token-prediction module; each was re-derived
   // by hand from the config's dimensions while writing this test.
   const std::map<std::string, std::int64_t> published = {
-      {"llama-3.1-8b", 8'030'261'248},    {"llama-3.1-70b", 70'553'706'496}, {"llama-3.1-405b", 405'853'388'800},
-      {"mixtral-8x7b", 46'702'792'704},   {"qwen2.5-72b", 72'706'203'648},   {"gemma-2-27b", 27'227'128'320},
-      {"deepseek-v3", 671'026'419'200},   {"gpt2", 124'439'808},
+      {"llama-3.1-8b", 8'030'261'248},     {"llama-3.1-70b", 70'553'706'496},
+      {"llama-3.1-405b", 405'853'388'800}, {"mixtral-8x7b", 46'702'792'704},
+      {"qwen2.5-72b", 72'706'203'648},     {"gemma-2-27b", 27'227'128'320},
+      {"deepseek-v3", 671'026'419'200},    {"gpt2", 124'439'808},
   };
   const auto names = presetModelNames();
   REQUIRE(names.size() == published.size());
@@ -124,9 +126,10 @@ TEST_CASE("DeepSeek-V3: MLA projections, dense first layers, shared and routed e
 TEST_CASE("Qwen3 and Gemma 3 get q_norm and k_norm; Qwen3-8B count", "[model]") {
   // Qwen/Qwen3-8B config.json; 8,190,735,360 = 2*151936*4096 + 36*(2*4096^2 + 2*1024*4096 + 2*128
   // + 3*4096*12288 + 2*4096) + 4096, the model card's "8.2B".
-  const Json qwen3 = {{"model_type", "qwen3"}, {"hidden_size", 4096}, {"intermediate_size", 12288}, {"num_hidden_layers", 36},
-                      {"num_attention_heads", 32}, {"num_key_value_heads", 8}, {"head_dim", 128}, {"vocab_size", 151936},
-                      {"tie_word_embeddings", false}, {"attention_bias", false}, {"torch_dtype", "bfloat16"}};
+  const Json qwen3 = {{"model_type", "qwen3"},   {"hidden_size", 4096},       {"intermediate_size", 12288},
+                      {"num_hidden_layers", 36}, {"num_attention_heads", 32}, {"num_key_value_heads", 8},
+                      {"head_dim", 128},         {"vocab_size", 151936},      {"tie_word_embeddings", false},
+                      {"attention_bias", false}, {"torch_dtype", "bfloat16"}};
   const Model q = modelFromHfConfig(qwen3, "qwen3-8b");
   CHECK(q.parameterCount() == 8'190'735'360);
   CHECK(findParam(q, "model.layers.0.self_attn.q_norm.weight")->shape == Shape{128});
@@ -134,9 +137,16 @@ TEST_CASE("Qwen3 and Gemma 3 get q_norm and k_norm; Qwen3-8B count", "[model]") 
   CHECK(countMatching(q, "bias") == 0);
 
   const Json gemma3 = {{"model_type", "gemma3"},
-                       {"text_config", {{"model_type", "gemma3_text"}, {"hidden_size", 64}, {"intermediate_size", 128},
-                                        {"num_hidden_layers", 12}, {"num_attention_heads", 4}, {"num_key_value_heads", 2},
-                                        {"head_dim", 32}, {"vocab_size", 1000}, {"sliding_window", 512}}},
+                       {"text_config",
+                        {{"model_type", "gemma3_text"},
+                         {"hidden_size", 64},
+                         {"intermediate_size", 128},
+                         {"num_hidden_layers", 12},
+                         {"num_attention_heads", 4},
+                         {"num_key_value_heads", 2},
+                         {"head_dim", 32},
+                         {"vocab_size", 1000},
+                         {"sliding_window", 512}}},
                        {"torch_dtype", "bfloat16"}};
   const Model g = modelFromHfConfig(gemma3, "gemma3-tiny");
   CHECK(findParam(g, "model.layers.0.self_attn.q_norm.weight")->shape == Shape{32});
@@ -151,8 +161,9 @@ TEST_CASE("Qwen3 and Gemma 3 get q_norm and k_norm; Qwen3-8B count", "[model]") 
 }
 
 TEST_CASE("Llama attention_bias and mlp_bias add biases", "[model]") {
-  const Json cfg = {{"model_type", "llama"}, {"hidden_size", 16}, {"intermediate_size", 32}, {"num_hidden_layers", 1},
-                    {"num_attention_heads", 4}, {"vocab_size", 10}, {"attention_bias", true}, {"mlp_bias", true}};
+  const Json cfg = {{"model_type", "llama"},  {"hidden_size", 16},        {"intermediate_size", 32},
+                    {"num_hidden_layers", 1}, {"num_attention_heads", 4}, {"vocab_size", 10},
+                    {"attention_bias", true}, {"mlp_bias", true}};
   const Model m = modelFromHfConfig(cfg, "tiny");
   CHECK(findParam(m, "model.layers.0.self_attn.o_proj.bias")->shape == Shape{16});
   CHECK(findParam(m, "model.layers.0.mlp.down_proj.bias")->shape == Shape{16});
@@ -161,8 +172,8 @@ TEST_CASE("Llama attention_bias and mlp_bias add biases", "[model]") {
 }
 
 TEST_CASE("config.json errors name the key", "[model]") {
-  Json cfg = {{"model_type", "llama"}, {"hidden_size", 16}, {"intermediate_size", 32}, {"num_hidden_layers", 1},
-              {"num_attention_heads", 4}, {"vocab_size", 10}};
+  Json cfg = {{"model_type", "llama"},  {"hidden_size", 16},        {"intermediate_size", 32},
+              {"num_hidden_layers", 1}, {"num_attention_heads", 4}, {"vocab_size", 10}};
   REQUIRE_NOTHROW(modelFromHfConfig(cfg, "ok"));
   auto without = cfg;
   without.erase("hidden_size");
@@ -178,7 +189,8 @@ TEST_CASE("config.json errors name the key", "[model]") {
   CHECK_THROWS_WITH(modelFromHfConfig(huge, "x"), Catch::Contains("'intermediate_size' is implausibly large"));
   auto gqa = cfg;
   gqa["num_key_value_heads"] = 3;
-  CHECK_THROWS_WITH(modelFromHfConfig(gqa, "x"), Catch::Contains("'num_key_value_heads' (3) does not divide num_attention_heads (4)"));
+  CHECK_THROWS_WITH(modelFromHfConfig(gqa, "x"),
+                    Catch::Contains("'num_key_value_heads' (3) does not divide num_attention_heads (4)"));
   auto dtype = cfg;
   dtype["torch_dtype"] = "float7";
   CHECK_THROWS_WITH(modelFromHfConfig(dtype, "x"), Catch::Contains("unknown dtype 'float7'"));
@@ -192,12 +204,19 @@ TEST_CASE("config.json errors name the key", "[model]") {
     CHECK_THAT(e.what(), Catch::Contains("model_type 'bert' is not supported"));
   }
   CHECK_THROWS_WITH(modelFromHfConfig(Json::array(), "x"), "config.json must be a JSON object");
-  CHECK_THROWS_WITH(loadPresetModel("llama-9"), Catch::Contains("unknown model preset 'llama-9' (known: deepseek-v3, gemma-2-27b"));
+  CHECK_THROWS_WITH(loadPresetModel("llama-9"),
+                    Catch::Contains("unknown model preset 'llama-9' (known: deepseek-v3, gemma-2-27b"));
 }
 
 TEST_CASE("layer_types decides which layers use a sliding window", "[model]") {
-  Json cfg = {{"model_type", "gemma3_text"}, {"hidden_size", 16}, {"intermediate_size", 32}, {"num_hidden_layers", 4},
-              {"num_attention_heads", 2}, {"head_dim", 8}, {"vocab_size", 10}, {"sliding_window", 512},
+  Json cfg = {{"model_type", "gemma3_text"},
+              {"hidden_size", 16},
+              {"intermediate_size", 32},
+              {"num_hidden_layers", 4},
+              {"num_attention_heads", 2},
+              {"head_dim", 8},
+              {"vocab_size", 10},
+              {"sliding_window", 512},
               {"layer_types", {"sliding_attention", "sliding_attention", "full_attention", "sliding_attention"}}};
   auto c = modelConfigFromHf(cfg);
   CHECK(c.sliding_window_pattern == 3);
@@ -207,9 +226,12 @@ TEST_CASE("layer_types decides which layers use a sliding window", "[model]") {
   cfg["layer_types"] = {"full_attention", "full_attention", "full_attention", "full_attention"};
   CHECK(modelConfigFromHf(cfg).sliding_window == 0);
   cfg["layer_types"] = {"sliding_attention", "full_attention", "full_attention", "sliding_attention"};
-  CHECK_THROWS_WITH(modelConfigFromHf(cfg), "config.json: 'layer_types': layer 2 breaks the periodic sliding/global pattern this estimate supports");
+  CHECK_THROWS_WITH(
+      modelConfigFromHf(cfg),
+      "config.json: 'layer_types': layer 2 breaks the periodic sliding/global pattern this estimate supports");
   cfg["layer_types"] = {"sliding_attention"};
   CHECK_THROWS_WITH(modelConfigFromHf(cfg), "config.json: 'layer_types' must be a list of 4 layer types");
   cfg["layer_types"] = {"sliding_attention", "local", "full_attention", "full_attention"};
-  CHECK_THROWS_WITH(modelConfigFromHf(cfg), "config.json: 'layer_types'[1] must be \"sliding_attention\" or \"full_attention\"");
+  CHECK_THROWS_WITH(modelConfigFromHf(cfg),
+                    "config.json: 'layer_types'[1] must be \"sliding_attention\" or \"full_attention\"");
 }

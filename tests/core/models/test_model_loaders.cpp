@@ -73,10 +73,12 @@ TEST_CASE("dtype names, aliases and safetensors codes", "[model]") {
 }
 
 TEST_CASE("our JSON form round-trips and rejects bad fields", "[model]") {
-  const Json j = {{"name", "toy"},
-                  {"dtype", "bf16"},
-                  {"params", {{{"path", "embed/kernel"}, {"shape", {100, 8}}}, {{"path", "out/bias"}, {"shape", {8}}, {"dtype", "float32"}}}},
-                  {"config", {{"model_type", "llama"}, {"num_layers", 2}, {"hidden", 8}, {"heads", 2}, {"vocab", 100}}}};
+  const Json j = {
+      {"name", "toy"},
+      {"dtype", "bf16"},
+      {"params",
+       {{{"path", "embed/kernel"}, {"shape", {100, 8}}}, {{"path", "out/bias"}, {"shape", {8}}, {"dtype", "float32"}}}},
+      {"config", {{"model_type", "llama"}, {"num_layers", 2}, {"hidden", 8}, {"heads", 2}, {"vocab", 100}}}};
   const Model m = modelFromJson(j);
   CHECK(m.name == "toy");
   REQUIRE(m.params.size() == 2);
@@ -85,34 +87,47 @@ TEST_CASE("our JSON form round-trips and rejects bad fields", "[model]") {
   CHECK(m.parameterCount() == 808);
   CHECK(m.parameterBytes() == 800 * 2 + 8 * 4);
   REQUIRE(m.config);
-  CHECK(m.config->kv_heads == 2);  // defaults to heads
-  CHECK(m.config->head_dim == 4);  // hidden / heads
+  CHECK(m.config->kv_heads == 2); // defaults to heads
+  CHECK(m.config->head_dim == 4); // hidden / heads
   CHECK(modelFromJson(modelToJson(m)) == m);
 
   // A bare list is a model too.
-  CHECK(modelFromJson(Json::array({{{"path", "w"}, {"shape", Json::array()}, {"dtype", "int8"}}})).parameterCount() == 1);
+  CHECK(modelFromJson(Json::array({{{"path", "w"}, {"shape", Json::array()}, {"dtype", "int8"}}})).parameterCount() ==
+        1);
 
-  CHECK(valueErrorOf([] { modelFromJson(Json("x")); }) == "a model must be an object {name, params, config?} or a list of params");
+  CHECK(valueErrorOf([] { modelFromJson(Json("x")); }) ==
+        "a model must be an object {name, params, config?} or a list of params");
   CHECK(valueErrorOf([] { modelFromJson(Json::object()); }) == "params must be a list of {path, shape, dtype} objects");
-  CHECK(valueErrorOf([] { modelFromJson(Json::array({1})); }) == "params[0] must be an object with path, shape and dtype");
-  CHECK(valueErrorOf([] { modelFromJson(Json::array({{{"shape", {1}}, {"dtype", "int8"}}})); }) == "params[0].path must be a non-empty string");
-  CHECK(valueErrorOf([] { modelFromJson(Json::array({{{"path", "w"}, {"shape", {2, -3}}, {"dtype", "int8"}}})); }) ==
-        "params[0] ('w').shape[1] must not be negative, got -3");
-  CHECK(valueErrorOf([] { modelFromJson(Json::array({{{"path", "w"}, {"shape", {2.5}}, {"dtype", "int8"}}})); }) ==
-        "params[0] ('w').shape[0] must be an integer, got 2.5");
-  CHECK(valueErrorOf([] { modelFromJson(Json::array({{{"path", "w"}, {"shape", {2}}, {"dtype", "float7"}}})); }) ==
-        "params[0] ('w').dtype 'float7' is not a known dtype");
-  CHECK(valueErrorOf([] { modelFromJson(Json::array({{{"path", "w"}, {"shape", {2}}}})); }) ==
-        "params[0] ('w').dtype is missing and the model has no top-level dtype");
+  CHECK(valueErrorOf([] { modelFromJson(Json::array({1})); }) ==
+        "params[0] must be an object with path, shape and dtype");
   CHECK(valueErrorOf([] {
-          modelFromJson(Json::array({{{"path", "w"}, {"shape", {2}}, {"dtype", "int8"}}, {{"path", "w"}, {"shape", {3}}, {"dtype", "int8"}}}));
+          modelFromJson(Json::array({{{"shape", {1}}, {"dtype", "int8"}}}));
+        }) == "params[0].path must be a non-empty string");
+  CHECK(valueErrorOf([] {
+          modelFromJson(Json::array({{{"path", "w"}, {"shape", {2, -3}}, {"dtype", "int8"}}}));
+        }) == "params[0] ('w').shape[1] must not be negative, got -3");
+  CHECK(valueErrorOf([] {
+          modelFromJson(Json::array({{{"path", "w"}, {"shape", {2.5}}, {"dtype", "int8"}}}));
+        }) == "params[0] ('w').shape[0] must be an integer, got 2.5");
+  CHECK(valueErrorOf([] {
+          modelFromJson(Json::array({{{"path", "w"}, {"shape", {2}}, {"dtype", "float7"}}}));
+        }) == "params[0] ('w').dtype 'float7' is not a known dtype");
+  CHECK(valueErrorOf([] {
+          modelFromJson(Json::array({{{"path", "w"}, {"shape", {2}}}}));
+        }) == "params[0] ('w').dtype is missing and the model has no top-level dtype");
+  CHECK(valueErrorOf([] {
+          modelFromJson(Json::array({{{"path", "w"}, {"shape", {2}}, {"dtype", "int8"}},
+                                     {{"path", "w"}, {"shape", {3}}, {"dtype", "int8"}}}));
         }) == "model '': parameter 'w' appears twice");
   CHECK(valueErrorOf([] {
           modelFromJson(Json::array({{{"path", "w"}, {"shape", {1 << 30, 1 << 30, 1 << 30}}, {"dtype", "int8"}}}));
         }) == "parameter 'w': shape (1073741824, 1073741824, 1073741824) has more than 2^53 elements");
-  CHECK(valueErrorOf([] { modelFromJson({{"params", Json::array()}, {"config", {{"layers", 2}}}}); }) == "config.layers is not a known config field");
-  CHECK(valueErrorOf([] { modelFromJson({{"params", Json::array()}, {"config", {{"hidden", -1}}}}); }) ==
-        "config.hidden must not be negative, got -1");
+  CHECK(valueErrorOf([] {
+          modelFromJson({{"params", Json::array()}, {"config", {{"layers", 2}}}});
+        }) == "config.layers is not a known config field");
+  CHECK(valueErrorOf([] {
+          modelFromJson({{"params", Json::array()}, {"config", {{"hidden", -1}}}});
+        }) == "config.hidden must not be negative, got -1");
 }
 
 TEST_CASE("a committed safetensors fixture loads, metadata ignored", "[model]") {
@@ -137,9 +152,11 @@ TEST_CASE("safetensors headers: every malformed case is a ValueError naming it",
         "m.safetensors: truncated: the file is shorter than the 8-byte header length (3 bytes)");
   writeText(file, lengthPrefix(1000) + good);
   CHECK(valueErrorOf([&] { loadSafetensors(file); }) ==
-        "m.safetensors: header length 1000 runs past the end of the file (" + std::to_string(8 + good.size()) + " bytes)");
+        "m.safetensors: header length 1000 runs past the end of the file (" + std::to_string(8 + good.size()) +
+            " bytes)");
   writeText(file, lengthPrefix(100'000'001) + good);
-  CHECK(valueErrorOf([&] { loadSafetensors(file); }) == "m.safetensors: header length 100000001 exceeds the 100 MB limit");
+  CHECK(valueErrorOf([&] { loadSafetensors(file); }) ==
+        "m.safetensors: header length 100000001 exceeds the 100 MB limit");
   writeText(file, lengthPrefix(~std::uint64_t{0}) + good);
   CHECK_THAT(valueErrorOf([&] { loadSafetensors(file); }), Catch::Contains("exceeds the 100 MB limit"));
 
@@ -150,31 +167,42 @@ TEST_CASE("safetensors headers: every malformed case is a ValueError naming it",
   CHECK_THAT(header("[1, 2]"), Catch::Equals("m.safetensors: the header must be a JSON object, got array"));
   CHECK_THAT(header("{\"a\": "), Catch::StartsWith("m.safetensors: the header is not valid JSON"));
   CHECK(header(R"({"a": 3})") == "m.safetensors: tensor 'a' must be an object with dtype, shape and data_offsets");
-  CHECK(header(R"({"a":{"shape":[2],"data_offsets":[0,4]}})") == "m.safetensors: tensor 'a': 'dtype' is missing or not a string");
-  CHECK(header(R"({"a":{"dtype":"Q3","shape":[2],"data_offsets":[0,4]}})") == "m.safetensors: tensor 'a': 'dtype' \"Q3\" is not a safetensors dtype");
-  CHECK(header(R"({"a":{"dtype":"F16","shape":2,"data_offsets":[0,4]}})") == "m.safetensors: tensor 'a': 'shape' is missing or not a list");
-  CHECK(header(R"({"a":{"dtype":"F16","shape":[-2],"data_offsets":[0,4]}})") == "m.safetensors: tensor 'a': 'shape'[0] must not be negative, got -2");
+  CHECK(header(R"({"a":{"shape":[2],"data_offsets":[0,4]}})") ==
+        "m.safetensors: tensor 'a': 'dtype' is missing or not a string");
+  CHECK(header(R"({"a":{"dtype":"Q3","shape":[2],"data_offsets":[0,4]}})") ==
+        "m.safetensors: tensor 'a': 'dtype' \"Q3\" is not a safetensors dtype");
+  CHECK(header(R"({"a":{"dtype":"F16","shape":2,"data_offsets":[0,4]}})") ==
+        "m.safetensors: tensor 'a': 'shape' is missing or not a list");
+  CHECK(header(R"({"a":{"dtype":"F16","shape":[-2],"data_offsets":[0,4]}})") ==
+        "m.safetensors: tensor 'a': 'shape'[0] must not be negative, got -2");
   CHECK(header(R"({"a":{"dtype":"F16","shape":[99999999999999999999],"data_offsets":[0,4]}})") ==
         "m.safetensors: tensor 'a': 'shape'[0] must be an integer, got 1e+20");
   CHECK(header(R"({"a":{"dtype":"F16","shape":[9223372036854775807, 4],"data_offsets":[0,4]}})") ==
         "parameter 'a': shape (9223372036854775807, 4) has more than 2^53 elements");
-  CHECK(header(R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0]}})") == "m.safetensors: tensor 'a': 'data_offsets' must be a list [begin, end]");
-  CHECK(header(R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[4,0]}})") == "m.safetensors: tensor 'a': 'data_offsets' end 0 is before begin 4");
+  CHECK(header(R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0]}})") ==
+        "m.safetensors: tensor 'a': 'data_offsets' must be a list [begin, end]");
+  CHECK(header(R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[4,0]}})") ==
+        "m.safetensors: tensor 'a': 'data_offsets' end 0 is before begin 4");
   CHECK(header(R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0,5]}})") ==
         "m.safetensors: tensor 'a': 'data_offsets' span 5 bytes but shape (2,) of float16 needs 4");
   CHECK(header(R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}})", 2) ==
         "m.safetensors: tensor 'a': 'data_offsets' end 4 runs past the data section (2 bytes)");
-  CHECK(valueErrorOf([&] { loadSafetensors(dir / "missing.safetensors"); }).starts_with("missing.safetensors: cannot read file"));
+  CHECK(valueErrorOf([&] {
+          loadSafetensors(dir / "missing.safetensors");
+        }).starts_with("missing.safetensors: cannot read file"));
 }
 
 TEST_CASE("a sharded checkpoint index reads every shard's header", "[model]") {
   const auto dir = scratchDir("index") / "tiny-model";
   fs::create_directories(dir);
-  writeSafetensors(dir / "model-00001-of-00002.safetensors",
-                   R"({"__metadata__":{"format":"pt"},"model.embed_tokens.weight":{"dtype":"BF16","shape":[10,4],"data_offsets":[0,80]}})", 80);
-  writeSafetensors(dir / "model-00002-of-00002.safetensors",
-                   R"({"lm_head.weight":{"dtype":"BF16","shape":[10,4],"data_offsets":[0,80]},"model.norm.weight":{"dtype":"F32","shape":[4],"data_offsets":[80,96]}})",
-                   96);
+  writeSafetensors(
+      dir / "model-00001-of-00002.safetensors",
+      R"({"__metadata__":{"format":"pt"},"model.embed_tokens.weight":{"dtype":"BF16","shape":[10,4],"data_offsets":[0,80]}})",
+      80);
+  writeSafetensors(
+      dir / "model-00002-of-00002.safetensors",
+      R"({"lm_head.weight":{"dtype":"BF16","shape":[10,4],"data_offsets":[0,80]},"model.norm.weight":{"dtype":"F32","shape":[4],"data_offsets":[80,96]}})",
+      96);
   writeText(dir / "model.safetensors.index.json", R"({"metadata":{"total_size":176},"weight_map":{
       "model.embed_tokens.weight":"model-00001-of-00002.safetensors",
       "model.norm.weight":"model-00002-of-00002.safetensors",
@@ -189,20 +217,27 @@ TEST_CASE("a sharded checkpoint index reads every shard's header", "[model]") {
   const auto index = dir / "bad.safetensors.index.json";
   writeText(index, R"({"weight_map":{"x":"model-00001-of-00002.safetensors"}})");
   CHECK(valueErrorOf([&] { loadSafetensorsIndex(index); }) ==
-        "bad.safetensors.index.json: tensor 'x' is mapped to shard 'model-00001-of-00002.safetensors' whose header does not list it");
+        "bad.safetensors.index.json: tensor 'x' is mapped to shard 'model-00001-of-00002.safetensors' whose header "
+        "does not list it");
   writeText(index, R"({"weight_map":{"x":"nope.safetensors"}})");
-  CHECK(valueErrorOf([&] { loadSafetensorsIndex(index); }) == "bad.safetensors.index.json: shard 'nope.safetensors' (for tensor 'x') does not exist");
-  writeText(index, R"({"weight_map":{"x":"../../etc/passwd"}})");
   CHECK(valueErrorOf([&] { loadSafetensorsIndex(index); }) ==
-        "bad.safetensors.index.json: weight_map['x'] must name a shard file in the same folder, got '../../etc/passwd'");
+        "bad.safetensors.index.json: shard 'nope.safetensors' (for tensor 'x') does not exist");
+  writeText(index, R"({"weight_map":{"x":"../../etc/passwd"}})");
+  CHECK(
+      valueErrorOf([&] { loadSafetensorsIndex(index); }) ==
+      "bad.safetensors.index.json: weight_map['x'] must name a shard file in the same folder, got '../../etc/passwd'");
   writeText(index, R"({"weight_map":{"x":7}})");
-  CHECK(valueErrorOf([&] { loadSafetensorsIndex(index); }) == "bad.safetensors.index.json: weight_map['x'] must be a shard file name");
+  CHECK(valueErrorOf([&] { loadSafetensorsIndex(index); }) ==
+        "bad.safetensors.index.json: weight_map['x'] must be a shard file name");
   writeText(index, R"({"metadata":{}})");
-  CHECK(valueErrorOf([&] { loadSafetensorsIndex(index); }) == "bad.safetensors.index.json: 'weight_map' is missing or not an object");
+  CHECK(valueErrorOf([&] { loadSafetensorsIndex(index); }) ==
+        "bad.safetensors.index.json: 'weight_map' is missing or not an object");
   writeText(index, R"([1])");
-  CHECK(valueErrorOf([&] { loadSafetensorsIndex(index); }) == "bad.safetensors.index.json: must be a JSON object with a weight_map");
+  CHECK(valueErrorOf([&] { loadSafetensorsIndex(index); }) ==
+        "bad.safetensors.index.json: must be a JSON object with a weight_map");
   writeText(index, R"({"weight_map":)");
-  CHECK_THAT(valueErrorOf([&] { loadSafetensorsIndex(index); }), Catch::StartsWith("bad.safetensors.index.json is not valid JSON"));
+  CHECK_THAT(valueErrorOf([&] { loadSafetensorsIndex(index); }),
+             Catch::StartsWith("bad.safetensors.index.json is not valid JSON"));
 }
 
 TEST_CASE("loadModelFile recognises config.json and our JSON form", "[model]") {
@@ -219,14 +254,16 @@ TEST_CASE("loadModelFile recognises config.json and our JSON form", "[model]") {
   CHECK(ours.name == "toy");
   CHECK(ours.parameterCount() == 3);
   writeText(dir / "broken.json", "{");
-  CHECK_THAT(valueErrorOf([&] { loadModelFile(dir / "broken.json"); }), Catch::StartsWith("broken.json is not valid JSON"));
+  CHECK_THAT(valueErrorOf([&] { loadModelFile(dir / "broken.json"); }),
+             Catch::StartsWith("broken.json is not valid JSON"));
 }
 
 TEST_CASE("a config.json beside a checkpoint supplies the architecture", "[model]") {
   const auto dir = scratchDir("sibling");
   writeSafetensors(dir / "model.safetensors", R"({"w":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}})", 4);
   CHECK_FALSE(loadSafetensors(dir / "model.safetensors").config);
-  writeText(dir / "config.json", R"({"model_type":"mistral","hidden_size":16,"intermediate_size":32,"num_hidden_layers":3,
+  writeText(dir / "config.json",
+            R"({"model_type":"mistral","hidden_size":16,"intermediate_size":32,"num_hidden_layers":3,
                                      "num_attention_heads":4,"num_key_value_heads":1,"vocab_size":10,"sliding_window":4096})");
   Model m = loadSafetensors(dir / "model.safetensors");
   REQUIRE(m.config);
@@ -241,9 +278,12 @@ TEST_CASE("a config.json beside a checkpoint supplies the architecture", "[model
   m = loadSafetensors(dir / "model.safetensors");
   CHECK_FALSE(m.config);
   REQUIRE(m.notes.size() == 1);
-  CHECK_THAT(m.notes[0], Catch::StartsWith("config.json beside the checkpoint was not used: config.json: model_type 'bert' is not supported"));
+  CHECK_THAT(m.notes[0],
+             Catch::StartsWith(
+                 "config.json beside the checkpoint was not used: config.json: model_type 'bert' is not supported"));
   writeText(dir / "config.json", "{");
-  CHECK_THAT(loadSafetensors(dir / "model.safetensors").notes.at(0), Catch::StartsWith("config.json beside the checkpoint was not used: config.json is not valid JSON"));
+  CHECK_THAT(loadSafetensors(dir / "model.safetensors").notes.at(0),
+             Catch::StartsWith("config.json beside the checkpoint was not used: config.json is not valid JSON"));
 }
 
 TEST_CASE("damaged safetensors headers only ever raise ValueError", "[model]") {
@@ -271,16 +311,24 @@ TEST_CASE("damaged safetensors headers only ever raise ValueError", "[model]") {
 TEST_CASE("deeply nested or long values are rejected without printing them", "[model]") {
   // ordered_json copies nested values recursively, so depth is bounded before parsing.
   const std::string deep = std::string(200'000, '[') + std::string(200'000, ']');
-  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":)" + deep + "}", "deep"); }) == "deep: the header nests deeper than 128 levels");
-  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":{"dtype":"F16","shape":[)" + deep + R"(],"data_offsets":[0,2]}})", "deep"); }) ==
+  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":)" + deep + "}", "deep"); }) ==
         "deep: the header nests deeper than 128 levels");
+  CHECK(valueErrorOf([&] {
+          paramsFromSafetensorsHeader(R"({"a":{"dtype":"F16","shape":[)" + deep + R"(],"data_offsets":[0,2]}})",
+                                      "deep");
+        }) == "deep: the header nests deeper than 128 levels");
   // Brackets inside strings do not count.
-  CHECK(paramsFromSafetensorsHeader(R"({")" + std::string(100, '[') + R"(\"":{"dtype":"F16","shape":[],"data_offsets":[0,2]}})", "s").size() == 1);
-  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":{"dtype":"F16","shape":[[1]],"data_offsets":[0,2]}})", "nested"); }) ==
-        "nested: tensor 'a': 'shape'[0] must be an integer, got a list");
+  CHECK(paramsFromSafetensorsHeader(
+            R"({")" + std::string(100, '[') + R"(\"":{"dtype":"F16","shape":[],"data_offsets":[0,2]}})", "s")
+            .size() == 1);
+  CHECK(valueErrorOf([&] {
+          paramsFromSafetensorsHeader(R"({"a":{"dtype":"F16","shape":[[1]],"data_offsets":[0,2]}})", "nested");
+        }) == "nested: tensor 'a': 'shape'[0] must be an integer, got a list");
   const std::string longName(1000, 'x');
-  CHECK(valueErrorOf([&] { paramsFromSafetensorsHeader(R"({"a":{"dtype":")" + longName + R"(","shape":[],"data_offsets":[0,2]}})", "long"); }) ==
-        "long: tensor 'a': 'dtype' \"" + std::string(59, 'x') + "... is not a safetensors dtype");
+  CHECK(valueErrorOf([&] {
+          paramsFromSafetensorsHeader(R"({"a":{"dtype":")" + longName + R"(","shape":[],"data_offsets":[0,2]}})",
+                                      "long");
+        }) == "long: tensor 'a': 'dtype' \"" + std::string(59, 'x') + "... is not a safetensors dtype");
   const auto dir = scratchDir("deep");
   writeText(dir / "deep.json", deep);
   CHECK(valueErrorOf([&] { loadModelFile(dir / "deep.json"); }) == "deep.json nests deeper than 128 levels");
@@ -289,7 +337,8 @@ TEST_CASE("deeply nested or long values are rejected without printing them", "[m
 TEST_CASE("SHARDSCOPE_RESOURCES points the presets at another folder", "[model]") {
   const auto dir = scratchDir("resources");
   fs::create_directories(dir / "models");
-  writeText(dir / "models" / "tiny-gpt.json", R"({"model_type":"gpt2","n_layer":1,"n_embd":8,"n_head":2,"n_positions":16,"vocab_size":20})");
+  writeText(dir / "models" / "tiny-gpt.json",
+            R"({"model_type":"gpt2","n_layer":1,"n_embd":8,"n_head":2,"n_positions":16,"vocab_size":20})");
   writeText(dir / "models" / "index.json", R"({"models":[]})");
   ::setenv("SHARDSCOPE_RESOURCES", dir.c_str(), 1);
   const auto names = presetModelNames();

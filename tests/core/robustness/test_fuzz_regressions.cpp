@@ -38,11 +38,14 @@ TEST_CASE("fuzz regression: a spec holding the axis '' prints to text that reads
 }
 
 TEST_CASE("fuzz regression: JSON partition specs are depth-bounded", "[fuzz][partition_spec]") {
-  REQUIRE_THROWS_WITH(PartitionSpec::parse(std::string(100000, '[')), Catch::Matchers::Equals("partition spec nests deeper than 128 levels"));
-  REQUIRE_THROWS_WITH(PartitionSpec::parse("[\"tp\""), Catch::Matchers::Equals("partition spec is not valid JSON (syntax error at byte 6)"));
+  REQUIRE_THROWS_WITH(PartitionSpec::parse(std::string(100000, '[')),
+                      Catch::Matchers::Equals("partition spec nests deeper than 128 levels"));
+  REQUIRE_THROWS_WITH(PartitionSpec::parse("[\"tp\""),
+                      Catch::Matchers::Equals("partition spec is not valid JSON (syntax error at byte 6)"));
 }
 
-TEST_CASE("fuzz regression: an axis name holding a carriage return reads back from its repr", "[fuzz][partition_spec]") {
+TEST_CASE("fuzz regression: an axis name holding a carriage return reads back from its repr",
+          "[fuzz][partition_spec]") {
   // "fL\rLL{": pythonStrRepr writes the CR as \r, which the text parser read as a plain 'r'.
   const PartitionSpec spec = PartitionSpec::parse(finding("partition-spec-carriage-return-roundtrip.bin"));
   REQUIRE(spec.size() == 1);
@@ -60,9 +63,11 @@ TEST_CASE("fuzz regression: config.json numbers beyond int64 are refused before 
   config["hidden_size"] = std::numeric_limits<double>::infinity();
   REQUIRE_THROWS_WITH(modelFromHfConfig(config, "x"), Catch::Matchers::Contains("'hidden_size' must be an integer"));
   config["hidden_size"] = std::numeric_limits<std::uint64_t>::max();
-  REQUIRE_THROWS_WITH(modelFromHfConfig(config, "x"), Catch::Matchers::Contains("'hidden_size' is implausibly large (18446744073709551615)"));
+  REQUIRE_THROWS_WITH(modelFromHfConfig(config, "x"),
+                      Catch::Matchers::Contains("'hidden_size' is implausibly large (18446744073709551615)"));
   config["hidden_size"] = -4096.0;
-  REQUIRE_THROWS_WITH(modelFromHfConfig(config, "x"), Catch::Matchers::Contains("'hidden_size' must be >= 1, got -4096"));
+  REQUIRE_THROWS_WITH(modelFromHfConfig(config, "x"),
+                      Catch::Matchers::Contains("'hidden_size' must be >= 1, got -4096"));
   // An integral float is still read as the integer Python meant.
   config["hidden_size"] = 4096.0;
   CHECK(modelFromHfConfig(config, "x").params.size() > 0);

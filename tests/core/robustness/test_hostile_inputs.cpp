@@ -27,7 +27,9 @@ using Catch::Matchers::StartsWith;
 
 namespace {
 
-std::filesystem::path hostile(const char* name) { return std::filesystem::path(SHARDSCOPE_TEST_DATA "/hostile") / name; }
+std::filesystem::path hostile(const char* name) {
+  return std::filesystem::path(SHARDSCOPE_TEST_DATA "/hostile") / name;
+}
 
 // "[[[[...]]]]" nested `depth` levels.
 std::string nestedLists(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
@@ -55,8 +57,9 @@ std::string manyAxes(std::size_t count) {
 // --- safetensors headers -------------------------------------------------------------------------
 
 TEST_CASE("hostile safetensors: file shorter than the 8-byte length", "[hostile]") {
-  REQUIRE_THROWS_WITH(loadSafetensors(hostile("truncated-length.safetensors")),
-                      Equals("truncated-length.safetensors: truncated: the file is shorter than the 8-byte header length (5 bytes)"));
+  REQUIRE_THROWS_WITH(
+      loadSafetensors(hostile("truncated-length.safetensors")),
+      Equals("truncated-length.safetensors: truncated: the file is shorter than the 8-byte header length (5 bytes)"));
 }
 
 TEST_CASE("hostile safetensors: header length over the 100 MB limit", "[hostile]") {
@@ -65,8 +68,9 @@ TEST_CASE("hostile safetensors: header length over the 100 MB limit", "[hostile]
 }
 
 TEST_CASE("hostile safetensors: header length pointing past the file", "[hostile]") {
-  REQUIRE_THROWS_WITH(loadSafetensors(hostile("header-past-end.safetensors")),
-                      Equals("header-past-end.safetensors: header length 1000 runs past the end of the file (29 bytes)"));
+  REQUIRE_THROWS_WITH(
+      loadSafetensors(hostile("header-past-end.safetensors")),
+      Equals("header-past-end.safetensors: header length 1000 runs past the end of the file (29 bytes)"));
 }
 
 TEST_CASE("hostile safetensors: header JSON cut short", "[hostile]") {
@@ -99,20 +103,23 @@ TEST_CASE("hostile safetensors: a shape whose product overflows 64 bits", "[host
 }
 
 TEST_CASE("hostile safetensors: data_offsets past the data section", "[hostile]") {
-  REQUIRE_THROWS_WITH(loadSafetensors(hostile("data-past-end.safetensors")),
-                      Equals("data-past-end.safetensors: tensor 'w': 'data_offsets' end 16 runs past the data section (8 bytes)"));
+  REQUIRE_THROWS_WITH(
+      loadSafetensors(hostile("data-past-end.safetensors")),
+      Equals("data-past-end.safetensors: tensor 'w': 'data_offsets' end 16 runs past the data section (8 bytes)"));
 }
 
 TEST_CASE("hostile safetensors: a data offset of 2^64-1", "[hostile]") {
-  REQUIRE_THROWS_WITH(loadSafetensors(hostile("offset-2pow64.safetensors")),
-                      Equals("offset-2pow64.safetensors: tensor 'w': 'data_offsets'[1] is too large (18446744073709551615)"));
+  REQUIRE_THROWS_WITH(
+      loadSafetensors(hostile("offset-2pow64.safetensors")),
+      Equals("offset-2pow64.safetensors: tensor 'w': 'data_offsets'[1] is too large (18446744073709551615)"));
 }
 
 // --- mesh strings, mesh JSON, scenario axes ------------------------------------------------------
 
 TEST_CASE("hostile mesh string: a million axes", "[hostile]") {
   const std::string text = manyAxes(1'000'000);
-  REQUIRE_THROWS_WITH(parseMeshAxes(text, 8), StartsWith("mesh 'a0:1,a1:1,a2:1,") && Catch::Matchers::EndsWith(": more than 16 axes"));
+  REQUIRE_THROWS_WITH(parseMeshAxes(text, 8),
+                      StartsWith("mesh 'a0:1,a1:1,a2:1,") && Catch::Matchers::EndsWith(": more than 16 axes"));
   // The message quotes a bounded prefix of the text, not 10 MB of it.
   try {
     parseMeshAxes(text, 8);
@@ -135,17 +142,20 @@ TEST_CASE("hostile mesh string: duplicate axis names", "[hostile]") {
 }
 
 TEST_CASE("hostile mesh string: sizes of 0 and 2^62", "[hostile]") {
-  REQUIRE_THROWS_WITH(parseMeshAxes("dp:0", 8),
-                      Equals("mesh 'dp:0': size of axis 'dp' must be a positive integer up to the device count (8) or -1, got '0'"));
+  REQUIRE_THROWS_WITH(
+      parseMeshAxes("dp:0", 8),
+      Equals("mesh 'dp:0': size of axis 'dp' must be a positive integer up to the device count (8) or -1, got '0'"));
   REQUIRE_THROWS_WITH(parseMeshAxes("dp:4611686018427387904", 8),
-                      Equals("mesh 'dp:4611686018427387904': size of axis 'dp' must be a positive integer up to the device count (8) or -1, got "
+                      Equals("mesh 'dp:4611686018427387904': size of axis 'dp' must be a positive integer up to the "
+                             "device count (8) or -1, got "
                              "'4611686018427387904'"));
 }
 
 TEST_CASE("hostile mesh string: sizes whose product overflows 64 bits", "[hostile]") {
   const std::int64_t big = std::int64_t{1} << 62;
   REQUIRE_THROWS_WITH(parseMeshAxes("a:4294967296,b:4294967296,c:4294967296", big),
-                      Equals("mesh 'a:4294967296,b:4294967296,c:4294967296': axis sizes multiply to more than 4611686018427387904, not the "
+                      Equals("mesh 'a:4294967296,b:4294967296,c:4294967296': axis sizes multiply to more than "
+                             "4611686018427387904, not the "
                              "4611686018427387904 devices"));
   REQUIRE_THROWS_WITH(MeshAxes({"a", "b", "c"}, {std::int64_t{1} << 32, std::int64_t{1} << 32, std::int64_t{1} << 32}),
                       Equals("mesh axes: the mesh has more than 2^32 devices"));
@@ -159,7 +169,8 @@ TEST_CASE("hostile mesh JSON: mesh_axes with a million entries", "[hostile]") {
 
 TEST_CASE("hostile eval: mesh_shape with a million entries", "[hostile]") {
   Json r = {{"op", "create_device_mesh"}, {"device_kind", "TPU v4"}, {"platform", "tpu"}};
-  r["devices"] = Json::array({{{"id", 0}, {"coords", {0, 0, 0}}, {"core_on_chip", 0}, {"process_index", 0}, {"slice_index", 0}}});
+  r["devices"] =
+      Json::array({{{"id", 0}, {"coords", {0, 0, 0}}, {"core_on_chip", 0}, {"process_index", 0}, {"slice_index", 0}}});
   r["mesh_shape"] = Json::array();
   for (int i = 0; i < 1'000'000; ++i) r["mesh_shape"].push_back(1);
   // NumPy refuses arrays of rank > 64 (JAX reshapes the device list with it); so do we, instead of
@@ -194,9 +205,12 @@ TEST_CASE("hostile topology: unknown chip name", "[hostile]") {
 }
 
 TEST_CASE("hostile topology: dimensions of 0, 2^62 and an overflowing product", "[hostile]") {
-  REQUIRE_THROWS_WITH(parseTopology("v4:0x2"), Equals("topology 'v4:0x2': chip dimensions must be a positive integer, got '0'"));
-  REQUIRE_THROWS_WITH(parseTopology("v4:4611686018427387904"),
-                      Equals("topology 'v4:4611686018427387904': chip dimensions must be a positive integer, got '4611686018427387904'"));
+  REQUIRE_THROWS_WITH(parseTopology("v4:0x2"),
+                      Equals("topology 'v4:0x2': chip dimensions must be a positive integer, got '0'"));
+  REQUIRE_THROWS_WITH(
+      parseTopology("v4:4611686018427387904"),
+      Equals(
+          "topology 'v4:4611686018427387904': chip dimensions must be a positive integer, got '4611686018427387904'"));
   REQUIRE_THROWS_WITH(makeDevices(parseTopology("v4:65536x65536x65536")),
                       Equals("topology has 281474976710656 devices, more than the supported 1048576"));
   std::string million = "v4:";
@@ -209,10 +223,14 @@ TEST_CASE("hostile topology: dimensions of 0, 2^62 and an overflowing product", 
 
 TEST_CASE("hostile eval: a device_kind no handler knows still builds a mesh", "[hostile]") {
   // JAX falls back to the generic (non-torus-aware) ordering for unknown TPU kinds.
-  Json r = {{"op", "create_device_mesh"}, {"device_kind", "TPU v99 experimental"}, {"platform", "tpu"}, {"mesh_shape", {2, 2}}};
+  Json r = {{"op", "create_device_mesh"},
+            {"device_kind", "TPU v99 experimental"},
+            {"platform", "tpu"},
+            {"mesh_shape", {2, 2}}};
   r["devices"] = Json::array();
   for (int k = 0; k < 4; ++k)
-    r["devices"].push_back({{"id", k}, {"coords", {k % 2, k / 2, 0}}, {"core_on_chip", 0}, {"process_index", 0}, {"slice_index", 0}});
+    r["devices"].push_back(
+        {{"id", k}, {"coords", {k % 2, k / 2, 0}}, {"core_on_chip", 0}, {"process_index", 0}, {"slice_index", 0}});
   const Json answer = evalRequest(r);
   INFO(answer.dump());
   REQUIRE(answer["ok"] == true);
@@ -223,19 +241,25 @@ TEST_CASE("hostile eval: a device_kind no handler knows still builds a mesh", "[
 TEST_CASE("hostile rules: catastrophic backtracking is stopped by the match limit", "[hostile]") {
   const RuleSet rules({{"(a+)+$", PartitionSpec::ofAxes({"tp"})}});
   const std::string path = std::string(64, 'a') + "!";
-  REQUIRE_THROWS_WITH(rules.firstMatch(path), StartsWith("partition rule 0 '(a+)+$' is too complex to match against '" + path +
-                                                         "' (catastrophic backtracking; simplify nested quantifiers)"));
+  REQUIRE_THROWS_WITH(rules.firstMatch(path),
+                      StartsWith("partition rule 0 '(a+)+$' is too complex to match against '" + path +
+                                 "' (catastrophic backtracking; simplify nested quantifiers)"));
 }
 
 TEST_CASE("hostile rules: a pattern that does not compile", "[hostile]") {
-  REQUIRE_THROWS_WITH(RuleSet({{"(unclosed", PartitionSpec()}}), StartsWith("partition rule 0: invalid regular expression '(unclosed': "));
+  REQUIRE_THROWS_WITH(RuleSet({{"(unclosed", PartitionSpec()}}),
+                      StartsWith("partition rule 0: invalid regular expression '(unclosed': "));
 }
 
 TEST_CASE("hostile rule file: wrong shapes name the rule", "[hostile]") {
-  REQUIRE_THROWS_WITH(parseRuleFile("{\"rule\": []}", "r.json"), Equals("r.json: missing key 'rules' (a list of [regex, spec] pairs)"));
-  REQUIRE_THROWS_WITH(parseRuleFile("{\"rules\": 3}", "r.json"), Equals("r.json: 'rules' must be a list of [regex, spec] pairs, got 3"));
-  REQUIRE_THROWS_WITH(parseRuleFile("[[\".*\"]]", "r.json"), Equals("r.json: rules[0] must be a [regex, spec] pair, got a list"));
-  REQUIRE_THROWS_WITH(parseRuleFile("[[1, []]]", "r.json"), Equals("r.json: rules[0][0] (the regex) must be a string, got 1"));
+  REQUIRE_THROWS_WITH(parseRuleFile("{\"rule\": []}", "r.json"),
+                      Equals("r.json: missing key 'rules' (a list of [regex, spec] pairs)"));
+  REQUIRE_THROWS_WITH(parseRuleFile("{\"rules\": 3}", "r.json"),
+                      Equals("r.json: 'rules' must be a list of [regex, spec] pairs, got 3"));
+  REQUIRE_THROWS_WITH(parseRuleFile("[[\".*\"]]", "r.json"),
+                      Equals("r.json: rules[0] must be a [regex, spec] pair, got a list"));
+  REQUIRE_THROWS_WITH(parseRuleFile("[[1, []]]", "r.json"),
+                      Equals("r.json: rules[0][0] (the regex) must be a string, got 1"));
   REQUIRE_THROWS_WITH(parseRuleFile("[[\".*\", 5]]", "r.json"), StartsWith("r.json: rules[0][1]"));
   REQUIRE_THROWS_WITH(parseRuleFile(nestedLists(100000), "r.json"), Equals("r.json nests deeper than 128 levels"));
 }
@@ -250,7 +274,8 @@ TEST_CASE("hostile JSON: deeply nested eval request", "[hostile]") {
 
 TEST_CASE("hostile JSON: deeply nested workspace, model JSON and HF config", "[hostile]") {
   const std::string deep = "{\"a\": " + nestedLists(100000) + "}";
-  REQUIRE_THROWS_WITH(parseJsonText(deep, "workspace.shardscope.json"), Equals("workspace.shardscope.json nests deeper than 128 levels"));
+  REQUIRE_THROWS_WITH(parseJsonText(deep, "workspace.shardscope.json"),
+                      Equals("workspace.shardscope.json nests deeper than 128 levels"));
   const auto dir = std::filesystem::temp_directory_path() / "shardscope-hostile-test";
   std::filesystem::create_directories(dir);
   {
@@ -265,23 +290,32 @@ TEST_CASE("hostile JSON: deeply nested workspace, model JSON and HF config", "[h
 // --- models ----------------------------------------------------------------------------------
 
 TEST_CASE("hostile model JSON: dimensions of 2^62 and overflowing shapes", "[hostile]") {
-  const Json big = Json::parse(R"({"name": "m", "params": [{"path": "w", "shape": [4611686018427387904], "dtype": "float32"}]})");
-  REQUIRE_THROWS_WITH(modelFromJson(big), Equals("parameter 'w': shape (4611686018427387904,) has more than 2^53 elements"));
-  const Json over = Json::parse(R"({"name": "m", "params": [{"path": "w", "shape": [4294967296, 4294967296, 4294967296], "dtype": "float32"}]})");
-  REQUIRE_THROWS_WITH(modelFromJson(over), Equals("parameter 'w': shape (4294967296, 4294967296, 4294967296) has more than 2^53 elements"));
+  const Json big =
+      Json::parse(R"({"name": "m", "params": [{"path": "w", "shape": [4611686018427387904], "dtype": "float32"}]})");
+  REQUIRE_THROWS_WITH(modelFromJson(big),
+                      Equals("parameter 'w': shape (4611686018427387904,) has more than 2^53 elements"));
+  const Json over = Json::parse(
+      R"({"name": "m", "params": [{"path": "w", "shape": [4294967296, 4294967296, 4294967296], "dtype": "float32"}]})");
+  REQUIRE_THROWS_WITH(modelFromJson(over),
+                      Equals("parameter 'w': shape (4294967296, 4294967296, 4294967296) has more than 2^53 elements"));
 }
 
 TEST_CASE("hostile HF config: billions of layers and experts", "[hostile]") {
-  Json c = Json::parse(R"({"model_type": "mixtral", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+  Json c =
+      Json::parse(R"({"model_type": "mixtral", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
                            "num_key_value_heads": 4, "vocab_size": 100, "num_local_experts": 2147483648,
                            "num_experts_per_tok": 2, "num_hidden_layers": 2147483648})");
-  REQUIRE_THROWS_WITH(modelFromHfConfig(c, "m"),
-                      Equals("config.json: 2147483648 layers of 8589934608+ tensors each would synthesize more than 1048576 tensors"));
+  REQUIRE_THROWS_WITH(
+      modelFromHfConfig(c, "m"),
+      Equals("config.json: 2147483648 layers of 8589934608+ tensors each would synthesize more than 1048576 tensors"));
   c["model_type"] = "llama";
-  REQUIRE_THROWS_WITH(modelFromHfConfig(c, "m"), Equals("config.json: 2147483648 layers of 16+ tensors each would synthesize more than 1048576 tensors"));
+  REQUIRE_THROWS_WITH(
+      modelFromHfConfig(c, "m"),
+      Equals("config.json: 2147483648 layers of 16+ tensors each would synthesize more than 1048576 tensors"));
 }
 
 TEST_CASE("hostile HF config: unknown model_type", "[hostile]") {
   const Json c = Json::parse(R"({"model_type": "not-a-model"})");
-  REQUIRE_THROWS_WITH(modelFromHfConfig(c, "m"), StartsWith("config.json: model_type 'not-a-model' is not supported (supported: "));
+  REQUIRE_THROWS_WITH(modelFromHfConfig(c, "m"),
+                      StartsWith("config.json: model_type 'not-a-model' is not supported (supported: "));
 }

@@ -82,7 +82,8 @@ TreeLayout layOut(const MeshAxes& mesh) {
 } // namespace
 
 TEST_CASE("rules use re.search: unanchored, first match wins", "[partition_rules]") {
-  const RuleSet rules({{"proj", js("[\"tp\"]")}, {"q_proj", js("[\"dp\"]")}, {"^model/norm$", js("[]")}, {"a.b", js("[]")}});
+  const RuleSet rules(
+      {{"proj", js("[\"tp\"]")}, {"q_proj", js("[\"dp\"]")}, {"^model/norm$", js("[]")}, {"a.b", js("[]")}});
   CHECK(rules.firstMatch("layers/0/attn/q_proj/kernel") == 0);
   CHECK(rules.firstMatch("model/norm") == 2);
   CHECK(rules.firstMatch("x/model/norm") == -1);
@@ -175,7 +176,8 @@ TEST_CASE("correction drops what does not fit and says why", "[partition_rules]"
   CHECK(correctSpec(mesh, {8}, js("[\"tp\", null, \"dp\"]")) == js("[\"tp\"]"));
   CHECK(correctSpec(mesh, {8, 8, 8}, js("[\"dp\"]")) == js("[\"dp\", null, null]"));
   CHECK(correctSpec(mesh, {8, 8}, PartitionSpec::parse("P(UNCONSTRAINED, 'tp')")) == js("[null, \"tp\"]"));
-  CHECK_THROWS_WITH(getCorrectedNamedSharding(nullptr, {8}, js("[\"dp\"]")), "No mesh found under this context manager.");
+  CHECK_THROWS_WITH(getCorrectedNamedSharding(nullptr, {8}, js("[\"dp\"]")),
+                    "No mesh found under this context manager.");
   CHECK(getCorrectedNamedSharding(nullptr, {8}, js("[\"dp\"]"), false).empty());
   // with_sharding_constraint: P() is "no constraint", not "replicated".
   CHECK_FALSE(withShardingConstraintSpec(&mesh, {8, 8}, js("[]")).has_value());

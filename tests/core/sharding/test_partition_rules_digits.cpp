@@ -11,13 +11,13 @@ using namespace shardscope;
 TEST_CASE("batch matching keeps the digits a rule names after a letter", "[partition_rules]") {
   const std::vector<std::string> patterns = {
       "experts[./]\\d+[./](w1|w3)[./]weight$", // digits after a letter: memoised with the digits kept
-      "fc12\\.bias$",                  // a run of two after-letter digits
-      "layers\\.1\\.",                 // a digit after a '.': evaluated on every path
-      "_2$",                           // after '_'
-      "(a)3",                          // after a group
-      "x?4",                           // after a quantifier
-      "[5-6]x$",                       // in a class
-      "\\d\\d\\.z$",                   // two-digit index, no digit named
+      "fc12\\.bias$",                          // a run of two after-letter digits
+      "layers\\.1\\.",                         // a digit after a '.': evaluated on every path
+      "_2$",                                   // after '_'
+      "(a)3",                                  // after a group
+      "x?4",                                   // after a quantifier
+      "[5-6]x$",                               // in a class
+      "\\d\\d\\.z$",                           // two-digit index, no digit named
       "block\\d+\\.y$",
   };
   std::vector<PartitionRule> rules;
@@ -27,8 +27,8 @@ TEST_CASE("batch matching keeps the digits a rule names after a letter", "[parti
   std::vector<std::string> paths;
   for (const char* prefix : {"layers.", "experts.", "h_", "block", "a", "x", "fc", "w"})
     for (const char* index : {"0", "1", "2", "3", "4", "5", "6", "7", "12", "21", "99", "100"})
-      for (const char* tail : {".w1.weight", ".w2.weight", ".w3.weight", ".fc12.bias", ".fc13.bias", "", "x", ".z", ".y",
-                               ".2", "3", "4"})
+      for (const char* tail :
+           {".w1.weight", ".w2.weight", ".w3.weight", ".fc12.bias", ".fc13.bias", "", "x", ".z", ".y", ".2", "3", "4"})
         paths.push_back(std::string(prefix) + index + tail);
   const auto fast = set.firstMatches(paths);
   REQUIRE(fast.size() == paths.size());

@@ -28,15 +28,30 @@ int referenceFirstMatch(const std::vector<std::regex>& res, const std::string& p
 
 std::vector<std::string> samplePaths() {
   std::vector<std::string> paths;
-  const char* leaves[] = {"self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight",
-                          "self_attn.o_proj.weight", "self_attn.q_proj.bias", "mlp.gate_proj.weight",
-                          "mlp.up_proj.weight", "mlp.down_proj.weight", "input_layernorm.weight",
-                          "post_attention_layernorm.weight", "mlp.experts.3.gate_proj.weight",
-                          "mlp.experts.17.down_proj.weight", "block_sparse_moe.experts.5.w1.weight",
-                          "block_sparse_moe.experts.5.w2.weight", "block_sparse_moe.gate.weight",
-                          "mlp.gate.weight", "mlp.shared_experts.up_proj.weight", "self_attn.kv_a_proj_with_mqa.weight",
-                          "self_attn.q_b_proj.weight", "attn.c_attn.weight", "mlp.c_proj.weight",
-                          "self_attn/q_proj/kernel", "mlp/experts/gate_proj/kernel", "mlp/down_proj/kernel"};
+  const char* leaves[] = {"self_attn.q_proj.weight",
+                          "self_attn.k_proj.weight",
+                          "self_attn.v_proj.weight",
+                          "self_attn.o_proj.weight",
+                          "self_attn.q_proj.bias",
+                          "mlp.gate_proj.weight",
+                          "mlp.up_proj.weight",
+                          "mlp.down_proj.weight",
+                          "input_layernorm.weight",
+                          "post_attention_layernorm.weight",
+                          "mlp.experts.3.gate_proj.weight",
+                          "mlp.experts.17.down_proj.weight",
+                          "block_sparse_moe.experts.5.w1.weight",
+                          "block_sparse_moe.experts.5.w2.weight",
+                          "block_sparse_moe.gate.weight",
+                          "mlp.gate.weight",
+                          "mlp.shared_experts.up_proj.weight",
+                          "self_attn.kv_a_proj_with_mqa.weight",
+                          "self_attn.q_b_proj.weight",
+                          "attn.c_attn.weight",
+                          "mlp.c_proj.weight",
+                          "self_attn/q_proj/kernel",
+                          "mlp/experts/gate_proj/kernel",
+                          "mlp/down_proj/kernel"};
   for (const char* prefix : {"model.layers.", "model/layers/", "transformer.h.", "params/model/layers/"})
     for (int layer : {0, 1, 7, 10, 11, 99, 125})
       for (const char* leaf : leaves) paths.push_back(prefix + std::to_string(layer) + "." + leaf);
@@ -71,13 +86,13 @@ TEST_CASE("batch matching agrees with a plain regex search on every preset", "[p
 
 TEST_CASE("batch matching agrees on digit-sensitive and literal-heavy patterns", "[partition_rules]") {
   const PartitionSpec none;
-  checkSameAnswers({{"layers[./]1[./]", none},        // only layer 1 (digit-sensitive)
-                    {"layers[./]1\\d[./]mlp", none},   // layers 10-19
+  checkSameAnswers({{"layers[./]1[./]", none},       // only layer 1 (digit-sensitive)
+                    {"layers[./]1\\d[./]mlp", none}, // layers 10-19
                     {"h\\.7\\.", none},
                     {"experts[./]\\d+[./]w1", none},
-                    {"q_?proj", none},                  // optional '_' must not be required
+                    {"q_?proj", none}, // optional '_' must not be required
                     {"(gate|up)_proj\\.weight$", none},
-                    {"ln_f|norm", none},                // top-level alternation: no prefilter
+                    {"ln_f|norm", none}, // top-level alternation: no prefilter
                     {"o_proj.(weight|kernel)", none},
                     {"^transformer", none},
                     {"k_pro+j", none},

@@ -12,8 +12,11 @@
 using namespace shardscope;
 
 TEST_CASE("rule file: object and bare list give the same rules", "[rule_file]") {
-  const auto a = parseRuleFile(R"({"rules": [["embed/embedding", ["tp", null]], ["(q|k)_proj", [null, ["fsdp", "sp"]]], [".*", []]]})", "a.json");
-  const auto b = parseRuleFile(R"([["embed/embedding", ["tp", null]], ["(q|k)_proj", [null, ["fsdp", "sp"]]], [".*", []]])", "b.json");
+  const auto a = parseRuleFile(
+      R"({"rules": [["embed/embedding", ["tp", null]], ["(q|k)_proj", [null, ["fsdp", "sp"]]], [".*", []]]})",
+      "a.json");
+  const auto b = parseRuleFile(
+      R"([["embed/embedding", ["tp", null]], ["(q|k)_proj", [null, ["fsdp", "sp"]]], [".*", []]])", "b.json");
   REQUIRE(a.size() == 3);
   REQUIRE(b.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {
@@ -46,14 +49,16 @@ TEST_CASE("rule file: loadRuleFile names the file and the rule", "[rule_file]") 
   std::ofstream(dir / "bad.rules.json") << R"({"rules": [[".*", []], [".*", "tp"]]})";
   CHECK(loadRuleFile(dir / "good.rules.json").size() == 1);
   REQUIRE_THROWS_WITH(loadRuleFile(dir / "bad.rules.json"), Catch::Matchers::StartsWith("bad.rules.json: rules[1][1]"));
-  REQUIRE_THROWS_WITH(loadRuleFile(dir / "missing.rules.json"), Catch::Matchers::StartsWith("missing.rules.json: cannot read file ("));
+  REQUIRE_THROWS_WITH(loadRuleFile(dir / "missing.rules.json"),
+                      Catch::Matchers::StartsWith("missing.rules.json: cannot read file ("));
   std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("rule file: more than 10000 rules is refused", "[rule_file]") {
   Json list = Json::array();
   for (std::size_t i = 0; i <= kMaxRuleFileRules; ++i) list.push_back(Json::array({".*", Json::array()}));
-  REQUIRE_THROWS_WITH(rulesFromJson(list, "big.json"), Catch::Matchers::Equals("big.json: 10001 rules is more than the limit of 10000"));
+  REQUIRE_THROWS_WITH(rulesFromJson(list, "big.json"),
+                      Catch::Matchers::Equals("big.json: 10001 rules is more than the limit of 10000"));
   list.erase(list.size() - 1);
   CHECK(rulesFromJson(list, "ok.json").size() == kMaxRuleFileRules);
 }

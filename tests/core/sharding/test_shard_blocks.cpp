@@ -63,14 +63,15 @@ TEST_CASE("shard blocks agree with the per-device index map", "[shard_blocks]") 
   std::size_t listed = 0;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     CHECK(flatBlockIndex(layout, blocks[i].block) == static_cast<std::int64_t>(i));
-    CHECK(blocks[i].positions.size() == 2);  // replicated over data
+    CHECK(blocks[i].positions.size() == 2); // replicated over data
     for (auto p : blocks[i].positions) CHECK(map[static_cast<std::size_t>(p)] == blocks[i].ranges);
     listed += blocks[i].positions.size();
   }
-  CHECK(listed == 24);  // every device exactly once
+  CHECK(listed == 24); // every device exactly once
 }
 
-TEST_CASE("shard blocks: a replicated array is one block on every device; too many blocks are refused", "[shard_blocks]") {
+TEST_CASE("shard blocks: a replicated array is one block on every device; too many blocks are refused",
+          "[shard_blocks]") {
   const MeshAxes mesh({"dp", "tp"}, {2, 4});
   const auto one = shardBlocks(lay(mesh, {3, 3}, "P()"), mesh);
   REQUIRE(one.size() == 1);

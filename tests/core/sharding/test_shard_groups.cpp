@@ -131,8 +131,8 @@ TEST_CASE("planShards names the same parameter in errors as matching in sorted o
   const RuleSet rules({{"^a", PartitionSpec::ofAxes({"fsdp"})}});
   const DType bf16 = parseDType("bf16");
   // Input order z, b, c: neither z nor b matches; JAX flattens sorted, so 'b' is reported.
-  const std::vector<ShardParam> params = {{"z", {4}, bf16, std::nullopt}, {"b", {4}, bf16, std::nullopt},
-                                          {"a", {4}, bf16, std::nullopt}};
+  const std::vector<ShardParam> params = {
+      {"z", {4}, bf16, std::nullopt}, {"b", {4}, bf16, std::nullopt}, {"a", {4}, bf16, std::nullopt}};
   ShardPlanOptions options;
   options.rules = &rules;
   CHECK_THROWS_WITH(planShards(mesh, params, options), "Partition rule not found for param: b");

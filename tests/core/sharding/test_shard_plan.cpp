@@ -38,7 +38,8 @@ TEST_CASE("planShards: given specs, rules, correction and totals in one call", "
   CHECK(raw.params[1].layout.shard_shape == Shape{22, 32});
   CHECK(raw.totals.min_bytes < raw.totals.max_bytes); // the last fsdp block holds 20 rows, not 22
   options.allow_uneven = false;
-  CHECK_THROWS_WITH(planShards(mesh, params, options), Catch::StartsWith("parameter 'model.layers.0.mlp.down_proj.weight'"));
+  CHECK_THROWS_WITH(planShards(mesh, params, options),
+                    Catch::StartsWith("parameter 'model.layers.0.mlp.down_proj.weight'"));
 
   options = {};
   CHECK_THROWS_WITH(planShards(mesh, params, options),

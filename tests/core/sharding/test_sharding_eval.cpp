@@ -32,7 +32,8 @@ TEST_CASE("shard: explicit specs, shard shapes and per-device totals", "[shardin
   CHECK(w["uneven"] == false);
   CHECK(w["rule"].is_null());
   // Device at position 7 = (dp 1, tp 3): rows 4..8, columns 9..12.
-  CHECK(w["devices"][1] == Json::parse(R"({"position": 7, "device_id": 17, "index": [[4, 8], [9, 12]], "held_elements": 12})"));
+  CHECK(w["devices"][1] ==
+        Json::parse(R"({"position": 7, "device_id": 17, "index": [[4, 8], [9, 12]], "held_elements": 12})"));
   // b: 6 is not divisible by tp=4, so eformer's correction replicates it (and says so).
   const Json& b = r["params"][1];
   CHECK(b["requested_spec"] == Json::parse(R"(["tp"])"));
@@ -101,12 +102,17 @@ TEST_CASE("shard: rules and presets", "[sharding_eval]") {
 TEST_CASE("shard and the rule ops answer bad input with a ValueError naming the field", "[sharding_eval]") {
   CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["tp", 4]], "params": [{"path": "w", "shape": [4]}]})")) ==
         "ValueError: field 'params[0]' has no 'spec' and the request gives no 'rules' or 'preset'");
-  CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["tp", 4]], "params": [{"path": "w", "shape": [4, -1], "spec": []}]})")) ==
+  CHECK(errorOf(run(
+            R"({"op": "shard", "mesh_axes": [["tp", 4]], "params": [{"path": "w", "shape": [4, -1], "spec": []}]})")) ==
         "ValueError: field 'params[0].shape' must not hold negative sizes, got (4, -1)");
-  CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["tp", 4]], "params": [{"path": "w", "shape": [4], "spec": ["zz"]}], "correct": false})"))
-            .find("parameter 'w': dimension 0 of P('zz') names mesh axis 'zz'") != std::string::npos);
-  CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["tp", 4]], "params": [{"path": "w", "shape": [4], "dtype": "float7", "spec": []}]})"))
-            .rfind("ValueError: unknown dtype 'float7'", 0) == 0);
+  CHECK(
+      errorOf(
+          run(R"({"op": "shard", "mesh_axes": [["tp", 4]], "params": [{"path": "w", "shape": [4], "spec": ["zz"]}], "correct": false})"))
+          .find("parameter 'w': dimension 0 of P('zz') names mesh axis 'zz'") != std::string::npos);
+  CHECK(
+      errorOf(
+          run(R"({"op": "shard", "mesh_axes": [["tp", 4]], "params": [{"path": "w", "shape": [4], "dtype": "float7", "spec": []}]})"))
+          .rfind("ValueError: unknown dtype 'float7'", 0) == 0);
   CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["tp", 4]], "device_ids": [1, 2], "params": []})")) ==
         "ValueError: field 'device_ids' must be nested lists with the mesh shape; level 0 must have 4 entries");
   CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["tp", 4]], "preset": "nope", "params": []})"))
@@ -117,16 +123,22 @@ TEST_CASE("shard and the rule ops answer bad input with a ValueError naming the 
             .rfind("ValueError: partition rule 0: invalid regular expression '('", 0) == 0);
   CHECK(errorOf(run(R"({"op": "corrected_sharding", "mesh_axes": null, "shape": [8], "spec": ["dp"]})")) ==
         "AssertionError: No mesh found under this context manager.");
-  CHECK(errorOf(run(R"({"op": "corrected_sharding", "mesh_axes": [["dp", 2]], "shape": [8], "spec": ["dp"], "via": "x"})"))
+  CHECK(errorOf(
+            run(R"({"op": "corrected_sharding", "mesh_axes": [["dp", 2]], "shape": [8], "spec": ["dp"], "via": "x"})"))
             .rfind("ValueError: field 'via'", 0) == 0);
-  CHECK(errorOf(run(R"({"op": "memory_constrained_rule", "mesh_axes": null, "max_memory_per_device": 1, "params": []})")) ==
+  CHECK(errorOf(
+            run(R"({"op": "memory_constrained_rule", "mesh_axes": null, "max_memory_per_device": 1, "params": []})")) ==
         "AssertionError: No mesh found under this context manager.");
   CHECK(errorOf(run(R"({"op": "memory_constrained_rule", "mesh_axes": [["dp", 2]], "max_memory_per_device": 1,
     "axis_names": ["zz"], "params": [{"shape": [4]}]})")) == "KeyError: 'zz'");
-  CHECK(errorOf(run(R"({"op": "composite_rule", "mesh_axes": [["dp", 2]], "rules": [{"kind": "memory_constrained"}], "params": []})"))
-            .rfind("TypeError: MemoryConstrainedShardingRule.__init__() missing 1 required positional argument", 0) == 0);
-  CHECK(errorOf(run(R"({"op": "match_partition_rules", "rules": [], "params": [{"path": "a", "shape": [1]}, {"path": "a", "shape": [1]}]})")) ==
-        "ValueError: field 'params[1].path': path 'a' appears twice");
+  CHECK(
+      errorOf(
+          run(R"({"op": "composite_rule", "mesh_axes": [["dp", 2]], "rules": [{"kind": "memory_constrained"}], "params": []})"))
+          .rfind("TypeError: MemoryConstrainedShardingRule.__init__() missing 1 required positional argument", 0) == 0);
+  CHECK(
+      errorOf(run(
+          R"({"op": "match_partition_rules", "rules": [], "params": [{"path": "a", "shape": [1]}, {"path": "a", "shape": [1]}]})")) ==
+      "ValueError: field 'params[1].path': path 'a' appears twice");
   CHECK(errorOf(run(R"({"op": "shape_based_rule", "patterns": [[[1], [[["a"]]]]], "params": []})"))
             .rfind("ValueError: A tuple inside PartitionSpec cannot contain a nested tuple.", 0) == 0);
 }

@@ -18,7 +18,7 @@ TEST_CASE("sharding ops answer hostile field values without crashing", "[shardin
     return;
   }
   const Json golden = Json::parse(in);
-  const std::set<std::string> ops = {"partition_helper", "match_partition_rules", "corrected_sharding",
+  const std::set<std::string> ops = {"partition_helper", "match_partition_rules",   "corrected_sharding",
                                      "shape_based_rule", "memory_constrained_rule", "auto_sharding_rule",
                                      "composite_rule"};
   const Json hostile = Json::parse(R"([null, -1, 0, 4611686018427387904, "x", "", [], [[]], {"a": 1}, [[-1]],

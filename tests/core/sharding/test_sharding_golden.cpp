@@ -13,7 +13,7 @@ using namespace shardscope;
 
 namespace {
 
-const std::set<std::string> kShardingOps = {"partition_helper", "match_partition_rules", "corrected_sharding",
+const std::set<std::string> kShardingOps = {"partition_helper", "match_partition_rules",   "corrected_sharding",
                                             "shape_based_rule", "memory_constrained_rule", "auto_sharding_rule",
                                             "composite_rule"};
 

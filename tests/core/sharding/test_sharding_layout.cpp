@@ -116,11 +116,11 @@ TEST_CASE("per-device totals equal a brute-force sum over every device", "[shard
   const DType bf16 = parseDType("bfloat16");
   const DType i4 = parseDType("int4");
   std::vector<ArrayLayout> layouts = {
-      layoutArray(mesh, {12, 7}, f32, js("[\"b\", \"a\"]")),            // dim 1 uneven over a
+      layoutArray(mesh, {12, 7}, f32, js("[\"b\", \"a\"]")),           // dim 1 uneven over a
       layoutArray(mesh, {61}, bf16, js("[[\"c\", \"b\"]]")),           // 61 over 20: blocks of 4, tail 1, then empty
-      layoutArray(mesh, {20, 20}, f32, js("[[\"a\", \"c\"], \"b\"]")),  // 20 over 15 uneven, 20 over 4 even
-      layoutArray(mesh, {9, 3}, i4, js("[\"a\"]")),                     // even, packed dtype
-      layoutArray(mesh, {5, 5}, i4, js("[\"c\", \"b\"]")),              // uneven, packed: bytes per device round up
+      layoutArray(mesh, {20, 20}, f32, js("[[\"a\", \"c\"], \"b\"]")), // 20 over 15 uneven, 20 over 4 even
+      layoutArray(mesh, {9, 3}, i4, js("[\"a\"]")),                    // even, packed dtype
+      layoutArray(mesh, {5, 5}, i4, js("[\"c\", \"b\"]")),             // uneven, packed: bytes per device round up
       layoutArray(mesh, {}, f32, js("[]")),
   };
   const DeviceTotals t = deviceTotals(mesh, layouts);
@@ -181,7 +181,8 @@ TEST_CASE("mesh axes validate names and sizes", "[sharding]") {
   CHECK_THROWS_WITH(MeshAxes({"a", "a"}, {2, 2}), Catch::Contains("appears twice"));
   CHECK_THROWS_WITH(MeshAxes({"a"}, {0}), Catch::Contains("at least 1"));
   // 2^32 x 2^32 wraps to 0 in 64 bits; it must be refused, not accepted as an empty mesh.
-  CHECK_THROWS_WITH(MeshAxes({"a", "b"}, {std::int64_t{1} << 32, std::int64_t{1} << 32}), Catch::Contains("more than 2^32"));
+  CHECK_THROWS_WITH(MeshAxes({"a", "b"}, {std::int64_t{1} << 32, std::int64_t{1} << 32}),
+                    Catch::Contains("more than 2^32"));
   CHECK_THROWS_WITH(MeshAxes::fromJson(Json::parse("[[\"a\", \"2\"]]")), Catch::Contains("mesh_axes[0]"));
   CHECK(MeshAxes::fromJson(Json::parse("[[\"a\", 2], [\"b\", 3]]")).deviceCount() == 6);
   CHECK(MeshAxes({"a", "b", "c"}, {2, 3, 4}).strides() == std::vector<std::int64_t>{12, 4, 1});

@@ -11,7 +11,8 @@ using namespace shardscope;
 namespace {
 PartitionSpec js(const char* text) { return PartitionSpec::fromJson(Json::parse(text)); }
 
-PartitionSpec specOf(const std::string& preset, const std::string& path, const Shape& shape, const MeshAxes* mesh = nullptr) {
+PartitionSpec specOf(const std::string& preset, const std::string& path, const Shape& shape,
+                     const MeshAxes* mesh = nullptr) {
   const RuleSet rules(presetRules(preset, {}, mesh));
   const std::vector<ParamLeaf> leaves = {{path, shape}};
   return matchPartitionRules(rules, leaves)[0].spec;
@@ -42,14 +43,18 @@ TEST_CASE("PartitionAxis resolves logical names through the five roles", "[shard
 
 TEST_CASE("fsdp-tp shards the model width on fsdp and heads/MLP/vocab on tp", "[sharding_presets]") {
   const auto L = "model.layers.3.";
-  CHECK(specOf("fsdp-tp", std::string(L) + "self_attn.q_proj.weight", {4096, 4096}) == js("[\"tp\", [\"fsdp\", \"sp\"]]"));
-  CHECK(specOf("fsdp-tp", std::string(L) + "self_attn.o_proj.weight", {4096, 4096}) == js("[[\"fsdp\", \"sp\"], \"tp\"]"));
-  CHECK(specOf("fsdp-tp", std::string(L) + "mlp.down_proj.weight", {4096, 11008}) == js("[[\"fsdp\", \"sp\"], \"tp\"]"));
+  CHECK(specOf("fsdp-tp", std::string(L) + "self_attn.q_proj.weight", {4096, 4096}) ==
+        js("[\"tp\", [\"fsdp\", \"sp\"]]"));
+  CHECK(specOf("fsdp-tp", std::string(L) + "self_attn.o_proj.weight", {4096, 4096}) ==
+        js("[[\"fsdp\", \"sp\"], \"tp\"]"));
+  CHECK(specOf("fsdp-tp", std::string(L) + "mlp.down_proj.weight", {4096, 11008}) ==
+        js("[[\"fsdp\", \"sp\"], \"tp\"]"));
   CHECK(specOf("fsdp-tp", "model.embed_tokens.weight", {32000, 4096}) == js("[\"tp\", [\"fsdp\", \"sp\"]]"));
   CHECK(specOf("fsdp-tp", "lm_head.weight", {32000, 4096}) == js("[\"tp\", [\"fsdp\", \"sp\"]]"));
   CHECK(specOf("fsdp-tp", std::string(L) + "input_layernorm.weight", {4096}).empty());
   // flax kernels are [in, out].
-  CHECK(specOf("fsdp-tp", "params/model/layers/0/self_attn/q_proj/kernel", {4096, 4096}) == js("[[\"fsdp\", \"sp\"], \"tp\"]"));
+  CHECK(specOf("fsdp-tp", "params/model/layers/0/self_attn/q_proj/kernel", {4096, 4096}) ==
+        js("[[\"fsdp\", \"sp\"], \"tp\"]"));
   // GPT-2's Conv1D weights are [in, out] too.
   CHECK(specOf("fsdp-tp", "transformer.h.0.attn.c_attn.weight", {768, 2304}) == js("[[\"fsdp\", \"sp\"], \"tp\"]"));
   CHECK(specOf("fsdp-tp", "transformer.h.0.mlp.c_proj.weight", {3072, 768}) == js("[\"tp\", [\"fsdp\", \"sp\"]]"));
@@ -74,7 +79,8 @@ TEST_CASE("the ep preset shards experts, stacked or one tensor each", "[sharding
   CHECK(specOf("ep", "params/layers/1/mlp/experts/up_proj/kernel", {64, 2048, 1408}) ==
         js("[\"ep\", [\"fsdp\", \"sp\"], \"tp\"]"));
   CHECK(specOf("ep", "model.layers.1.mlp.gate.weight", {64, 2048}) == js("[null, [\"fsdp\", \"sp\"]]"));
-  CHECK(specOf("ep", "model.layers.1.mlp.shared_experts.up_proj.weight", {2816, 2048}) == js("[\"tp\", [\"fsdp\", \"sp\"]]"));
+  CHECK(specOf("ep", "model.layers.1.mlp.shared_experts.up_proj.weight", {2816, 2048}) ==
+        js("[\"tp\", [\"fsdp\", \"sp\"]]"));
   // Without ep in the preset, per-expert tensors are ordinary MLP weights.
   CHECK(specOf("fsdp-tp", "model.layers.1.mlp.experts.7.gate_proj.weight", {1408, 2048}) ==
         js("[\"tp\", [\"fsdp\", \"sp\"]]"));

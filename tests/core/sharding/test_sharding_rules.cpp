@@ -74,7 +74,8 @@ TEST_CASE("ShardingAnalyzer validates tuple entries and estimates true per-devic
   CHECK(issues[1] == "Array shape (10, 8) not divisible by mesh axis tp size 4");
   CHECK(issues[2] == "Array shape (6, 8) not divisible by mesh axis ('dp', 'tp') size 8");
   CHECK(issues[3] == "Array shape (8,) dimension 0: mesh axis zz is not in the mesh {'dp': 2, 'tp': 4}");
-  CHECK(issues[4] == "Array shape (8,) has no dimension 1 for mesh axis tp (spec P('zz', 'tp') is longer than the rank)");
+  CHECK(issues[4] ==
+        "Array shape (8,) has no dimension 1 for mesh axis tp (spec P('zz', 'tp') is longer than the rank)");
 
   // The spec's example: w (1024, 4096) P('dp','tp'), b (6,) P('tp'), e (10, 8) P('tp', None), f32.
   const std::vector<ArrayShape> tree = {{Shape{1024, 4096}}, {Shape{6}}, {Shape{10, 8}}};

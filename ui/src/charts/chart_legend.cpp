@@ -11,7 +11,8 @@ QString legendHtml(const std::vector<LegendEntry>& entries) {
   for (const auto& e : entries) {
     const QString swatch = e.line ? QStringLiteral("&#x2504;&#x2504;") : QStringLiteral("&#x25A0;");
     // Non-breaking inside an entry, so a line only ever breaks between entries.
-    parts << QStringLiteral("<span style=\"white-space:nowrap\"><span style=\"color:%1\"><b>%2</b></span>&nbsp;%3</span>")
+    parts << QStringLiteral(
+                 "<span style=\"white-space:nowrap\"><span style=\"color:%1\"><b>%2</b></span>&nbsp;%3</span>")
                  .arg(e.color.name(), swatch, e.text.toHtmlEscaped().replace(' ', QStringLiteral("&nbsp;")));
   }
   return parts.join(QStringLiteral(" &nbsp; "));

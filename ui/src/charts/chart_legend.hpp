@@ -16,7 +16,7 @@ namespace shardscope::ui {
 struct LegendEntry {
   QColor color;
   QString text;
-  bool line = false;  // a dashed line (a limit such as HBM) rather than a filled bar
+  bool line = false; // a dashed line (a limit such as HBM) rather than a filled bar
 };
 
 // Rich text for the entries: a coloured swatch and the text, entries separated by breakable space.

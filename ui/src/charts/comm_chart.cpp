@@ -57,8 +57,9 @@ CommChart::CommChart(QWidget* parent) : QWidget(parent) {
   pageLayout->addWidget(legend_);
   stack_->addWidget(page_);
   layout->addWidget(stack_);
-  setWhatsThis(tr("<b>Communication per axis</b><br>Estimated time of each collective over each logical axis for "
-                  "the payload shown, from link bandwidths, hop counts and whether the ring leaves the host or slice."));
+  setWhatsThis(
+      tr("<b>Communication per axis</b><br>Estimated time of each collective over each logical axis for "
+         "the payload shown, from link bandwidths, hop counts and whether the ring leaves the host or slice."));
 }
 
 void CommChart::setAnalysis(std::shared_ptr<const Analysis> analysis) {
@@ -74,7 +75,8 @@ void CommChart::rebuild() {
   stack_->setCurrentWidget(page_);
   const auto& comm = analysis_->comm;
   double maxT = 0;
-  for (const auto& a : comm) maxT = std::max({maxT, a.all_gather_s, a.reduce_scatter_s, a.all_reduce_s, a.all_to_all_s});
+  for (const auto& a : comm)
+    maxT = std::max({maxT, a.all_gather_s, a.reduce_scatter_s, a.all_reduce_s, a.all_to_all_s});
   const TimeUnit unit = unitFor(maxT);
 
   auto* chart = new QChart;
@@ -82,7 +84,7 @@ void CommChart::rebuild() {
   chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
   chart->setBackgroundRoundness(0);
   chart->setMargins(QMargins(4, 4, 4, 4));
-  chart->legend()->hide();  // legend_ below wraps where QLegend would elide
+  chart->legend()->hide(); // legend_ below wraps where QLegend would elide
   auto* series = new QBarSeries;
   const char* names[] = {"all-gather", "reduce-scatter", "all-reduce", "all-to-all"};
   const QColor colors[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759)};
@@ -106,10 +108,15 @@ void CommChart::rebuild() {
     facts << (a.ring_closed ? tr("closed ring") : tr("open ring"));
     facts << tr("dilation max %1, mean %2").arg(a.max_hops).arg(a.mean_hops, 0, 'f', 2);
     if (a.max_link_load > 0) facts << tr("max link load %1").arg(a.max_link_load);
-    if (a.crosses_slices) facts << tr("crosses slices");
-    else if (a.crosses_hosts) facts << tr("crosses hosts");
+    if (a.crosses_slices)
+      facts << tr("crosses slices");
+    else if (a.crosses_hosts)
+      facts << tr("crosses hosts");
     if (!a.slowest_link.empty()) facts << tr("slowest link %1").arg(QString::fromStdString(a.slowest_link));
-    lines << QStringLiteral("<b>%1</b> (%2): %3").arg(QString::fromStdString(a.name).toHtmlEscaped()).arg(a.size).arg(facts.join(", "));
+    lines << QStringLiteral("<b>%1</b> (%2): %3")
+                 .arg(QString::fromStdString(a.name).toHtmlEscaped())
+                 .arg(a.size)
+                 .arg(facts.join(", "));
   }
   const double payload = comm.front().bytes;
   legend_->setText(legendHtml(legend));
@@ -126,7 +133,10 @@ void CommChart::rebuild() {
   axisY->applyNiceNumbers();
   connect(series, &QBarSeries::hovered, this, [this, unit](bool status, int index, QBarSet* set) {
     if (!status || !set) return;
-    QToolTip::showText(QCursor::pos(), QStringLiteral("%1: %2 %3").arg(set->label()).arg(set->at(index), 0, 'g', 4).arg(QString::fromUtf8(unit.name)), this);
+    QToolTip::showText(
+        QCursor::pos(),
+        QStringLiteral("%1: %2 %3").arg(set->label()).arg(set->at(index), 0, 'g', 4).arg(QString::fromUtf8(unit.name)),
+        this);
   });
   QChart* previous = view_->chart();
   view_->setChart(chart);

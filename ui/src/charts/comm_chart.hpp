@@ -33,7 +33,7 @@ private:
   QWidget* page_;
   QLabel* details_;
   QChartView* view_;
-  QLabel* legend_;  // wraps where QLegend would elide
+  QLabel* legend_; // wraps where QLegend would elide
 };
 
 } // namespace shardscope::ui

@@ -31,7 +31,8 @@ MemoryChart::MemoryChart(ViewSelection* selection, QWidget* parent) : QWidget(pa
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   stack_ = new QStackedWidget(this);
-  placeholder_ = new QLabel(tr("No memory estimate yet.\nIt appears when the memory engine has run for this scenario."), stack_);
+  placeholder_ =
+      new QLabel(tr("No memory estimate yet.\nIt appears when the memory engine has run for this scenario."), stack_);
   placeholder_->setAlignment(Qt::AlignCenter);
   placeholder_->setWordWrap(true);
   stack_->addWidget(placeholder_);
@@ -43,7 +44,8 @@ MemoryChart::MemoryChart(ViewSelection* selection, QWidget* parent) : QWidget(pa
   summary_ = new QLabel(chartPage_);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   oomBadge_ = new QLabel(tr("OUT OF MEMORY"), chartPage_);
-  oomBadge_->setStyleSheet("QLabel { background: #d73027; color: white; font-weight: bold; padding: 2px 8px; border-radius: 3px; }");
+  oomBadge_->setStyleSheet(
+      "QLabel { background: #d73027; color: white; font-weight: bold; padding: 2px 8px; border-radius: 3px; }");
   oomBadge_->setToolTip(tr("The fullest device needs more than its HBM."));
   header->addWidget(summary_, 1);
   header->addWidget(oomBadge_);
@@ -62,9 +64,7 @@ MemoryChart::MemoryChart(ViewSelection* selection, QWidget* parent) : QWidget(pa
   connect(selection_, &ViewSelection::deviceChanged, this, &MemoryChart::highlightSelected);
 }
 
-bool MemoryChart::hasData() const {
-  return analysis_ && !analysis_->memory.per_device.empty();
-}
+bool MemoryChart::hasData() const { return analysis_ && !analysis_->memory.per_device.empty(); }
 
 void MemoryChart::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   analysis_ = std::move(analysis);
@@ -92,7 +92,7 @@ void MemoryChart::rebuild() {
   chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
   chart->setBackgroundRoundness(0);
   chart->setMargins(QMargins(4, 4, 4, 4));
-  chart->legend()->hide();  // legend_ below wraps where QLegend would elide
+  chart->legend()->hide(); // legend_ below wraps where QLegend would elide
   std::vector<LegendEntry> legend;
   auto* axisX = new QBarCategoryAxis;
   auto* axisY = new QValueAxis;
@@ -120,16 +120,20 @@ void MemoryChart::rebuild() {
     for (auto* set : sets_) {
       double sum = 0;
       for (int i = 0; i < set->count(); ++i) sum += set->at(i);
-      if (sum > 0) series->append(set);
-      else delete set;
+      if (sum > 0)
+        series->append(set);
+      else
+        delete set;
     }
     const QList<QBarSet*> kept = series->barSets();
     sets_.assign(kept.begin(), kept.end());
     for (auto* set : sets_) legend.push_back({set->color(), set->label()});
     axisX->append(categories);
     // Ids are readable up to a few dozen bars; beyond that the axis stays bare (hover tells).
-    if (n > 32) axisX->setLabelsVisible(false);
-    else axisX->setTitleText(tr("device id"));
+    if (n > 32)
+      axisX->setLabelsVisible(false);
+    else
+      axisX->setTitleText(tr("device id"));
     series->setBarWidth(n > 64 ? 1.0 : 0.8);
     connect(series, &QStackedBarSeries::clicked, this, [this](int index, QBarSet*) { selection_->setDevice(index); });
   } else {
@@ -196,9 +200,11 @@ void MemoryChart::rebuild() {
 
   const int argmax = mem.argmax;
   const QString argmaxText = argmax >= 0 && argmax < static_cast<int>(devices.size())
-                                 ? tr("device %1").arg(devices[static_cast<std::size_t>(argmax)].id) : tr("–");
-  summary_->setText(tr("max <b>%1</b> (%2) · mean %3 · HBM %4").arg(formatBytes(mem.max_bytes), argmaxText,
-                                                                   formatBytes(mem.mean_bytes), formatBytes(mem.hbm_bytes)));
+                                 ? tr("device %1").arg(devices[static_cast<std::size_t>(argmax)].id)
+                                 : tr("–");
+  summary_->setText(
+      tr("max <b>%1</b> (%2) · mean %3 · HBM %4")
+          .arg(formatBytes(mem.max_bytes), argmaxText, formatBytes(mem.mean_bytes), formatBytes(mem.hbm_bytes)));
   oomBadge_->setVisible(mem.out_of_memory);
   highlightSelected();
 }
@@ -210,7 +216,8 @@ void MemoryChart::highlightSelected() {
   if (histogram_) {
     index = -1;
     for (std::size_t b = 0; b < binDevices_.size(); ++b)
-      if (std::find(binDevices_[b].begin(), binDevices_[b].end(), sel) != binDevices_[b].end()) index = static_cast<int>(b);
+      if (std::find(binDevices_[b].begin(), binDevices_[b].end(), sel) != binDevices_[b].end())
+        index = static_cast<int>(b);
   }
   for (auto* set : sets_) {
     set->deselectAllBars();

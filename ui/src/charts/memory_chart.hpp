@@ -49,7 +49,7 @@ private:
   QLabel* summary_;
   QLabel* oomBadge_;
   QChartView* view_;
-  QLabel* legend_;  // wraps where QLegend would elide
+  QLabel* legend_; // wraps where QLegend would elide
   std::vector<QBarSet*> sets_;
   std::vector<std::vector<int>> binDevices_; // histogram bins -> device positions
   double shownMax_ = 0;

@@ -40,9 +40,9 @@ void AnalysisRunner::request(const Scenario& scenario) {
     }
     const double wallMs = static_cast<double>(clock.nsecsElapsed()) / 1e6;
     // Queued to the GUI thread; dropped if the runner is gone (the destructor waits for us first).
-    QMetaObject::invokeMethod(this, [this, generation, result, error, kind, wallMs] {
-      deliver(generation, result, error, kind, wallMs);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, generation, result, error, kind, wallMs] { deliver(generation, result, error, kind, wallMs); },
+        Qt::QueuedConnection);
   });
 }
 

@@ -40,13 +40,13 @@ public:
 
 signals:
   void started();
-  void finished();               // a new lastValid() is there
+  void finished(); // a new lastValid() is there
   void failed(const QString& message);
-  void idle();                   // the newest request was delivered (finished or failed)
+  void idle(); // the newest request was delivered (finished or failed)
 
 private:
-  void deliver(quint64 generation, std::shared_ptr<const Analysis> result, QString error,
-               std::optional<ErrorKind> kind, double wallMs);
+  void deliver(quint64 generation, std::shared_ptr<const Analysis> result, QString error, std::optional<ErrorKind> kind,
+               double wallMs);
 
   QThreadPool pool_;
   quint64 generation_ = 0;

@@ -10,7 +10,7 @@ bool writeFileAtomically(const QString& path, std::string_view text, QString* er
   QSaveFile file(path);
   const auto fail = [&] {
     if (error) *error = QCoreApplication::translate("shardscope", "Cannot write %1: %2").arg(path, file.errorString());
-    return false;  // QSaveFile discards its temporary: the old file stays as it was
+    return false; // QSaveFile discards its temporary: the old file stays as it was
   };
   if (!file.open(QIODevice::WriteOnly)) return fail();
   if (file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())) return fail();

@@ -63,9 +63,11 @@ void Autosave::writeNow() {
 std::vector<OrphanAutosave> Autosave::orphans() const {
   std::vector<OrphanAutosave> found;
   const QDir dir(directory_);
-  const auto files = dir.entryInfoList({QLatin1String(kPrefix) + QLatin1Char('*') + QLatin1String(kSuffix)}, QDir::Files);
+  const auto files =
+      dir.entryInfoList({QLatin1String(kPrefix) + QLatin1Char('*') + QLatin1String(kSuffix)}, QDir::Files);
   for (const QFileInfo& info : files) {
-    const QString pidText = info.fileName().mid(static_cast<int>(sizeof kPrefix) - 1).chopped(static_cast<int>(sizeof kSuffix) - 1);
+    const QString pidText =
+        info.fileName().mid(static_cast<int>(sizeof kPrefix) - 1).chopped(static_cast<int>(sizeof kSuffix) - 1);
     bool ok = false;
     const qint64 pid = pidText.toLongLong(&ok);
     if (!ok || pid == QCoreApplication::applicationPid() || processAlive(pid)) continue;
@@ -73,7 +75,8 @@ std::vector<OrphanAutosave> Autosave::orphans() const {
     if (info.size() > 64 * 1024 * 1024 || !file.open(QIODevice::ReadOnly)) continue;
     const QByteArray bytes = file.readAll();
     try {
-      const Json j = parseJsonText(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), "autosave");
+      const Json j =
+          parseJsonText(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), "autosave");
       OrphanAutosave orphan;
       orphan.file = info.filePath();
       orphan.originalPath = QString::fromStdString(j.value("autosave_of", std::string()));

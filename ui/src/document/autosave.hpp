@@ -18,8 +18,8 @@ namespace shardscope::ui {
 class ScenarioDocument;
 
 struct OrphanAutosave {
-  QString file;          // the autosave file
-  QString originalPath;  // the workspace it belonged to; empty for an untitled one
+  QString file;         // the autosave file
+  QString originalPath; // the workspace it belonged to; empty for an untitled one
   QDateTime written;
   Scenario scenario;
 };

@@ -15,7 +15,8 @@ ScenarioDocument::ScenarioDocument(QObject* parent) : QObject(parent), scenario_
   connect(&undoStack_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
-void ScenarioDocument::edit(const QString& text, const std::function<void(Scenario&)>& change, const QString& mergeKey) {
+void ScenarioDocument::edit(const QString& text, const std::function<void(Scenario&)>& change,
+                            const QString& mergeKey) {
   Scenario after = scenario_;
   change(after);
   if (after == scenario_) return;
@@ -51,7 +52,8 @@ bool ScenarioDocument::load(const QString& path, QString* error) {
   Scenario loaded;
   try {
     // Depth-bounded, and its errors never echo the file's raw bytes.
-    loaded = scenarioFromJson(parseJsonText(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), "the workspace"));
+    loaded = scenarioFromJson(
+        parseJsonText(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), "the workspace"));
   } catch (const std::exception& e) {
     if (error) *error = tr("%1 is not a valid workspace: %2").arg(path, QString::fromStdString(e.what()));
     return false;

@@ -10,7 +10,8 @@
 namespace shardscope::ui {
 
 LogicalAxesModel::LogicalAxesModel(ScenarioDocument* document, QObject* parent)
-    : ScenarioTableModel(document, ColumnCount, [](const Scenario& s) { return static_cast<int>(s.mesh.axes.size()); }, parent) {}
+    : ScenarioTableModel(
+          document, ColumnCount, [](const Scenario& s) { return static_cast<int>(s.mesh.axes.size()); }, parent) {}
 
 void LogicalAxesModel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   analysis_ = std::move(analysis);
@@ -24,7 +25,8 @@ QVariant LogicalAxesModel::data(const QModelIndex& index, int role) const {
   const MeshAxis& a = axes[static_cast<std::size_t>(index.row())];
   if (role == Qt::DisplayRole || role == Qt::EditRole) {
     switch (index.column()) {
-    case Name: return QString::fromStdString(a.name);
+    case Name:
+      return QString::fromStdString(a.name);
     case Size: {
       // The size the analysis resolved (-1 expanded); only when it is the same axis there.
       if (analysis_ && index.row() < static_cast<int>(analysis_->axes.size()) &&
@@ -32,18 +34,26 @@ QVariant LogicalAxesModel::data(const QModelIndex& index, int role) const {
         return QVariant::fromValue<qlonglong>(analysis_->axes[static_cast<std::size_t>(index.row())].size);
       return role == Qt::DisplayRole ? QVariant(QStringLiteral("?")) : QVariant();
     }
-    case Ici: return QVariant::fromValue<qlonglong>(a.ici);
-    case Dcn: return QVariant::fromValue<qlonglong>(a.dcn);
-    case Type: return QString::fromLatin1(axisTypeName(a.type).data(), static_cast<int>(axisTypeName(a.type).size()));
+    case Ici:
+      return QVariant::fromValue<qlonglong>(a.ici);
+    case Dcn:
+      return QVariant::fromValue<qlonglong>(a.dcn);
+    case Type:
+      return QString::fromLatin1(axisTypeName(a.type).data(), static_cast<int>(axisTypeName(a.type).size()));
     }
   }
   if (role == Qt::ToolTipRole) {
     switch (index.column()) {
-    case Name: return tr("The axis name used in partition specs and rules. Drag the row to reorder axes.");
-    case Size: return tr("The axis' total size (ICI x DCN) after -1 was resolved.");
-    case Ici: return tr("Devices along this axis inside one slice; -1 takes whatever the other axes leave.");
-    case Dcn: return tr("Slices along this axis (across the data-centre network); 1 for single-slice.");
-    case Type: return tr("JAX AxisType: Auto, Explicit or Manual.");
+    case Name:
+      return tr("The axis name used in partition specs and rules. Drag the row to reorder axes.");
+    case Size:
+      return tr("The axis' total size (ICI x DCN) after -1 was resolved.");
+    case Ici:
+      return tr("Devices along this axis inside one slice; -1 takes whatever the other axes leave.");
+    case Dcn:
+      return tr("Slices along this axis (across the data-centre network); 1 for single-slice.");
+    case Type:
+      return tr("JAX AxisType: Auto, Explicit or Manual.");
     }
   }
   if (role == Qt::TextAlignmentRole && index.column() != Name && index.column() != Type)
@@ -55,11 +65,16 @@ QVariant LogicalAxesModel::headerData(int section, Qt::Orientation orientation, 
   if (role != Qt::DisplayRole) return {};
   if (orientation == Qt::Vertical) return section;
   switch (section) {
-  case Name: return tr("Axis");
-  case Size: return tr("Size");
-  case Ici: return tr("ICI");
-  case Dcn: return tr("DCN");
-  case Type: return tr("Type");
+  case Name:
+    return tr("Axis");
+  case Size:
+    return tr("Size");
+  case Ici:
+    return tr("ICI");
+  case Dcn:
+    return tr("DCN");
+  case Type:
+    return tr("Type");
   }
   return {};
 }
@@ -79,7 +94,9 @@ bool LogicalAxesModel::setData(const QModelIndex& index, const QVariant& value, 
   case Name: {
     const std::string name = value.toString().trimmed().toStdString();
     if (name.empty()) return false;
-    document_->edit(tr("Rename axis to %1").arg(QString::fromStdString(name)), [&](Scenario& s) { s.mesh.axes[row].name = name; }, key);
+    document_->edit(
+        tr("Rename axis to %1").arg(QString::fromStdString(name)), [&](Scenario& s) { s.mesh.axes[row].name = name; },
+        key);
     return true;
   }
   case Ici:
@@ -89,15 +106,17 @@ bool LogicalAxesModel::setData(const QModelIndex& index, const QVariant& value, 
     // Any integer goes into the scenario: a wrong size is the analysis' error to explain inline.
     if (!ok) return false;
     const bool ici = index.column() == Ici;
-    document_->edit(ici ? tr("Set ICI size of %1").arg(data(this->index(index.row(), Name)).toString())
-                        : tr("Set DCN size of %1").arg(data(this->index(index.row(), Name)).toString()),
-                    [&](Scenario& s) { (ici ? s.mesh.axes[row].ici : s.mesh.axes[row].dcn) = v; }, key);
+    document_->edit(
+        ici ? tr("Set ICI size of %1").arg(data(this->index(index.row(), Name)).toString())
+            : tr("Set DCN size of %1").arg(data(this->index(index.row(), Name)).toString()),
+        [&](Scenario& s) { (ici ? s.mesh.axes[row].ici : s.mesh.axes[row].dcn) = v; }, key);
     return true;
   }
   case Type: {
     const auto type = parseAxisType(value.toString().trimmed().toStdString());
     if (!type) return false;
-    document_->edit(tr("Set axis type"), [&](Scenario& s) { s.mesh.axes[row].type = *type; }, key);
+    document_->edit(
+        tr("Set axis type"), [&](Scenario& s) { s.mesh.axes[row].type = *type; }, key);
     return true;
   }
   }
@@ -115,11 +134,13 @@ QMimeData* LogicalAxesModel::mimeData(const QModelIndexList& indexes) const {
   return data;
 }
 
-bool LogicalAxesModel::canDropMimeData(const QMimeData* data, Qt::DropAction action, int, int, const QModelIndex&) const {
+bool LogicalAxesModel::canDropMimeData(const QMimeData* data, Qt::DropAction action, int, int,
+                                       const QModelIndex&) const {
   return data && action == Qt::MoveAction && data->hasFormat(QString::fromLatin1(mimeType));
 }
 
-bool LogicalAxesModel::dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column, const QModelIndex& parent) {
+bool LogicalAxesModel::dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                                    const QModelIndex& parent) {
   if (!canDropMimeData(data, action, row, column, parent)) return false;
   bool ok = false;
   const int from = data->data(QString::fromLatin1(mimeType)).toInt(&ok);
@@ -132,8 +153,8 @@ bool LogicalAxesModel::dropMimeData(const QMimeData* data, Qt::DropAction action
   return false;
 }
 
-bool LogicalAxesModel::moveRows(const QModelIndex& sourceParent, int sourceRow, int count, const QModelIndex& destinationParent,
-                                int destinationChild) {
+bool LogicalAxesModel::moveRows(const QModelIndex& sourceParent, int sourceRow, int count,
+                                const QModelIndex& destinationParent, int destinationChild) {
   if (sourceParent.isValid() || destinationParent.isValid() || count != 1) return false;
   if (sourceRow < 0 || sourceRow >= rows_ || destinationChild < 0 || destinationChild > rows_) return false;
   if (destinationChild == sourceRow || destinationChild == sourceRow + 1) return false;
@@ -158,7 +179,8 @@ void LogicalAxesModel::addAxis() {
     std::string name = "axis";
     for (int k = static_cast<int>(s.mesh.axes.size());; ++k) {
       const std::string candidate = "axis" + std::to_string(k);
-      if (std::none_of(s.mesh.axes.begin(), s.mesh.axes.end(), [&](const MeshAxis& a) { return a.name == candidate; })) {
+      if (std::none_of(s.mesh.axes.begin(), s.mesh.axes.end(),
+                       [&](const MeshAxis& a) { return a.name == candidate; })) {
         name = candidate;
         break;
       }

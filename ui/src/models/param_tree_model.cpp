@@ -23,19 +23,20 @@ QStringList pathParts(const QString& path) {
 }
 } // namespace
 
-ParamTreeModel::ParamTreeModel(ScenarioDocument* document, QObject* parent) : QAbstractItemModel(parent), document_(document) {}
+ParamTreeModel::ParamTreeModel(ScenarioDocument* document, QObject* parent)
+    : QAbstractItemModel(parent), document_(document) {}
 
 void ParamTreeModel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   // The same loaded model means the same paths in the same order: keep the tree (and with it the
   // view's expanded groups, selection and scroll position) and refresh only its values. A reset
   // would collapse the tree on every drag frame.
-  const bool sameTree = analysis_ && analysis && analysis_->params.model() && analysis_->params.model() == analysis->params.model() &&
+  const bool sameTree = analysis_ && analysis && analysis_->params.model() &&
+                        analysis_->params.model() == analysis->params.model() &&
                         analysis_->params.size() == analysis->params.size();
   if (sameTree) {
     analysis_ = std::move(analysis);
     refreshValues();
-    if (!roots_.empty())
-      emit dataChanged(index(0, 0), index(static_cast<int>(roots_.size()) - 1, ColumnCount - 1));
+    if (!roots_.empty()) emit dataChanged(index(0, 0), index(static_cast<int>(roots_.size()) - 1, ColumnCount - 1));
     for (std::size_t i = 0; i < nodes_.size(); ++i)
       if (!nodes_[i].children.empty())
         emit dataChanged(createIndex(0, 0, static_cast<quintptr>(nodes_[i].children.front())),
@@ -56,7 +57,8 @@ void ParamTreeModel::refreshValues() {
     node.diagnostics = false;
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i)
-    if (nodes_[i].param >= 0) addUpChain(static_cast<int>(i), analysis_->params[static_cast<std::size_t>(nodes_[i].param)]);
+    if (nodes_[i].param >= 0)
+      addUpChain(static_cast<int>(i), analysis_->params[static_cast<std::size_t>(nodes_[i].param)]);
   updateHighlights();
 }
 
@@ -130,7 +132,8 @@ int ParamTreeModel::setHighlight(const QRegularExpression& regex) {
 QModelIndex ParamTreeModel::indexOfPath(const QString& path) const {
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const auto row = rowOf(nodes_[i]);
-    if (row && QString::fromStdString(row->path) == path) return createIndex(nodes_[i].row, 0, static_cast<quintptr>(i));
+    if (row && QString::fromStdString(row->path) == path)
+      return createIndex(nodes_[i].row, 0, static_cast<quintptr>(i));
   }
   return {};
 }
@@ -181,12 +184,18 @@ QVariant ParamTreeModel::data(const QModelIndex& index, int role) const {
   const auto row = rowOf(*n);
   if (role == Qt::DisplayRole || role == Qt::EditRole) {
     switch (index.column()) {
-    case Name: return n->name;
-    case Shape: return row ? shapeText(row->shape) : QVariant();
-    case Dtype: return row ? QString::fromStdString(row->dtype) : QVariant();
-    case Spec: return row ? QString::fromStdString(row->spec) : QVariant();
-    case ShardShape: return row ? shapeText(row->shard_shape) + (row->uneven ? QStringLiteral(" (uneven)") : QString()) : QVariant();
-    case Bytes: return role == Qt::EditRole ? QVariant(n->bytes) : QVariant(formatBytes(n->bytes));
+    case Name:
+      return n->name;
+    case Shape:
+      return row ? shapeText(row->shape) : QVariant();
+    case Dtype:
+      return row ? QString::fromStdString(row->dtype) : QVariant();
+    case Spec:
+      return row ? QString::fromStdString(row->spec) : QVariant();
+    case ShardShape:
+      return row ? shapeText(row->shard_shape) + (row->uneven ? QStringLiteral(" (uneven)") : QString()) : QVariant();
+    case Bytes:
+      return role == Qt::EditRole ? QVariant(n->bytes) : QVariant(formatBytes(n->bytes));
     case Diagnostics: {
       if (!row) return n->diagnostics ? tr("see parameters below") : QVariant();
       QStringList d;
@@ -198,7 +207,8 @@ QVariant ParamTreeModel::data(const QModelIndex& index, int role) const {
   if (role == PathRole) return row ? QString::fromStdString(row->path) : QString();
   if (role == Qt::ToolTipRole) {
     if (!row) return tr("%1 parameters, %2 per device").arg(n->leaves).arg(formatBytes(n->bytes));
-    if (index.column() == Spec) return tr("Double-click to edit: e.g. P('fsdp', 'tp') or fsdp, None. The edit becomes a rule override.");
+    if (index.column() == Spec)
+      return tr("Double-click to edit: e.g. P('fsdp', 'tp') or fsdp, None. The edit becomes a rule override.");
     if (index.column() == Diagnostics && !row->diagnostics.empty()) return data(index, Qt::DisplayRole);
     return QString::fromStdString(row->path);
   }
@@ -216,13 +226,20 @@ QVariant ParamTreeModel::data(const QModelIndex& index, int role) const {
 QVariant ParamTreeModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-  case Name: return tr("Parameter");
-  case Shape: return tr("Shape");
-  case Dtype: return tr("Dtype");
-  case Spec: return tr("Partition spec");
-  case ShardShape: return tr("Shard shape");
-  case Bytes: return tr("Bytes / device");
-  case Diagnostics: return tr("Diagnostics");
+  case Name:
+    return tr("Parameter");
+  case Shape:
+    return tr("Shape");
+  case Dtype:
+    return tr("Dtype");
+  case Spec:
+    return tr("Partition spec");
+  case ShardShape:
+    return tr("Shard shape");
+  case Bytes:
+    return tr("Bytes / device");
+  case Diagnostics:
+    return tr("Diagnostics");
   }
   return {};
 }

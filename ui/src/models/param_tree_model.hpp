@@ -48,11 +48,11 @@ signals:
 private:
   struct Node {
     QString name;
-    int parent = -1;          // node index, -1 for top level
-    int row = 0;              // position among its siblings
-    int param = -1;           // index into params, -1 for a group
+    int parent = -1; // node index, -1 for top level
+    int row = 0;     // position among its siblings
+    int param = -1;  // index into params, -1 for a group
     std::vector<int> children;
-    double bytes = 0;         // group: sum of its leaves
+    double bytes = 0; // group: sum of its leaves
     int leaves = 0;
     bool highlighted = false;
     bool diagnostics = false; // any leaf below has a diagnostic

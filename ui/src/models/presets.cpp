@@ -39,7 +39,8 @@ QString meshPresetDescription(const QString& name) {
   if (name == "fsdp") return QObject::tr("Fully sharded data parallelism: parameters sharded over every chip.");
   if (name == "fsdp+tp") return QObject::tr("FSDP over the rest, tensor parallelism over 4 chips.");
   if (name == "dp+fsdp+tp") return QObject::tr("The default: dp 2, fsdp over the rest, tp 4.");
-  if (name.startsWith("MaxText")) return QObject::tr("MaxText's ici_data/ici_fsdp/ici_tensor layout; data spans slices.");
+  if (name.startsWith("MaxText"))
+    return QObject::tr("MaxText's ici_data/ici_fsdp/ici_tensor layout; data spans slices.");
   if (name == "ep+tp") return QObject::tr("Expert parallelism over the rest, tensor parallelism over 4 chips.");
   if (name == "sp+tp") return QObject::tr("Sequence parallelism over the rest, tensor parallelism over 4 chips.");
   if (name.startsWith("pipeline")) return QObject::tr("Pipeline stages across slices (or 2 stages), fsdp, tp 4.");

@@ -9,8 +9,8 @@
 namespace shardscope::ui {
 
 RulesTableModel::RulesTableModel(ScenarioDocument* document, QObject* parent)
-    : ScenarioTableModel(document, ColumnCount, [](const Scenario& s) { return static_cast<int>(s.rules.rules.size()); }, parent) {}
-
+    : ScenarioTableModel(
+          document, ColumnCount, [](const Scenario& s) { return static_cast<int>(s.rules.rules.size()); }, parent) {}
 
 QVariant RulesTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
@@ -20,8 +20,9 @@ QVariant RulesTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::DisplayRole || role == Qt::EditRole)
     return index.column() == Regex ? QString::fromStdString(regex) : QString::fromStdString(specTextFromJson(spec));
   if (role == Qt::ToolTipRole)
-    return index.column() == Regex ? tr("A regular expression searched in each parameter path; the first matching rule wins.")
-                                   : tr("The partition spec for matching parameters, e.g. P('fsdp', 'tp').");
+    return index.column() == Regex
+               ? tr("A regular expression searched in each parameter path; the first matching rule wins.")
+               : tr("The partition spec for matching parameters, e.g. P('fsdp', 'tp').");
   return {};
 }
 
@@ -47,7 +48,8 @@ bool RulesTableModel::setData(const QModelIndex& index, const QVariant& value, i
       return false;
     }
     const std::string text = value.toString().toStdString();
-    document_->edit(tr("Edit rule regex"), [&](Scenario& s) { s.rules.rules[row].first = text; }, key);
+    document_->edit(
+        tr("Edit rule regex"), [&](Scenario& s) { s.rules.rules[row].first = text; }, key);
     return true;
   }
   std::string error;
@@ -56,7 +58,8 @@ bool RulesTableModel::setData(const QModelIndex& index, const QVariant& value, i
     emit editRejected(tr("Rule %1: %2").arg(index.row() + 1).arg(QString::fromStdString(error)));
     return false;
   }
-  document_->edit(tr("Edit rule spec"), [&](Scenario& s) { s.rules.rules[row].second = *spec; }, key);
+  document_->edit(
+      tr("Edit rule spec"), [&](Scenario& s) { s.rules.rules[row].second = *spec; }, key);
   return true;
 }
 

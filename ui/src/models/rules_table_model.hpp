@@ -24,7 +24,6 @@ public:
 
 signals:
   void editRejected(const QString& message);
-
 };
 
 } // namespace shardscope::ui

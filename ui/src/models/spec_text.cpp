@@ -72,12 +72,17 @@ std::optional<Json> specJsonFromText(const std::string& input, std::string* erro
   bool inGroup = false, expectItem = true;
   std::size_t i = 0;
   auto push = [&](Json v) {
-    if (inGroup) group.push_back(std::move(v));
-    else out.push_back(std::move(v));
+    if (inGroup)
+      group.push_back(std::move(v));
+    else
+      out.push_back(std::move(v));
   };
   while (i < text.size()) {
     const char c = text[i];
-    if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
     if (c == ',') {
       if (expectItem && !(inGroup && group.empty())) return fail("empty entry at column " + std::to_string(i + 1));
       expectItem = true;
@@ -132,13 +137,13 @@ std::string specTextFromJson(const Json& spec) {
     for (std::size_t i = 0; i < spec.size(); ++i) {
       if (i) text += ", ";
       const Json& e = spec[i];
-      if (e.is_null()) text += "None";
+      if (e.is_null())
+        text += "None";
       else if (e.is_string()) {
         text += '\'';
         text += e.get<std::string>();
         text += '\'';
-      }
-      else if (e.is_array()) {
+      } else if (e.is_array()) {
         text += "(";
         for (std::size_t k = 0; k < e.size(); ++k) {
           if (k) text += ", ";
@@ -151,7 +156,8 @@ std::string specTextFromJson(const Json& spec) {
           }
         }
         text += e.size() == 1 ? ",)" : ")";
-      } else text += e.dump();
+      } else
+        text += e.dump();
     }
   }
   return text + ")";

@@ -34,7 +34,8 @@ QDoubleSpinBox* makeSpin(QWidget* parent, const QString& suffix, double max, int
 
 } // namespace
 
-LinkEditor::LinkEditor(ScenarioDocument* document, QWidget* parent) : QGroupBox(tr("Links"), parent), document_(document) {
+LinkEditor::LinkEditor(ScenarioDocument* document, QWidget* parent)
+    : QGroupBox(tr("Links"), parent), document_(document) {
   auto* form = new QFormLayout(this);
   form->setContentsMargins(6, 6, 6, 6);
   iciBandwidth_ = makeSpin(this, tr(" GB/s"), 1e5, 1);
@@ -42,28 +43,36 @@ LinkEditor::LinkEditor(ScenarioDocument* document, QWidget* parent) : QGroupBox(
   uplinkBandwidth_ = makeSpin(this, tr(" GB/s"), 1e5, 2);
   uplinkLatency_ = makeSpin(this, tr(" µs"), 1e6, 2);
   twisted_ = new QCheckBox(tr("Twisted torus (k×k×2k slices)"), this);
-  iciBandwidth_->setToolTip(tr("One direction of one torus link (TPU) or NVLink per GPU; 0 restores the chip's figure"));
-  uplinkBandwidth_->setToolTip(tr("Each chip's share of the data-centre network (DCN) or of its host's NIC; 0 restores the chip's figure"));
+  iciBandwidth_->setToolTip(
+      tr("One direction of one torus link (TPU) or NVLink per GPU; 0 restores the chip's figure"));
+  uplinkBandwidth_->setToolTip(
+      tr("Each chip's share of the data-centre network (DCN) or of its host's NIC; 0 restores the chip's figure"));
 
   // One editor per figure: a value of 0 (shown as the chip default) clears the override.
-  const auto bind = [this](QDoubleSpinBox* spin, const QString& what, double unit, std::optional<double> LinkOverrides::*field) {
+  const auto bind = [this](QDoubleSpinBox* spin, const QString& what, double unit,
+                           std::optional<double> LinkOverrides::*field) {
     connect(spin, &QDoubleSpinBox::valueChanged, this, [=, this](double v) {
-      document_->edit(what, [&](Scenario& s) {
-        if (v <= 0) (s.links.*field).reset();
-        else s.links.*field = v * unit;
-      }, QStringLiteral("links.") + what);
+      document_->edit(
+          what,
+          [&](Scenario& s) {
+            if (v <= 0)
+              (s.links.*field).reset();
+            else
+              s.links.*field = v * unit;
+          },
+          QStringLiteral("links.") + what);
     });
   };
   bind(iciBandwidth_, tr("ICI bandwidth"), kGB, &LinkOverrides::ici_bandwidth);
   bind(iciLatency_, tr("ICI latency"), kMicro, &LinkOverrides::ici_latency);
   bind(uplinkBandwidth_, tr("DCN bandwidth"), kGB, &LinkOverrides::uplink_bandwidth);
   bind(uplinkLatency_, tr("DCN latency"), kMicro, &LinkOverrides::uplink_latency);
-  connect(twisted_, &QCheckBox::toggled, this, [this](bool on) {
-    document_->edit(tr("Twisted torus"), [on](Scenario& s) { s.links.twisted = on; });
-  });
+  connect(twisted_, &QCheckBox::toggled, this,
+          [this](bool on) { document_->edit(tr("Twisted torus"), [on](Scenario& s) { s.links.twisted = on; }); });
   auto* reset = new QPushButton(tr("Chip defaults"), this);
   reset->setToolTip(tr("Drop every override and use the chip's published figures"));
-  connect(reset, &QPushButton::clicked, this, [this] { document_->edit(tr("Link defaults"), [](Scenario& s) { s.links = {}; }); });
+  connect(reset, &QPushButton::clicked, this,
+          [this] { document_->edit(tr("Link defaults"), [](Scenario& s) { s.links = {}; }); });
 
   form->addRow(tr("Link bandwidth"), iciBandwidth_);
   form->addRow(tr("Link latency"), iciLatency_);

@@ -25,8 +25,8 @@ private:
   void syncFromScenario();
 
   ScenarioDocument* document_;
-  QDoubleSpinBox* iciBandwidth_;   // GB/s; 0 = the chip's default
-  QDoubleSpinBox* iciLatency_;     // µs
+  QDoubleSpinBox* iciBandwidth_; // GB/s; 0 = the chip's default
+  QDoubleSpinBox* iciLatency_;   // µs
   QDoubleSpinBox* uplinkBandwidth_;
   QDoubleSpinBox* uplinkLatency_;
   QCheckBox* twisted_;

@@ -37,7 +37,8 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
   connect(presets_, &QComboBox::activated, this, [this](int i) {
     if (i <= 0) return;
     const QString name = presets_->itemText(i);
-    document_->edit(tr("Mesh preset %1").arg(name), [&](Scenario& s) { s.mesh.axes = meshPresetAxes(name, s.topology.slices); });
+    document_->edit(tr("Mesh preset %1").arg(name),
+                    [&](Scenario& s) { s.mesh.axes = meshPresetAxes(name, s.topology.slices); });
     presets_->setCurrentIndex(0);
   });
   tools->addWidget(presets_, 1);
@@ -73,7 +74,8 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(LogicalAxesModel::Name, QHeaderView::Stretch);
   table_->horizontalHeader()->setMinimumSectionSize(44);
-  table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed | QAbstractItemView::AnyKeyPressed);
+  table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                          QAbstractItemView::AnyKeyPressed);
   table_->setMinimumHeight(110);
   table_->setMaximumHeight(200);
   table_->setWhatsThis(tr("<b>Logical mesh axes</b><br>Drag a row to reorder the axes; double-click a cell to edit it. "
@@ -86,7 +88,8 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
 
   auto* flags = new QHBoxLayout;
   allowSplit_ = new QCheckBox(tr("Allow splitting physical axes"), this);
-  allowSplit_->setToolTip(tr("Let one physical torus axis be divided between logical axes (JAX's allow_split_physical_axes)."));
+  allowSplit_->setToolTip(
+      tr("Let one physical torus axis be divided between logical axes (JAX's allow_split_physical_axes)."));
   contiguous_ = new QCheckBox(tr("Contiguous submeshes"), this);
   contiguous_->setToolTip(tr("Keep each process' devices contiguous in the mesh (JAX's contiguous_submeshes)."));
   connect(allowSplit_, &QCheckBox::toggled, this, [this](bool on) {
@@ -104,7 +107,8 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
   // The error box: the reference's message, and the fix when there is one.
   errorBox_ = new QWidget(this);
   errorBox_->setObjectName("errorBox");
-  errorBox_->setStyleSheet("#errorBox { background: rgba(215, 48, 39, 40); border: 1px solid #d73027; border-radius: 4px; }");
+  errorBox_->setStyleSheet(
+      "#errorBox { background: rgba(215, 48, 39, 40); border: 1px solid #d73027; border-radius: 4px; }");
   auto* errorLayout = new QVBoxLayout(errorBox_);
   errorLabel_ = new QLabel(errorBox_);
   errorLabel_->setWordWrap(true);
@@ -154,7 +158,9 @@ void LogicalMeshPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   QStringList lines;
   if (analysis)
     for (const auto& a : analysis->axes)
-      lines << QStringLiteral("<b>%1</b> = %2: %3").arg(QString::fromStdString(a.name).toHtmlEscaped()).arg(a.size)
+      lines << QStringLiteral("<b>%1</b> = %2: %3")
+                   .arg(QString::fromStdString(a.name).toHtmlEscaped())
+                   .arg(a.size)
                    .arg(QString::fromStdString(a.explanation).toHtmlEscaped());
   explanation_->setText(lines.join("<br>"));
   // Word-wrapped rich labels under-report their height in a layout; reserve the lines we show.
@@ -169,10 +175,13 @@ void LogicalMeshPanel::setError(const QString& message, std::optional<ErrorKind>
     errorBox_->hide();
     return;
   }
-  const QString kindName = kind ? QString::fromLatin1(errorKindName(*kind).data(), static_cast<int>(errorKindName(*kind).size())) : QString();
+  const QString kindName =
+      kind ? QString::fromLatin1(errorKindName(*kind).data(), static_cast<int>(errorKindName(*kind).size()))
+           : QString();
   errorLabel_->setText(tr("<b>%1</b>: %2").arg(kindName, message.toHtmlEscaped()) +
                        (keptLastValid ? tr("<br><i>The views show the last valid assignment.</i>") : QString()));
-  fixButton_->setVisible(kind == ErrorKind::NotImplementedError && !document_->scenario().mesh.allow_split_physical_axes);
+  fixButton_->setVisible(kind == ErrorKind::NotImplementedError &&
+                         !document_->scenario().mesh.allow_split_physical_axes);
   errorBox_->show();
 }
 

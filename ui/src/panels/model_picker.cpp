@@ -48,8 +48,8 @@ void ModelPicker::useModelFile(const QString& path) {
 }
 
 void ModelPicker::openModel() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {},
-                                                    tr("Models (*.json *.safetensors);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open model"), {}, tr("Models (*.json *.safetensors);;All files (*)"));
   if (!path.isEmpty()) useModelFile(path);
 }
 

@@ -22,7 +22,8 @@ OverlayControls::OverlayControls(ViewSelection* selection, QWidget* parent) : QW
   axis_->setMinimumContentsLength(6);
   axis_->setToolTip(tr("The logical axis the coordinate and group colours, and the selection ring, follow"));
   layout->addWidget(axis_);
-  connect(mode_, &QComboBox::activated, this, [this](int i) { selection_->setMode(static_cast<OverlayMode>(mode_->itemData(i).toInt())); });
+  connect(mode_, &QComboBox::activated, this,
+          [this](int i) { selection_->setMode(static_cast<OverlayMode>(mode_->itemData(i).toInt())); });
   connect(axis_, &QComboBox::activated, this, [this](int i) { selection_->setAxis(i); });
   connect(selection_, &ViewSelection::changed, this, &OverlayControls::syncFromSelection);
 }

@@ -121,8 +121,10 @@ ShardingPanel::ShardingPanel(ScenarioDocument* document, ViewSelection* selectio
     rules_->moveRule(r, r + 1);
     rulesView_->setCurrentIndex(rules_->index(std::min(rules_->rowCount() - 1, r + 1), 0));
   });
-  addTool(tr("Import…"), tr("Replace the rules with those of a rule file (JSON [regex, spec] pairs)"), [this] { importRulesDialog(); });
-  addTool(tr("Export…"), tr("Save the rules in effect (these, then the preset's) as a rule file"), [this] { exportRulesDialog(); });
+  addTool(tr("Import…"), tr("Replace the rules with those of a rule file (JSON [regex, spec] pairs)"),
+          [this] { importRulesDialog(); });
+  addTool(tr("Export…"), tr("Save the rules in effect (these, then the preset's) as a rule file"),
+          [this] { exportRulesDialog(); });
   rulesLayout->addLayout(tools);
   rulesLayout->addWidget(rulesView_);
   regexTest_ = new QLineEdit(rulesBox);
@@ -191,12 +193,13 @@ bool ShardingPanel::importRules(const QString& path, QString* error) {
   std::vector<PartitionRule> rules;
   try {
     rules = loadRuleFile(path.toStdString());
-    RuleSet check(rules);  // compiles every regex: a bad one is refused here, naming its rule
+    RuleSet check(rules); // compiles every regex: a bad one is refused here, naming its rule
   } catch (const Error& e) {
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
-  document_->edit(tr("Import rules from %1").arg(QFileInfo(path).fileName()), [&](Scenario& s) { s.rules = rulesChoiceOf(rules); });
+  document_->edit(tr("Import rules from %1").arg(QFileInfo(path).fileName()),
+                  [&](Scenario& s) { s.rules = rulesChoiceOf(rules); });
   return true;
 }
 
@@ -213,7 +216,8 @@ bool ShardingPanel::exportRules(const QString& path, QString* error) const {
 }
 
 void ShardingPanel::importRulesDialog() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Import rules"), QString(), tr("Rule files (*.json);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Import rules"), QString(), tr("Rule files (*.json);;All files (*)"));
   if (path.isEmpty()) return;
   QString error;
   if (importRules(path, &error))
@@ -225,7 +229,8 @@ void ShardingPanel::importRulesDialog() {
 }
 
 void ShardingPanel::exportRulesDialog() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export rules"), QStringLiteral("rules.json"), tr("Rule files (*.json)"));
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export rules"), QStringLiteral("rules.json"), tr("Rule files (*.json)"));
   if (path.isEmpty()) return;
   QString error;
   showMessage(exportRules(path, &error) ? tr("Rules written to %1.").arg(QFileInfo(path).fileName()) : error);

@@ -55,7 +55,7 @@ private:
 
   ScenarioDocument* document_;
   ViewSelection* selection_;
-  std::shared_ptr<const Analysis> analysis_;  // the mesh the preset's rules are written for
+  std::shared_ptr<const Analysis> analysis_; // the mesh the preset's rules are written for
   ParamTreeModel* params_;
   RulesTableModel* rules_;
   SpecDelegate* specDelegate_;

@@ -19,7 +19,8 @@ namespace {
 std::array<int, 3> defaultShape(const ChipSpec& chip) {
   if (chip.platform == Platform::Gpu) return {16, chip.host_block[0] > 8 ? chip.host_block[0] : 8, 1};
   if (chip.platform == Platform::Cpu) return {8, 1, 1};
-  if (chip.torus_dims == 2) return chip.default_cores_per_chip > 1 ? std::array<int, 3>{4, 4, 1} : std::array<int, 3>{8, 16, 1};
+  if (chip.torus_dims == 2)
+    return chip.default_cores_per_chip > 1 ? std::array<int, 3>{4, 4, 1} : std::array<int, 3>{8, 16, 1};
   return {4, 4, 8};
 }
 
@@ -81,10 +82,12 @@ TopologyEditor::TopologyEditor(ScenarioDocument* document, QWidget* parent) : QW
   connect(shape_->lineEdit(), &QLineEdit::editingFinished, this, &TopologyEditor::applyShapeText);
   connect(shape_, &QComboBox::activated, this, [this](int) { applyShapeText(); });
   connect(slices_, &QSpinBox::valueChanged, this, [this](int v) {
-    document_->edit(tr("Slices %1").arg(v), [v](Scenario& s) { s.topology.slices = v; }, "topology.slices");
+    document_->edit(
+        tr("Slices %1").arg(v), [v](Scenario& s) { s.topology.slices = v; }, "topology.slices");
   });
   connect(cores_, &QSpinBox::valueChanged, this, [this](int v) {
-    document_->edit(tr("Cores per chip"), [v](Scenario& s) { s.topology.cores_per_chip = v; }, "topology.cores");
+    document_->edit(
+        tr("Cores per chip"), [v](Scenario& s) { s.topology.cores_per_chip = v; }, "topology.cores");
   });
   connect(document_, &ScenarioDocument::scenarioChanged, this, &TopologyEditor::syncFromScenario);
   syncFromScenario();
@@ -111,12 +114,14 @@ void TopologyEditor::applyShapeText() {
   ok = ok && static_cast<long long>(shape[0]) * shape[1] * shape[2] <= 65536;
   if (!ok) {
     shape_->setStyleSheet("QComboBox { border: 1px solid #d73027; }");
-    shape_->setToolTip(tr("'%1' is not a shape: write chips as XxYxZ (or XxY), each at least 1, at most 65536 in all").arg(text));
+    shape_->setToolTip(
+        tr("'%1' is not a shape: write chips as XxYxZ (or XxY), each at least 1, at most 65536 in all").arg(text));
     return;
   }
   shape_->setStyleSheet({});
   shape_->setToolTip(tr("Chips along x, y, z for TPUs (e.g. 4x4x8), hosts x GPUs per host for GPUs (e.g. 16x8)"));
-  document_->edit(tr("Shape %1").arg(text), [&](Scenario& s) { s.topology.shape = shape; }, "topology.shape");
+  document_->edit(
+      tr("Shape %1").arg(text), [&](Scenario& s) { s.topology.shape = shape; }, "topology.shape");
 }
 
 void TopologyEditor::syncFromScenario() {

@@ -18,7 +18,8 @@ const QStringList kDtypes = {"bfloat16", "float32", "float16", "float8_e4m3fn", 
 
 std::vector<std::string> splitAxes(const QString& text) {
   std::vector<std::string> out;
-  for (const QString& part : text.split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts)) out.push_back(part.toStdString());
+  for (const QString& part : text.split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts))
+    out.push_back(part.toStdString());
   return out;
 }
 
@@ -38,7 +39,8 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   workload_->addItems({tr("Training"), tr("Serving")});
   workload_->setToolTip(tr("Training keeps gradients and optimizer state; serving keeps a KV cache"));
   connect(workload_, &QComboBox::activated, this, [=, this](int i) {
-    edit(tr("Workload"), "training.workload", [i](Scenario& s) { s.training.workload = i == 0 ? Workload::Training : Workload::Serving; });
+    edit(tr("Workload"), "training.workload",
+         [i](Scenario& s) { s.training.workload = i == 0 ? Workload::Training : Workload::Serving; });
   });
   form->addRow(tr("Workload"), workload_);
 
@@ -65,8 +67,9 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
 
   zero_ = new QComboBox(this);
   zero_->addItems({tr("like the parameters"), tr("ZeRO-1: optimizer state"), tr("ZeRO-2: + gradients")});
-  zero_->setToolTip(tr("ZeRO splits the optimizer state (stage 1) and the gradients (stage 2) over the batch axes a "
-                       "parameter is not already sharded on. Stage 3 shards the parameters too: pick the fsdp rule set."));
+  zero_->setToolTip(
+      tr("ZeRO splits the optimizer state (stage 1) and the gradients (stage 2) over the batch axes a "
+         "parameter is not already sharded on. Stage 3 shards the parameters too: pick the fsdp rule set."));
   connect(zero_, &QComboBox::activated, this, [=, this](int i) {
     edit(tr("Optimizer sharding"), "training.zero", [i](Scenario& s) { s.training.zero_stage = i; });
   });
@@ -140,8 +143,10 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   hbm_->setToolTip(tr("Override the chip's HBM capacity for the out-of-memory check"));
   connect(hbm_, &QDoubleSpinBox::valueChanged, this, [=, this](double gib) {
     edit(tr("HBM override"), "training.hbm", [gib](Scenario& s) {
-      if (gib <= 0) s.training.hbm_bytes_override.reset();
-      else s.training.hbm_bytes_override = gib * 1024.0 * 1024.0 * 1024.0;
+      if (gib <= 0)
+        s.training.hbm_bytes_override.reset();
+      else
+        s.training.hbm_bytes_override = gib * 1024.0 * 1024.0 * 1024.0;
     });
   });
   form->addRow(tr("HBM per chip"), hbm_);
@@ -154,8 +159,8 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
 
 void TrainingPanel::syncFromScenario() {
   const TrainingOptions& t = document_->scenario().training;
-  const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_), b7(recompute_),
-      b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_);
+  const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_),
+      b7(recompute_), b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_);
   workload_->setCurrentIndex(t.workload == Workload::Training ? 0 : 1);
   const int d = static_cast<int>(kDtypes.indexOf(QString::fromStdString(t.param_dtype)));
   if (d < 0) dtype_->addItem(QString::fromStdString(t.param_dtype));
@@ -173,10 +178,12 @@ void TrainingPanel::syncFromScenario() {
   kvDtype_->setCurrentText(QString::fromStdString(t.kv_dtype));
   hbm_->setValue(t.hbm_bytes_override ? *t.hbm_bytes_override / (1024.0 * 1024.0 * 1024.0) : 0.0);
   const bool training = t.workload == Workload::Training;
-  for (QWidget* w : {static_cast<QWidget*>(optimizer_), static_cast<QWidget*>(master_), static_cast<QWidget*>(zero_), static_cast<QWidget*>(microBatch_),
-                     static_cast<QWidget*>(seqLen_), static_cast<QWidget*>(recompute_)})
+  for (QWidget* w :
+       {static_cast<QWidget*>(optimizer_), static_cast<QWidget*>(master_), static_cast<QWidget*>(zero_),
+        static_cast<QWidget*>(microBatch_), static_cast<QWidget*>(seqLen_), static_cast<QWidget*>(recompute_)})
     w->setEnabled(training);
-  for (QWidget* w : {static_cast<QWidget*>(serveBatch_), static_cast<QWidget*>(contextLen_), static_cast<QWidget*>(kvDtype_)})
+  for (QWidget* w :
+       {static_cast<QWidget*>(serveBatch_), static_cast<QWidget*>(contextLen_), static_cast<QWidget*>(kvDtype_)})
     w->setEnabled(!training);
 }
 

@@ -23,9 +23,9 @@ QColor interpolate(const std::array<QColor, N>& stops, double t) {
 } // namespace
 
 QColor categoricalColor(int index) {
-  static const std::array<QColor, 12> base = {
-      QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759), QColor(0x76b7b2), QColor(0xedc948),
-      QColor(0xb07aa1), QColor(0xff9da7), QColor(0x9c755f), QColor(0x86bcb6), QColor(0xd37295), QColor(0xa0cbe8)};
+  static const std::array<QColor, 12> base = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759),
+                                              QColor(0x76b7b2), QColor(0xedc948), QColor(0xb07aa1), QColor(0xff9da7),
+                                              QColor(0x9c755f), QColor(0x86bcb6), QColor(0xd37295), QColor(0xa0cbe8)};
   if (index < 0) return QColor(0x9a9a9a);
   if (index < static_cast<int>(base.size())) return base[static_cast<std::size_t>(index)];
   const double hue = std::fmod(index * 0.618033988749895, 1.0);
@@ -34,8 +34,8 @@ QColor categoricalColor(int index) {
 }
 
 QColor sequentialColor(double t) {
-  static const std::array<QColor, 5> viridis = {QColor(0x440154), QColor(0x3b528b), QColor(0x21918c),
-                                                QColor(0x5ec962), QColor(0xfde725)};
+  static const std::array<QColor, 5> viridis = {QColor(0x440154), QColor(0x3b528b), QColor(0x21918c), QColor(0x5ec962),
+                                                QColor(0xfde725)};
   return interpolate(viridis, t);
 }
 

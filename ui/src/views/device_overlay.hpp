@@ -18,9 +18,9 @@ namespace shardscope::ui {
 struct OverlayLegend {
   enum class Scale { Categorical, Sequential, Heat, None };
   Scale scale = Scale::None;
-  QString title;       // "tp: coordinate 0..3"
-  QString low, high;   // ends of a continuous scale
-  int categories = 0;  // number of colours of a categorical scale
+  QString title;      // "tp: coordinate 0..3"
+  QString low, high;  // ends of a continuous scale
+  int categories = 0; // number of colours of a categorical scale
 };
 
 struct DeviceOverlay {

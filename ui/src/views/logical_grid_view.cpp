@@ -106,12 +106,16 @@ void LogicalGridView::render(QPainter& painter, const QRectF& target) {
   painter.setFont(f);
   QString caption = tr("across: %1").arg(QString::fromStdString(names[nd - 1]));
   if (nd >= 2) caption += tr("   down: %1").arg(QString::fromStdString(names[nd - 2]));
-  if (nd >= 3) caption += tr("   facets: %1").arg(QStringList([&] {
-                            QStringList l;
-                            for (std::size_t a = 0; a + 2 < nd; ++a) l << QString::fromStdString(names[a]);
-                            return l;
-                          }()).join(" x "));
-  painter.drawText(QRectF(target.left() + 8, target.top() + 2, target.width() - 16, 20), Qt::AlignLeft | Qt::AlignVCenter, caption);
+  if (nd >= 3)
+    caption += tr("   facets: %1")
+                   .arg(QStringList([&] {
+                          QStringList l;
+                          for (std::size_t a = 0; a + 2 < nd; ++a) l << QString::fromStdString(names[a]);
+                          return l;
+                        }())
+                            .join(" x "));
+  painter.drawText(QRectF(target.left() + 8, target.top() + 2, target.width() - 16, 20),
+                   Qt::AlignLeft | Qt::AlignVCenter, caption);
 
   QFont idFont = painter.font();
   idFont.setPixelSize(static_cast<int>(std::clamp(g.cell * 0.38, 7.0, 13.0)));
@@ -123,7 +127,8 @@ void LogicalGridView::render(QPainter& painter, const QRectF& target) {
     if (g.label > 0 && g.label >= 9) {
       painter.setFont(f);
       painter.setPen(pal.color(QPalette::Text));
-      painter.drawText(QRectF(o.x(), o.y(), g.facetW + g.gap, g.label), Qt::AlignLeft | Qt::AlignVCenter, facetLabel(facet));
+      painter.drawText(QRectF(o.x(), o.y(), g.facetW + g.gap, g.label), Qt::AlignLeft | Qt::AlignVCenter,
+                       facetLabel(facet));
     }
     painter.setFont(idFont);
     for (int r = 0; r < g.rows; ++r)
@@ -132,11 +137,14 @@ void LogicalGridView::render(QPainter& painter, const QRectF& target) {
         if (flat >= grid.size()) continue;
         const int pos = grid[flat];
         const QRectF cell(o.x() + c * g.cell, o.y() + g.label + r * g.cell, g.cell, g.cell);
-        const QColor color = static_cast<std::size_t>(pos) < overlay_.colors.size() ? overlay_.colors[static_cast<std::size_t>(pos)] : QColor(0xb4b4b4);
+        const QColor color = static_cast<std::size_t>(pos) < overlay_.colors.size()
+                                 ? overlay_.colors[static_cast<std::size_t>(pos)]
+                                 : QColor(0xb4b4b4);
         painter.fillRect(cell.adjusted(0.5, 0.5, -0.5, -0.5), color);
         if (ids) {
           painter.setPen(color.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250));
-          painter.drawText(cell, Qt::AlignCenter, QString::number(analysis_->mesh.devices[static_cast<std::size_t>(pos)].id));
+          painter.drawText(cell, Qt::AlignCenter,
+                           QString::number(analysis_->mesh.devices[static_cast<std::size_t>(pos)].id));
         }
         if (pos == sel) {
           painter.setPen(QPen(QColor(0xd62728), 2.5));
@@ -181,8 +189,13 @@ bool LogicalGridView::event(QEvent* event) {
     if (pos >= 0 && analysis_) {
       QStringList coords;
       for (int a = 0; a < index_.axisCount(); ++a)
-        coords << QStringLiteral("%1=%2").arg(QString::fromStdString(index_.axisNames()[static_cast<std::size_t>(a)])).arg(index_.coordinate(pos, a));
-      QToolTip::showText(help->globalPos(), tr("Device %1\n%2").arg(analysis_->mesh.devices[static_cast<std::size_t>(pos)].id).arg(coords.join(", ")), this);
+        coords << QStringLiteral("%1=%2")
+                      .arg(QString::fromStdString(index_.axisNames()[static_cast<std::size_t>(a)]))
+                      .arg(index_.coordinate(pos, a));
+      QToolTip::showText(
+          help->globalPos(),
+          tr("Device %1\n%2").arg(analysis_->mesh.devices[static_cast<std::size_t>(pos)].id).arg(coords.join(", ")),
+          this);
     } else {
       QToolTip::hideText();
     }

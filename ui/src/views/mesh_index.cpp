@@ -28,7 +28,8 @@ int MeshIndex::axisIndex(const std::string& name) const {
 }
 
 bool MeshIndex::inMesh(int pos) const {
-  return pos >= 0 && pos < deviceCount_ && (shape_.empty() || coords_[static_cast<std::size_t>(pos) * shape_.size()] >= 0);
+  return pos >= 0 && pos < deviceCount_ &&
+         (shape_.empty() || coords_[static_cast<std::size_t>(pos) * shape_.size()] >= 0);
 }
 
 int MeshIndex::coordinate(int pos, int axis) const {

@@ -39,7 +39,7 @@ private:
   int deviceCount_ = 0;
   Shape shape_;
   std::vector<std::string> names_;
-  std::vector<int> coords_; // [pos * ndim + axis], -1 when the device is not in the grid
+  std::vector<int> coords_;  // [pos * ndim + axis], -1 when the device is not in the grid
   std::vector<int> gridPos_; // the grid's device positions, row-major (for group lookups)
 };
 

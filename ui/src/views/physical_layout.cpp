@@ -56,7 +56,9 @@ PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect) {
   const bool torus = devices.front().coords.has_value();
 
   // Per device: (slice, panel within slice, col, row, core).
-  struct Place { int slice, panel, col, row, core; };
+  struct Place {
+    int slice, panel, col, row, core;
+  };
   std::vector<Place> place(n);
   int perSlice = 1, cols = 1, rows = 1;
   std::vector<QString> panelTitles;
@@ -65,7 +67,9 @@ PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect) {
     L.kind_ = Kind::Torus;
     for (const auto& d : devices) {
       const auto c = d.coords.value_or(std::array<int, 3>{0, 0, 0});
-      for (int k = 0; k < 3; ++k) L.dims_[static_cast<std::size_t>(k)] = std::max(L.dims_[static_cast<std::size_t>(k)], c[static_cast<std::size_t>(k)] + 1);
+      for (int k = 0; k < 3; ++k)
+        L.dims_[static_cast<std::size_t>(k)] =
+            std::max(L.dims_[static_cast<std::size_t>(k)], c[static_cast<std::size_t>(k)] + 1);
       L.cores_ = std::max(L.cores_, d.core_on_chip.value_or(0) + 1);
     }
     // Which axes wrap is the comm engine's rule; the view only draws it.
@@ -79,7 +83,8 @@ PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect) {
       place[i] = {s, c[2], c[0], c[1], devices[i].core_on_chip.value_or(0)};
       L.chip_[i] = {c[0], c[1], c[2], s};
     }
-    for (int z = 0; z < perSlice; ++z) panelTitles.push_back(perSlice > 1 ? QStringLiteral("z = %1").arg(z) : QString());
+    for (int z = 0; z < perSlice; ++z)
+      panelTitles.push_back(perSlice > 1 ? QStringLiteral("z = %1").arg(z) : QString());
   } else {
     // GPUs: one panel per host (process), GPUs in the host's list order. CPUs: one panel.
     L.kind_ = devices.front().platform == Platform::Gpu ? Kind::GpuHosts : Kind::Cpu;
@@ -113,7 +118,8 @@ PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect) {
         L.chip_[i] = {host, static_cast<int>(k), 0, s};
       }
     // GPU panels are titled with their host below, once devices are placed.
-    for (int p = 0; p < perSlice; ++p) panelTitles.push_back(L.kind_ == Kind::GpuHosts ? QString() : QStringLiteral("CPU devices"));
+    for (int p = 0; p < perSlice; ++p)
+      panelTitles.push_back(L.kind_ == Kind::GpuHosts ? QString() : QStringLiteral("CPU devices"));
   }
 
   const double pw = cols, ph = rows + titleBand;
@@ -163,7 +169,8 @@ PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect) {
     // Each host's panel carries its process index.
     for (std::size_t i = 0; i < n; ++i)
       if (L.devicePanel_[i] >= 0)
-        L.panels_[static_cast<std::size_t>(L.devicePanel_[i])].title = QStringLiteral("host %1").arg(devices[i].process_index);
+        L.panels_[static_cast<std::size_t>(L.devicePanel_[i])].title =
+            QStringLiteral("host %1").arg(devices[i].process_index);
   }
 
   // Host outlines: the bounding box of each (host, panel) pair's chips.

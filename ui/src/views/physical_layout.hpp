@@ -18,7 +18,7 @@ namespace shardscope::ui {
 struct PhysicalPanel {
   QString title;
   int slice = 0;
-  QRectF rect;          // the cell area (title band above it, outside the rect)
+  QRectF rect; // the cell area (title band above it, outside the rect)
   int cols = 1, rows = 1;
   std::vector<int> cellDevice; // [(row * cols + col) * cores + core] -> device position, -1 empty
 };
@@ -53,7 +53,7 @@ public:
 
   static constexpr double titleBand = 1.4; // units above each panel for its title
   static constexpr double panelGap = 1.4;
-  static constexpr double sliceGap = 4.0;  // room for the DCN link between slices
+  static constexpr double sliceGap = 4.0; // room for the DCN link between slices
 
 private:
   Kind kind_ = Kind::Empty;

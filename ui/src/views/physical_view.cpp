@@ -48,7 +48,8 @@ QString hardwareSummary(const Analysis& a, const PhysicalLayout& layout) {
     if (w[0]) wraps << "x";
     if (w[1]) wraps << "y";
     if (w[2]) wraps << "z";
-    text += wraps.isEmpty() ? QObject::tr(" · mesh (no wraparound)") : QObject::tr(" · torus, wraps in %1").arg(wraps.join(' '));
+    text += wraps.isEmpty() ? QObject::tr(" · mesh (no wraparound)")
+                            : QObject::tr(" · torus, wraps in %1").arg(wraps.join(' '));
     if (layout.cores() > 1) text += QObject::tr(" · %1 cores per chip").arg(layout.cores());
   }
   text += QObject::tr(" · %1 devices · %2 hosts").arg(devices.size()).arg(hosts.size());
@@ -158,7 +159,8 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   painter.setPen(pal.color(QPalette::Text));
   if (!analysis_ || analysis_->mesh.devices.empty()) {
     painter.drawText(target, Qt::AlignCenter | Qt::TextWordWrap,
-                     emptyMessage_.isEmpty() ? tr("No hardware to show yet: the first analysis is running.") : emptyMessage_);
+                     emptyMessage_.isEmpty() ? tr("No hardware to show yet: the first analysis is running.")
+                                             : emptyMessage_);
     return;
   }
   PhysicalLayout local;
@@ -200,7 +202,8 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
       painter.setBrush(Qt::NoBrush);
       painter.drawRect(r);
       painter.setPen(text);
-      if (titles) painter.drawText(r.adjusted(4, 2, 0, 0), Qt::AlignLeft | Qt::AlignTop, tr("slice %1").arg(slices[i].slice));
+      if (titles)
+        painter.drawText(r.adjusted(4, 2, 0, 0), Qt::AlignLeft | Qt::AlignTop, tr("slice %1").arg(slices[i].slice));
       if (i + 1 < slices.size()) {
         // The DCN link: between facing sides when the next slice is beside this one, else below.
         const QRectF next = map(slices[i + 1].rect.adjusted(-0.6, -0.3, 0.6, 0.6));
@@ -229,8 +232,9 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
     if (!r.intersects(target)) continue;
     painter.fillRect(r, panelFill);
     if (titles && !panel.title.isEmpty())
-      painter.drawText(QRectF(r.left(), r.top() - s * PhysicalLayout::titleBand, r.width(), s * PhysicalLayout::titleBand),
-                       Qt::AlignLeft | Qt::AlignVCenter, panel.title);
+      painter.drawText(
+          QRectF(r.left(), r.top() - s * PhysicalLayout::titleBand, r.width(), s * PhysicalLayout::titleBand),
+          Qt::AlignLeft | Qt::AlignVCenter, panel.title);
     if (!links) continue;
     for (int row = 0; row < panel.rows; ++row) {
       const double y = r.top() + (row + 0.5) * s;
@@ -342,11 +346,13 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   painter.setPen(text);
   painter.drawText(QRectF(target.left() + kMargin, target.top(), target.width() - 2 * kMargin, kHeaderHeight - 4),
                    Qt::AlignLeft | Qt::AlignVCenter, summary_);
-  const QRectF legend(target.left() + kMargin, target.bottom() - kLegendHeight + 6, target.width() - 2 * kMargin, kLegendHeight - 10);
+  const QRectF legend(target.left() + kMargin, target.bottom() - kLegendHeight + 6, target.width() - 2 * kMargin,
+                      kLegendHeight - 10);
   double x = legend.left();
   const auto& lg = overlay_.legend;
   if (lg.scale == OverlayLegend::Scale::Categorical) {
-    for (int i = 0; i < lg.categories; ++i, x += 16) painter.fillRect(QRectF(x, legend.top() + 3, 13, 13), categoricalColor(i));
+    for (int i = 0; i < lg.categories; ++i, x += 16)
+      painter.fillRect(QRectF(x, legend.top() + 3, 13, 13), categoricalColor(i));
     x += 6;
   } else if (lg.scale == OverlayLegend::Scale::Sequential || lg.scale == OverlayLegend::Scale::Heat) {
     painter.drawText(QRectF(x, legend.top(), 40, legend.height()), Qt::AlignLeft | Qt::AlignVCenter, lg.low);
@@ -360,7 +366,8 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
     x += painter.fontMetrics().horizontalAdvance(lg.high) + 12;
   }
   painter.setPen(text);
-  painter.drawText(QRectF(x, legend.top(), legend.right() - x, legend.height()), Qt::AlignLeft | Qt::AlignVCenter, lg.title);
+  painter.drawText(QRectF(x, legend.top(), legend.right() - x, legend.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                   lg.title);
 }
 
 void PhysicalView::paintEvent(QPaintEvent*) {
@@ -397,7 +404,9 @@ QString PhysicalView::describeDevice(int pos) const {
   if (index_.inMesh(pos)) {
     QStringList logical;
     for (int a = 0; a < index_.axisCount(); ++a)
-      logical << QStringLiteral("%1=%2").arg(QString::fromStdString(index_.axisNames()[static_cast<std::size_t>(a)])).arg(index_.coordinate(pos, a));
+      logical << QStringLiteral("%1=%2")
+                     .arg(QString::fromStdString(index_.axisNames()[static_cast<std::size_t>(a)]))
+                     .arg(index_.coordinate(pos, a));
     t += tr("<br>logical: %1").arg(logical.join(", "));
   } else {
     t += tr("<br>not in the logical mesh");
@@ -406,7 +415,8 @@ QString PhysicalView::describeDevice(int pos) const {
   if (static_cast<std::size_t>(pos) < mem.per_device.size()) {
     const auto& m = mem.per_device[static_cast<std::size_t>(pos)];
     t += tr("<br>holds %1").arg(formatBytes(m.total()));
-    if (mem.hbm_bytes > 0) t += tr(" of %1 HBM (%2%)").arg(formatBytes(mem.hbm_bytes)).arg(100.0 * m.total() / mem.hbm_bytes, 0, 'f', 1);
+    if (mem.hbm_bytes > 0)
+      t += tr(" of %1 HBM (%2%)").arg(formatBytes(mem.hbm_bytes)).arg(100.0 * m.total() / mem.hbm_bytes, 0, 'f', 1);
   }
   return t;
 }
@@ -470,12 +480,21 @@ void PhysicalView::mouseReleaseEvent(QMouseEvent* event) {
 void PhysicalView::keyPressEvent(QKeyEvent* event) {
   switch (event->key()) {
   case Qt::Key_0:
-  case Qt::Key_Home: resetZoom(); break;
+  case Qt::Key_Home:
+    resetZoom();
+    break;
   case Qt::Key_Plus:
-  case Qt::Key_Equal: zoomAt(QRectF(rect()).center(), 1.25); break;
-  case Qt::Key_Minus: zoomAt(QRectF(rect()).center(), 0.8); break;
-  case Qt::Key_Escape: selection_->setDevice(-1); break;
-  default: QWidget::keyPressEvent(event);
+  case Qt::Key_Equal:
+    zoomAt(QRectF(rect()).center(), 1.25);
+    break;
+  case Qt::Key_Minus:
+    zoomAt(QRectF(rect()).center(), 0.8);
+    break;
+  case Qt::Key_Escape:
+    selection_->setDevice(-1);
+    break;
+  default:
+    QWidget::keyPressEvent(event);
   }
 }
 
@@ -489,8 +508,10 @@ bool PhysicalView::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
     const int pos = deviceAt(help->pos());
-    if (pos >= 0) QToolTip::showText(help->globalPos(), describeDevice(pos), this);
-    else QToolTip::hideText();
+    if (pos >= 0)
+      QToolTip::showText(help->globalPos(), describeDevice(pos), this);
+    else
+      QToolTip::hideText();
     return true;
   }
   return QWidget::event(event);

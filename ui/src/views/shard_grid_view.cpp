@@ -20,8 +20,8 @@ namespace shardscope::ui {
 
 namespace {
 
-constexpr int kMaxFacets = 64;          // more leading-dimension blocks than this are not drawn
-constexpr QRgb kReplicated = 0x8fa8c8;  // the physical view's colour for a replicated array
+constexpr int kMaxFacets = 64;         // more leading-dimension blocks than this are not drawn
+constexpr QRgb kReplicated = 0x8fa8c8; // the physical view's colour for a replicated array
 
 QString rangeText(const IndexRange& r) { return QStringLiteral("%1:%2").arg(r.start).arg(r.stop); }
 
@@ -81,8 +81,9 @@ void ShardGridView::recompute() {
   const QString path = selection_->param();
   const auto found = analysis_ && !path.isEmpty() ? analysis_->params.find(path.toStdString()) : std::nullopt;
   if (!found) {
-    message_ = analysis_ && !analysis_->params.empty() ? tr("Select a parameter in the tree to see how it is cut into shards.")
-                                                       : tr("No parameters yet: the shards appear once the model is sharded.");
+    message_ = analysis_ && !analysis_->params.empty()
+                   ? tr("Select a parameter in the tree to see how it is cut into shards.")
+                   : tr("No parameters yet: the shards appear once the model is sharded.");
     update();
     return;
   }
@@ -135,7 +136,8 @@ void ShardGridView::layoutCells(const QRectF& area, std::vector<Cell>& cells, st
   std::int64_t facetCount = 1;
   for (std::size_t d = 0; d + 2 < rank; ++d) facetCount *= layout_.dims[d].ways;
   const int shown = static_cast<int>(std::min<std::int64_t>(facetCount, kMaxFacets));
-  const int facetCols = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(shown) * std::max(1.0, area.width() / std::max(1.0, area.height())))));
+  const int facetCols = static_cast<int>(
+      std::ceil(std::sqrt(static_cast<double>(shown) * std::max(1.0, area.width() / std::max(1.0, area.height())))));
   const int cols = std::max(1, std::min(facetCols, shown));
   const int rows = (shown + cols - 1) / cols;
   const double gap = shown > 1 ? 8 : 0;
@@ -176,7 +178,8 @@ void ShardGridView::layoutCells(const QRectF& area, std::vector<Cell>& cells, st
 QString ShardGridView::blockDevices(int block) const {
   if (!analysis_ || block < 0 || block >= static_cast<int>(blocks_.size())) return {};
   QStringList ids;
-  for (auto p : blocks_[static_cast<std::size_t>(block)].positions) ids << QString::number(analysis_->mesh.devices[static_cast<std::size_t>(p)].id);
+  for (auto p : blocks_[static_cast<std::size_t>(block)].positions)
+    ids << QString::number(analysis_->mesh.devices[static_cast<std::size_t>(p)].id);
   return ids.join(QLatin1Char(','));
 }
 
@@ -201,7 +204,8 @@ void ShardGridView::render(QPainter& painter, const QRectF& target) const {
   painter.setFont(small);
   const QFontMetricsF fm(small);
   for (const auto& f : facets)
-    if (!f.label.isEmpty()) painter.drawText(f.rect.adjusted(0, 0, 0, -(f.rect.height() - fm.height())), Qt::AlignLeft, f.label);
+    if (!f.label.isEmpty())
+      painter.drawText(f.rect.adjusted(0, 0, 0, -(f.rect.height() - fm.height())), Qt::AlignLeft, f.label);
   const int selected = selection_ ? blockOfDevice(selection_->device()) : -1;
   for (const auto& c : cells) {
     const QColor fill = layout_.shards > 1 ? categoricalColor(c.block) : QColor(kReplicated);
@@ -211,7 +215,8 @@ void ShardGridView::render(QPainter& painter, const QRectF& target) const {
     painter.drawRect(r);
     if (r.height() >= fm.height() && r.width() >= fm.averageCharWidth() * 3) {
       painter.setPen(fill.lightnessF() > 0.6 ? Qt::black : Qt::white);
-      const QString ids = fitIds(blockDevices(c.block).split(QLatin1Char(',')), fm, r.width() - 4, static_cast<int>(r.height() / fm.height()));
+      const QString ids = fitIds(blockDevices(c.block).split(QLatin1Char(',')), fm, r.width() - 4,
+                                 static_cast<int>(r.height() / fm.height()));
       painter.drawText(r, Qt::AlignCenter, ids);
     }
   }
@@ -225,7 +230,9 @@ void ShardGridView::render(QPainter& painter, const QRectF& target) const {
 }
 
 int ShardGridView::blockOfDevice(int devicePos) const {
-  return devicePos >= 0 && devicePos < static_cast<int>(deviceBlock_.size()) ? deviceBlock_[static_cast<std::size_t>(devicePos)] : -1;
+  return devicePos >= 0 && devicePos < static_cast<int>(deviceBlock_.size())
+             ? deviceBlock_[static_cast<std::size_t>(devicePos)]
+             : -1;
 }
 
 QRectF ShardGridView::blockRect(int block) const {

@@ -64,7 +64,7 @@ private:
   std::shared_ptr<const Analysis> analysis_;
   ArrayLayout layout_;
   std::vector<ShardBlock> blocks_;
-  std::vector<int> deviceBlock_;  // device position -> block, -1 when not in the mesh
+  std::vector<int> deviceBlock_; // device position -> block, -1 when not in the mesh
   QString summary_, message_;
 };
 

@@ -5,11 +5,16 @@ namespace shardscope::ui {
 
 QString overlayModeName(OverlayMode mode) {
   switch (mode) {
-  case OverlayMode::Coordinate: return QObject::tr("Coordinate along axis");
-  case OverlayMode::Group: return QObject::tr("Group along axis");
-  case OverlayMode::Process: return QObject::tr("Process (host)");
-  case OverlayMode::Memory: return QObject::tr("Memory use vs HBM");
-  case OverlayMode::Shard: return QObject::tr("Shard of selected parameter");
+  case OverlayMode::Coordinate:
+    return QObject::tr("Coordinate along axis");
+  case OverlayMode::Group:
+    return QObject::tr("Group along axis");
+  case OverlayMode::Process:
+    return QObject::tr("Process (host)");
+  case OverlayMode::Memory:
+    return QObject::tr("Memory use vs HBM");
+  case OverlayMode::Shard:
+    return QObject::tr("Shard of selected parameter");
   }
   return {};
 }

@@ -23,8 +23,8 @@ class LinkGraph;
 struct Diagnostic {
   enum class Severity { Info, Warning, Error };
   Severity severity = Severity::Info;
-  std::string section;   // "mesh", "model", "rules", "memory", "comm"
-  std::string subject;   // parameter path or axis name, may be empty
+  std::string section; // "mesh", "model", "rules", "memory", "comm"
+  std::string subject; // parameter path or axis name, may be empty
   std::string message;
 };
 
@@ -45,7 +45,7 @@ struct DeviceMemory {
 struct MemorySummary {
   std::vector<DeviceMemory> per_device; // indexed like Analysis::mesh.devices
   double max_bytes = 0, mean_bytes = 0;
-  int argmax = -1;                      // device position of the fullest device
+  int argmax = -1; // device position of the fullest device
   double hbm_bytes = 0;
   bool out_of_memory = false;
 };
@@ -58,21 +58,21 @@ struct AxisComm {
   double mean_hops = 0;
   int max_link_load = 0;
   bool crosses_hosts = false, crosses_slices = false;
-  std::string slowest_link;          // "ici", "dcn", "nvlink", "network", or "none" (one chip)
-  double bytes = 0;                  // the payload the times below are for: one layer's parameters
+  std::string slowest_link; // "ici", "dcn", "nvlink", "network", or "none" (one chip)
+  double bytes = 0;         // the payload the times below are for: one layer's parameters
   double all_gather_s = 0, reduce_scatter_s = 0, all_reduce_s = 0, all_to_all_s = 0;
 };
 
 struct Analysis {
-  Mesh mesh;                               // the assigned logical mesh (devices + grid + names)
-  std::vector<MeshPlacement> placements;   // one per slice (one entry for single-slice)
+  Mesh mesh;                             // the assigned logical mesh (devices + grid + names)
+  std::vector<MeshPlacement> placements; // one per slice (one entry for single-slice)
   std::vector<AxisPlacement> axes;
-  ParamTable params;                       // every parameter with its spec and shard
+  ParamTable params; // every parameter with its spec and shard
   MemorySummary memory;
   std::vector<AxisComm> comm;
-  std::shared_ptr<const LinkGraph> links;  // the topology's physical link graph (hop counts for views)
+  std::shared_ptr<const LinkGraph> links; // the topology's physical link graph (hop counts for views)
   std::vector<Diagnostic> diagnostics;
-  double compute_ms = 0;                   // how long analyze took
+  double compute_ms = 0; // how long analyze took
 };
 
 // Throws Error when the mesh itself cannot be built (the reference's error, unchanged); problems

@@ -82,16 +82,16 @@ struct TrainingOptions {
 // The user's edits to the chip's published link figures (hardware.hpp); an unset figure keeps the
 // chip's default. Bandwidths in bytes/s one way per link, latencies in seconds per hop.
 struct LinkOverrides {
-  std::optional<double> ici_bandwidth, ici_latency;        // torus links (TPU) or NVLink (GPU)
-  std::optional<double> uplink_bandwidth, uplink_latency;  // DCN (TPU) or the network NIC (GPU)
-  bool twisted = false;                                    // twisted torus wiring (k x k x 2k)
+  std::optional<double> ici_bandwidth, ici_latency;       // torus links (TPU) or NVLink (GPU)
+  std::optional<double> uplink_bandwidth, uplink_latency; // DCN (TPU) or the network NIC (GPU)
+  bool twisted = false;                                   // twisted torus wiring (k x k x 2k)
 
   bool operator==(const LinkOverrides&) const = default;
 };
 
 struct Scenario {
   std::string name = "Default: TPU v4 4x4x8, Llama-3.1-8B, FSDP+TP";
-  TopologySpec topology;  // defaults to v4 4x4x8
+  TopologySpec topology; // defaults to v4 4x4x8
   MeshConfig mesh;
   ModelChoice model;
   RulesChoice rules;

@@ -15,9 +15,9 @@
 namespace shardscope {
 
 struct DType {
-  std::string name;  // canonical numpy / ml_dtypes name, e.g. "bfloat16", "float8_e4m3fn", "int4"
-  int bits = 32;     // storage bits per element when packed
-  int itemsize = 4;  // numpy's dtype.itemsize in bytes (sub-byte types report 1)
+  std::string name; // canonical numpy / ml_dtypes name, e.g. "bfloat16", "float8_e4m3fn", "int4"
+  int bits = 32;    // storage bits per element when packed
+  int itemsize = 4; // numpy's dtype.itemsize in bytes (sub-byte types report 1)
 
   bool operator==(const DType&) const = default;
 

@@ -69,7 +69,8 @@ public:
   // Same data, new shape; the element count must match (numpy's reshape without -1).
   NdArray reshape(Shape shape) const {
     if (shapeSize(shape) != static_cast<std::int64_t>(data_.size()))
-      throwValueError("cannot reshape array of size " + std::to_string(data_.size()) + " into shape " + shapeRepr(shape));
+      throwValueError("cannot reshape array of size " + std::to_string(data_.size()) + " into shape " +
+                      shapeRepr(shape));
     return NdArray(std::move(shape), data_);
   }
 
@@ -79,7 +80,8 @@ public:
     if (perm.size() != n) throwValueError("axes don't match array");
     std::vector<bool> seen(n, false);
     for (int p : perm) {
-      if (p < 0 || static_cast<std::size_t>(p) >= n || seen[static_cast<std::size_t>(p)]) throwValueError("axes don't match array");
+      if (p < 0 || static_cast<std::size_t>(p) >= n || seen[static_cast<std::size_t>(p)])
+        throwValueError("axes don't match array");
       seen[static_cast<std::size_t>(p)] = true;
     }
     const Shape srcStrides = strides();
@@ -97,7 +99,10 @@ public:
     for (std::size_t count = 0; count < data_.size(); ++count) {
       out.push_back(data_[static_cast<std::size_t>(src)]);
       for (std::size_t k = n; k-- > 0;) {
-        if (++idx[k] < outShape[k]) { src += stepOf[k]; break; }
+        if (++idx[k] < outShape[k]) {
+          src += stepOf[k];
+          break;
+        }
         src -= stepOf[k] * (outShape[k] - 1);
         idx[k] = 0;
       }

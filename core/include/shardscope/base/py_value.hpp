@@ -20,13 +20,28 @@ struct PyValue {
   bool b = false;
   std::int64_t i = 0;
   double f = 0;
-  std::string s;               // Str: the text; Int/Float: a numpy scalar wrapper such as "np.int64" (empty for plain)
-  std::vector<PyValue> items;  // List / Tuple
+  std::string s;              // Str: the text; Int/Float: a numpy scalar wrapper such as "np.int64" (empty for plain)
+  std::vector<PyValue> items; // List / Tuple
 
   static PyValue none() { return {}; }
-  static PyValue integer(std::int64_t v) { PyValue p; p.kind = Kind::Int; p.i = v; return p; }
-  static PyValue tuple(std::vector<PyValue> items) { PyValue p; p.kind = Kind::Tuple; p.items = std::move(items); return p; }
-  static PyValue list(std::vector<PyValue> items) { PyValue p; p.kind = Kind::List; p.items = std::move(items); return p; }
+  static PyValue integer(std::int64_t v) {
+    PyValue p;
+    p.kind = Kind::Int;
+    p.i = v;
+    return p;
+  }
+  static PyValue tuple(std::vector<PyValue> items) {
+    PyValue p;
+    p.kind = Kind::Tuple;
+    p.items = std::move(items);
+    return p;
+  }
+  static PyValue list(std::vector<PyValue> items) {
+    PyValue p;
+    p.kind = Kind::List;
+    p.items = std::move(items);
+    return p;
+  }
 };
 
 // Python's repr: "(4,)", "['2', 2.0]", "None", "True", "np.int64(3)", "2.9".

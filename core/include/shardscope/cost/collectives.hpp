@@ -13,8 +13,8 @@ namespace shardscope {
 
 enum class Collective { AllGather, ReduceScatter, AllReduce, AllToAll };
 std::string_view collectiveName(Collective c); // "all_gather", "reduce_scatter", "all_reduce", "all_to_all"
-inline constexpr std::array<Collective, 4> kCollectives{Collective::AllGather, Collective::ReduceScatter, Collective::AllReduce,
-                                                        Collective::AllToAll};
+inline constexpr std::array<Collective, 4> kCollectives{Collective::AllGather, Collective::ReduceScatter,
+                                                        Collective::AllReduce, Collective::AllToAll};
 
 struct CollectiveTime {
   double alpha_beta = 0; // seconds, classic ring (§3.1)
@@ -29,7 +29,7 @@ struct RingCostInputs {
   double bidi_ring_bandwidth = 0; // W: bytes/s of a bidirectional ring (both directions)
   int physical_axes = 1;          // n_axes of §3.2
   int physical_extent_sum = 1;    // sum of |X_i| of §3.2
-  bool ring_closed = true;             // a closed ring runs both directions (all-to-all ~ AG/4, else AG/2)
+  bool ring_closed = true;        // a closed ring runs both directions (all-to-all ~ AG/4, else AG/2)
 };
 RingCostInputs ringCostInputs(const AxisReport& report);
 
@@ -44,12 +44,12 @@ CollectiveTime collectiveTime(Collective c, double bytes, const AxisReport& repo
 // FSDP over one axis (ZeRO-3): every layer's parameters are all-gathered before use in the
 // forward and again in the backward pass, and its gradients reduce-scattered once per step.
 struct FsdpCommCost {
-  double layer_all_gather_seconds = 0;     // one layer's parameters (alpha-beta)
-  double layer_reduce_scatter_seconds = 0; // one layer's gradients (alpha-beta)
+  double layer_all_gather_seconds = 0;             // one layer's parameters (alpha-beta)
+  double layer_reduce_scatter_seconds = 0;         // one layer's gradients (alpha-beta)
   double bytes_received_per_device_all_gather = 0; // (p-1)/p of the layer's parameter bytes
   double bytes_sent_per_device_reduce_scatter = 0; // (p-1)/p of the layer's gradient bytes
-  double step_bytes_per_device = 0;         // layers x (2 all-gathers + 1 reduce-scatter), bytes
-  double step_seconds = 0;                  // layers x (2 all-gathers + 1 reduce-scatter)
+  double step_bytes_per_device = 0;                // layers x (2 all-gathers + 1 reduce-scatter), bytes
+  double step_seconds = 0;                         // layers x (2 all-gathers + 1 reduce-scatter)
   double step_seconds_tpu_form = 0;
 };
 FsdpCommCost fsdpCommCost(const AxisReport& report, double layerParamBytes, double layerGradBytes, int layers);

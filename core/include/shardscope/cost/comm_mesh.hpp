@@ -13,9 +13,9 @@ namespace shardscope {
 
 struct PlacedMesh {
   Mesh mesh;
-  std::string path;    // how the placement was decided (MeshPlacement::path, or "hybrid" / "grid")
-  Shape dcn_shape;     // multi-slice: the slices per axis (empty for one slice)
-  std::string note;    // set when the placement differs from what jax.make_mesh would do
+  std::string path; // how the placement was decided (MeshPlacement::path, or "hybrid" / "grid")
+  Shape dcn_shape;  // multi-slice: the slices per axis (empty for one slice)
+  std::string note; // set when the placement differs from what jax.make_mesh would do
 };
 
 // One slice: jax.make_mesh over all the graph's devices. Several slices: a hybrid mesh whose DCN

@@ -20,10 +20,10 @@ namespace shardscope {
 // its shards' local sizes, spec §2.5). Optimizer state and gradients follow the parameters unless
 // a separate layout is given (ZeRO-1 shards only optimizer state, ZeRO-2 also gradients).
 struct DeviceParamShards {
-  double param_elements = 0;                 // elements of the parameter shards held
-  double param_bytes = 0;                    // their bytes in the parameter dtype(s)
-  std::optional<double> grad_elements;       // gradient shard elements; default param_elements
-  std::optional<double> optimizer_elements;  // optimizer-state shard elements; default param_elements
+  double param_elements = 0;                // elements of the parameter shards held
+  double param_bytes = 0;                   // their bytes in the parameter dtype(s)
+  std::optional<double> grad_elements;      // gradient shard elements; default param_elements
+  std::optional<double> optimizer_elements; // optimizer-state shard elements; default param_elements
   // Adafactor: fp32 values of the factored second moment this device holds (sum of
   // adafactorStateElements over its optimizer-state shard shapes). Default: optimizer_elements
   // times the model-wide factored ratio.
@@ -33,7 +33,8 @@ struct DeviceParamShards {
 // Accumulates one parameter shard of `localShape` into a device's totals: its elements and bytes,
 // and, when the optimizer state is laid out like the parameters (no ZeRO-1/2 rule set), the same
 // shard as optimizer state with its Adafactor factored size. Call it per (device, parameter).
-inline void addParamShard(DeviceParamShards& d, const Shape& localShape, double bytesPerElement, bool optimizerFollows = true);
+inline void addParamShard(DeviceParamShards& d, const Shape& localShape, double bytesPerElement,
+                          bool optimizerFollows = true);
 // One optimizer-state shard of a separate (ZeRO-1/2) layout; `withGrads` for ZeRO-2's gradients.
 inline void addOptimizerShard(DeviceParamShards& d, const Shape& localShape, bool withGrads = false);
 
@@ -45,7 +46,8 @@ DeviceParamShards wholeModelShards(const Model& model, std::optional<double> byt
 // over its two largest dimensions when the smaller of them is >= 128, else a full fp32 copy.
 double adafactorStateElements(const Shape& shape);
 
-inline void addParamShard(DeviceParamShards& d, const Shape& localShape, double bytesPerElement, bool optimizerFollows) {
+inline void addParamShard(DeviceParamShards& d, const Shape& localShape, double bytesPerElement,
+                          bool optimizerFollows) {
   const double n = static_cast<double>(shapeSize(localShape));
   d.param_elements += n;
   d.param_bytes += n * bytesPerElement;
@@ -66,9 +68,9 @@ struct MemoryOptions {
   Workload workload = Workload::Training;
   // Training
   Optimizer optimizer = Optimizer::AdamW;
-  bool master_weights_fp32 = false;         // an fp32 copy of the parameters, sharded as the optimizer state
-  double grad_bytes_per_element = 0;        // 0: same as the parameters (param_bytes / param_elements)
-  std::int64_t micro_batch = 1;             // global micro-batch in sequences, split over batch_degree
+  bool master_weights_fp32 = false;  // an fp32 copy of the parameters, sharded as the optimizer state
+  double grad_bytes_per_element = 0; // 0: same as the parameters (param_bytes / param_elements)
+  std::int64_t micro_batch = 1;      // global micro-batch in sequences, split over batch_degree
   std::int64_t seq_len = 4096;
   Recompute recompute = Recompute::Selective;
   // Sharding degrees of the activations: products of the sizes of the mesh axes that shard the
@@ -112,25 +114,25 @@ struct DeviceBytes {
 };
 
 struct ActivationBreakdown {
-  double per_layer = 0;     // one transformer layer, one device
+  double per_layer = 0; // one transformer layer, one device
   std::int64_t layers = 0;
-  double output_layer = 0;  // final norm + logits
+  double output_layer = 0; // final norm + logits
   double total() const { return per_layer * static_cast<double>(layers) + output_layer; }
 };
 
 struct MemoryEstimate {
   std::vector<DeviceBytes> per_device; // same order as the input
   double max_bytes = 0, mean_bytes = 0;
-  int argmax = -1;                     // first device holding max_bytes
-  double hbm_bytes = 0;                // 0 when the chip is unknown and not overridden
+  int argmax = -1;      // first device holding max_bytes
+  double hbm_bytes = 0; // 0 when the chip is unknown and not overridden
   bool out_of_memory = false;
-  ActivationBreakdown activations;     // the same on every device
+  ActivationBreakdown activations; // the same on every device
   double kv_cache_per_device = 0;
-  std::vector<std::string> notes;      // what could not be estimated, and why
+  std::vector<std::string> notes; // what could not be estimated, and why
 };
 
 // Throws ValueError naming the option when a size or degree is not positive.
-MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, const Model& model, const MemoryOptions& options);
-
+MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, const Model& model,
+                              const MemoryOptions& options);
 
 } // namespace shardscope

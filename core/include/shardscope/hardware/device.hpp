@@ -20,11 +20,11 @@ std::optional<Platform> parsePlatform(std::string_view text);
 struct Device {
   std::int64_t id = 0;
   Platform platform = Platform::Cpu;
-  std::string device_kind;                      // e.g. "TPU v4", "NVIDIA H100 80GB HBM3", "cpu"
-  std::optional<std::array<int, 3>> coords;     // physical chip coordinates (TPU only)
-  std::optional<int> core_on_chip;              // absent on GPU/CPU
-  int process_index = 0;                        // the host that owns the device
-  std::optional<int> slice_index;               // absent means the attribute does not exist
+  std::string device_kind;                  // e.g. "TPU v4", "NVIDIA H100 80GB HBM3", "cpu"
+  std::optional<std::array<int, 3>> coords; // physical chip coordinates (TPU only)
+  std::optional<int> core_on_chip;          // absent on GPU/CPU
+  int process_index = 0;                    // the host that owns the device
+  std::optional<int> slice_index;           // absent means the attribute does not exist
 
   bool operator==(const Device&) const = default;
 };

@@ -28,9 +28,9 @@ std::string_view linkClassName(LinkClass linkClass); // "ici", "nvlink", "dcn", 
 // Every number here is a default from hardware.hpp the user may edit. Bandwidths are one direction,
 // one link, bytes/s; latencies are seconds per hop.
 struct LinkParams {
-  double ici_bandwidth = 0;      // TPU torus link, or NVLink per GPU
+  double ici_bandwidth = 0; // TPU torus link, or NVLink per GPU
   double ici_latency = 0;
-  double uplink_bandwidth = 0;   // DCN (TPU) or network NIC (GPU) share per chip
+  double uplink_bandwidth = 0; // DCN (TPU) or network NIC (GPU) share per chip
   double uplink_latency = 0;
   // Forces wraparound per axis (x, y, z) instead of the generation's rule.
   std::optional<std::array<bool, 3>> wrap;
@@ -47,19 +47,19 @@ struct LinkParams {
 LinkParams defaultLinkParams(const ChipSpec& chip);
 
 struct Link {
-  int a = 0;          // node at one end
-  int b = -1;         // node at the other end; -1 = the fabric (an uplink)
+  int a = 0;  // node at one end
+  int b = -1; // node at the other end; -1 = the fabric (an uplink)
   LinkClass link_class = LinkClass::Ici;
-  bool wrap = false;  // a torus wraparound (or twisted wraparound) link
-  int dim = -1;       // torus axis (0, 1, 2) of an ICI link; -1 for NVLink links and uplinks
+  bool wrap = false; // a torus wraparound (or twisted wraparound) link
+  int dim = -1;      // torus axis (0, 1, 2) of an ICI link; -1 for NVLink links and uplinks
   double bandwidth = 0;
   double latency = 0;
 };
 
 struct ChipNode {
   std::array<int, 3> coords{0, 0, 0}; // TPU chip coordinates; GPUs: {rank in domain, 0, 0}
-  int slice = 0;                       // TPU slice, GPU NVLink domain
-  int host = 0;                        // process_index of the devices on this chip
+  int slice = 0;                      // TPU slice, GPU NVLink domain
+  int host = 0;                       // process_index of the devices on this chip
 };
 
 class LinkGraphImpl;
@@ -79,7 +79,7 @@ public:
   // Whether each axis has its wraparound links (only meaningful on TPU tori).
   const std::array<bool, 3>& wrap() const { return wrap_; }
   bool twisted() const { return twisted_; }
-  int slices() const { return slices_; }   // TPU slices or GPU switch domains
+  int slices() const { return slices_; } // TPU slices or GPU switch domains
 
   const std::vector<ChipNode>& nodes() const { return nodes_; }
   const std::vector<Link>& links() const { return links_; }
@@ -121,17 +121,17 @@ private:
   std::vector<ChipNode> nodes_;
   std::vector<Link> links_;
   std::size_t localLinks_ = 0;
-  std::vector<int> plusLink_;     // TPU: node*3+dim -> link to the + neighbour, -1 when none
-  std::vector<int> minusLink_;    // TPU: node*3+dim -> link from the - neighbour, -1 when none
+  std::vector<int> plusLink_;  // TPU: node*3+dim -> link to the + neighbour, -1 when none
+  std::vector<int> minusLink_; // TPU: node*3+dim -> link from the - neighbour, -1 when none
   // Twisted tori are Cayley graphs of Z^3 / <(k,0,-k)...>: every chip sees the same graph, so one
   // BFS tree from chip 0 (distance and the step reaching each chip from its parent) answers
   // hops and routes for any pair by translation, without a BFS per pair.
   std::vector<int> twistDist_;
   std::vector<int> twistParent_;
-  std::vector<int> twistStep_;    // dim * 2 + (1 when the step goes +)
+  std::vector<int> twistStep_; // dim * 2 + (1 when the step goes +)
   int longAxis_ = 2;
-  std::vector<int> uplink_;       // node -> its uplink id
-  std::vector<int> domainBase_;   // GPU: first link id of each domain's all-to-all block
+  std::vector<int> uplink_;     // node -> its uplink id
+  std::vector<int> domainBase_; // GPU: first link id of each domain's all-to-all block
   std::vector<int> nodeByDeviceId_;
   std::unique_ptr<LinkGraphImpl> impl_; // the Boost.Graph adjacency list
 

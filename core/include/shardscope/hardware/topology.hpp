@@ -13,13 +13,13 @@
 namespace shardscope {
 
 struct TopologySpec {
-  std::string chip = "v4";              // a ChipSpec key (hardware.hpp): v2, v3, v4, v4i, v5e, v5p, v6e, 7x, 8i, h100, ...
-  std::array<int, 3> shape{4, 4, 8};    // chips along x, y, z (GPUs: {hosts, gpus per host, 1})
+  std::string chip = "v4";           // a ChipSpec key (hardware.hpp): v2, v3, v4, v4i, v5e, v5p, v6e, 7x, 8i, h100, ...
+  std::array<int, 3> shape{4, 4, 8}; // chips along x, y, z (GPUs: {hosts, gpus per host, 1})
   int slices = 1;
-  int cores_per_chip = 0;               // 0 = the chip's default
+  int cores_per_chip = 0;                 // 0 = the chip's default
   std::array<int, 3> host_block{0, 0, 0}; // 0 = the chip's default host block
-  bool interleaved_gpu_ids = false;     // GPU ids k*num_processes+p instead of list order
-  std::string device_kind_override;     // e.g. "TPU v5e" instead of "TPU v5 lite"
+  bool interleaved_gpu_ids = false;       // GPU ids k*num_processes+p instead of list order
+  std::string device_kind_override;       // e.g. "TPU v5e" instead of "TPU v5 lite"
 
   bool operator==(const TopologySpec&) const = default;
 };

@@ -27,7 +27,7 @@ struct CreateMeshOptions {
 
 // How one create_device_mesh call decided.
 struct MeshPlacement {
-  DeviceGrid grid;       // positions into the device list passed in
+  DeviceGrid grid; // positions into the device list passed in
   // "handler:<reference function name>", "nd_torus", "nd_torus_split", "gpu_sort_by_id" or "reshape"
   std::string path;
   // Physical mesh the torus paths worked on (after any contiguous-submesh transpose), e.g. {4,4,8}
@@ -54,10 +54,10 @@ std::optional<Shape> canonicalizeAxisSizes(const PyValue& raw);
 // --- The device-kind registry (JAX's public, mutable device_kind_handler_dict).
 // A handler sees the canonical shape and the devices; it returns a grid of positions, or nullopt
 // to fall through to the generic paths. Both option flags are passed but the built-ins ignore them.
-using DeviceMeshHandlerFn =
-    std::function<std::optional<DeviceGrid>(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions& options)>;
+using DeviceMeshHandlerFn = std::function<std::optional<DeviceGrid>(const Shape& meshShape, const DeviceList& devices,
+                                                                    const CreateMeshOptions& options)>;
 struct DeviceMeshHandler {
-  std::string name;  // reported in MeshPlacement::path as "handler:<name>"
+  std::string name; // reported in MeshPlacement::path as "handler:<name>"
   DeviceMeshHandlerFn fn;
 };
 // Adds or replaces the handler of a device kind (thread-safe; affects every later call).
@@ -81,12 +81,12 @@ struct HybridMeshOptions {
 };
 
 struct HybridPlacement {
-  DeviceGrid grid;                        // positions into the full device list
-  std::vector<MeshPlacement> granules;    // one per slice/process, in DCN order (positions into the full list)
+  DeviceGrid grid;                     // positions into the full device list
+  std::vector<MeshPlacement> granules; // one per slice/process, in DCN order (positions into the full list)
 };
 
-HybridPlacement createHybridDeviceMesh(const Shape& meshShape, const Shape& dcnMeshShape,
-                                       const DeviceList& devices, const HybridMeshOptions& options = {});
+HybridPlacement createHybridDeviceMesh(const Shape& meshShape, const Shape& dcnMeshShape, const DeviceList& devices,
+                                       const HybridMeshOptions& options = {});
 // The same with a raw mesh_shape (canonicalized by each granule's create_device_mesh call, after
 // the granule checks, as the reference does).
 HybridPlacement createHybridDeviceMesh(const PyValue& rawMeshShape, const Shape& dcnMeshShape,

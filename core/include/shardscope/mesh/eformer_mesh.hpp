@@ -28,8 +28,8 @@ inline const std::vector<std::string> kEformerDefaultAxisNames = {"dp", "fsdp", 
 
 // What eformer asks the JAX runtime.
 struct SimulatedRuntime {
-  std::int64_t process_count = 1;   // jax.process_count()
-  int process_index = 0;            // the current process; its devices are jax.local_devices()
+  std::int64_t process_count = 1; // jax.process_count()
+  int process_index = 0;          // the current process; its devices are jax.local_devices()
   // MEGASCALE_NUM_SLICES; unset by default. eformer reads it only when the devices report a single
   // slice, and it can then *raise* the slice count (spec §1.11 #17).
   std::optional<std::int64_t> megascale_num_slices;
@@ -42,7 +42,7 @@ struct SimulatedRuntime {
 struct AxisTypesArg {
   enum class Form { Absent, Single, List };
   struct Entry {
-    std::string text;        // the name, or the JSON type name when !is_string
+    std::string text; // the name, or the JSON type name when !is_string
     bool is_string = true;
   };
   Form form = Form::Absent;
@@ -97,14 +97,14 @@ enum class EformerMeshPath {
 std::string_view eformerMeshPathName(EformerMeshPath path); // "make_mesh", "multi_slice", ...
 
 struct EformerMesh {
-  Mesh mesh;                     // axis types Auto unless given (Explicit by default on MakeMesh)
+  Mesh mesh; // axis types Auto unless given (Explicit by default on MakeMesh)
   EformerMeshPath path = EformerMeshPath::SingleProcess;
-  Shape requested_shape;         // axis_dims with -1 resolved against all devices
+  Shape requested_shape; // axis_dims with -1 resolved against all devices
   std::int64_t num_slices = 1;
-  Shape granule_shape;           // hybrid paths: the per-slice / per-process (ICI) shape
-  Shape dcn_shape;               // hybrid paths: the DCN shape used
-  std::optional<std::size_t> dcn_axis; // multi-slice without dcn_mesh_dims: the axis split over slices
-  MeshPlacement placement;       // single-process and make_mesh paths: how the engine decided
+  Shape granule_shape;                           // hybrid paths: the per-slice / per-process (ICI) shape
+  Shape dcn_shape;                               // hybrid paths: the DCN shape used
+  std::optional<std::size_t> dcn_axis;           // multi-slice without dcn_mesh_dims: the axis split over slices
+  MeshPlacement placement;                       // single-process and make_mesh paths: how the engine decided
   std::vector<MeshPlacement> granule_placements; // hybrid paths, in DCN order
   // Where eformer changed what was asked without saying so; empty when the mesh has the requested shape.
   std::vector<std::string> warnings;

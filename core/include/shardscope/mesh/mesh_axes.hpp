@@ -28,7 +28,7 @@ struct MeshAxes {
   std::size_t rank() const { return names.size(); }
   // JAX calls a mesh without axes "empty" (a 0-d device array): eformer treats it as no mesh.
   bool empty() const { return names.empty(); }
-  int index(std::string_view name) const; // -1 when absent
+  int index(std::string_view name) const;         // -1 when absent
   std::int64_t size(std::string_view name) const; // 0 when absent
   std::int64_t deviceCount() const;
   // Row-major strides of grid positions (last axis fastest), one per axis.

@@ -13,12 +13,12 @@
 namespace shardscope {
 
 enum class AxisType { Auto = 1, Explicit = 2, Manual = 3 };
-std::string_view axisTypeName(AxisType type);             // "Auto", "Explicit", "Manual"
+std::string_view axisTypeName(AxisType type); // "Auto", "Explicit", "Manual"
 std::optional<AxisType> parseAxisType(std::string_view name);
 
 struct Mesh {
-  DeviceList devices;                  // the devices the grid points into
-  DeviceGrid grid;                     // positions into `devices`, one dimension per axis
+  DeviceList devices; // the devices the grid points into
+  DeviceGrid grid;    // positions into `devices`, one dimension per axis
   std::vector<std::string> axis_names;
   std::vector<AxisType> axis_types;
 

@@ -15,9 +15,9 @@
 namespace shardscope {
 
 struct Param {
-  std::string path;   // as the source names it, '.'- or '/'-joined
+  std::string path; // as the source names it, '.'- or '/'-joined
   Shape shape;
-  std::string dtype;  // canonical numpy/JAX name (see dtype.hpp)
+  std::string dtype; // canonical numpy/JAX name (see dtype.hpp)
 
   std::int64_t elements() const { return shapeSize(shape); }
   bool operator==(const Param&) const = default;
@@ -25,21 +25,21 @@ struct Param {
 
 // Architecture numbers (Hugging Face config.json meaning). Zero means "not applicable / unknown".
 struct ModelConfig {
-  std::string model_type;            // HF model_type: "llama", "mixtral", "deepseek_v3", "gpt2", ...
+  std::string model_type; // HF model_type: "llama", "mixtral", "deepseek_v3", "gpt2", ...
   std::int64_t num_layers = 0;
   std::int64_t hidden = 0;
   std::int64_t heads = 0;
   std::int64_t kv_heads = 0;
   std::int64_t head_dim = 0;
-  std::int64_t ffn = 0;              // dense MLP intermediate size
+  std::int64_t ffn = 0; // dense MLP intermediate size
   std::int64_t vocab = 0;
   std::int64_t max_positions = 0;
   bool tie_embeddings = false;
   // Mixture of experts (0 experts = dense).
-  std::int64_t experts = 0;          // routed experts per MoE layer
+  std::int64_t experts = 0; // routed experts per MoE layer
   std::int64_t experts_per_token = 0;
-  std::int64_t moe_ffn = 0;          // intermediate size of one expert
-  std::int64_t shared_experts = 0;   // DeepSeek's always-on experts
+  std::int64_t moe_ffn = 0;            // intermediate size of one expert
+  std::int64_t shared_experts = 0;     // DeepSeek's always-on experts
   std::int64_t first_dense_layers = 0; // DeepSeek first_k_dense_replace
   // Multi-head latent attention (DeepSeek-V2/V3); 0 when the model uses ordinary attention.
   std::int64_t q_lora_rank = 0;

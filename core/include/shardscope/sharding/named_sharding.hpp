@@ -24,31 +24,31 @@
 namespace shardscope {
 
 struct DimLayout {
-  std::vector<int> axes;     // mesh axis indices, major first (empty: not split)
-  std::int64_t ways = 1;     // product of their sizes
-  std::int64_t chunk = 0;    // ceil(size / ways): every block's allocated extent
-  bool uneven = false;       // size % ways != 0
+  std::vector<int> axes;  // mesh axis indices, major first (empty: not split)
+  std::int64_t ways = 1;  // product of their sizes
+  std::int64_t chunk = 0; // ceil(size / ways): every block's allocated extent
+  bool uneven = false;    // size % ways != 0
 };
 
 struct ArrayLayout {
   Shape shape;
   DType dtype;
-  std::vector<DimLayout> dims;       // one per array dimension (a short spec is padded with None)
-  Shape shard_shape;                 // the chunk of every dimension (the padded buffer shape)
+  std::vector<DimLayout> dims; // one per array dimension (a short spec is padded with None)
+  Shape shard_shape;           // the chunk of every dimension (the padded buffer shape)
   std::int64_t total_elements = 0;
-  std::int64_t shard_elements = 0;   // elements of the padded buffer
-  std::int64_t total_bytes = 0;      // packed bytes of the whole array
-  std::int64_t shard_bytes = 0;      // packed bytes of the padded buffer every device allocates
-  std::int64_t shards = 1;           // distinct blocks: product of the dimensions' ways
-  std::int64_t replication = 1;      // devices holding each block: device count / shards
-  bool uneven = false;               // some dimension is uneven
-  std::vector<bool> axis_used;       // per mesh axis: does the spec use it
+  std::int64_t shard_elements = 0; // elements of the padded buffer
+  std::int64_t total_bytes = 0;    // packed bytes of the whole array
+  std::int64_t shard_bytes = 0;    // packed bytes of the padded buffer every device allocates
+  std::int64_t shards = 1;         // distinct blocks: product of the dimensions' ways
+  std::int64_t replication = 1;    // devices holding each block: device count / shards
+  bool uneven = false;             // some dimension is uneven
+  std::vector<bool> axis_used;     // per mesh axis: does the spec use it
 };
 
 struct LayoutOptions {
-  std::string_view param;                      // the parameter named in error messages
-  bool allow_uneven = true;                    // false: an uneven dimension is a ValueError
-  ShardingDiagnostics* diagnostics = nullptr;  // receives UnevenShard / UnexpectedEntry notes
+  std::string_view param;                     // the parameter named in error messages
+  bool allow_uneven = true;                   // false: an uneven dimension is a ValueError
+  ShardingDiagnostics* diagnostics = nullptr; // receives UnevenShard / UnexpectedEntry notes
 };
 
 // Validates and lays out one array. ValueErrors name the parameter, the dimension and the axis:
@@ -83,14 +83,14 @@ std::vector<std::vector<std::int64_t>> replicaGroups(const ArrayLayout& layout, 
 // --- Totals over many arrays, per device.
 
 struct DeviceTotals {
-  std::vector<std::int64_t> data_bytes;     // per grid position: packed bytes of elements held
-  std::vector<std::int64_t> data_elements;  // per grid position: elements held
-  std::int64_t padded_bytes = 0;            // per device, identical everywhere (XLA pads blocks)
+  std::vector<std::int64_t> data_bytes;    // per grid position: packed bytes of elements held
+  std::vector<std::int64_t> data_elements; // per grid position: elements held
+  std::int64_t padded_bytes = 0;           // per device, identical everywhere (XLA pads blocks)
   std::int64_t padded_elements = 0;
-  std::int64_t total_bytes = 0;             // sum of the arrays' full sizes (counted once)
-  std::int64_t max_bytes = 0;               // of data_bytes
+  std::int64_t total_bytes = 0; // sum of the arrays' full sizes (counted once)
+  std::int64_t max_bytes = 0;   // of data_bytes
   std::int64_t min_bytes = 0;
-  std::int64_t argmax = 0;                  // first position reaching max_bytes
+  std::int64_t argmax = 0; // first position reaching max_bytes
   std::int64_t argmin = 0;
   double mean_bytes = 0.0;
 };
@@ -112,8 +112,8 @@ private:
   // (which is the block-index order of the uneven dimensions).
   struct UnevenTable {
     std::vector<int> axes;
-    std::vector<std::int64_t> bytes, elements;          // added cell by cell
-    std::vector<std::int64_t> bytesDiff, elementsDiff;  // difference arrays (prefix-summed at finish)
+    std::vector<std::int64_t> bytes, elements;         // added cell by cell
+    std::vector<std::int64_t> bytesDiff, elementsDiff; // difference arrays (prefix-summed at finish)
   };
   UnevenTable& tableFor(const std::vector<int>& axes);
 

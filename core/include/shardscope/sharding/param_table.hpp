@@ -70,8 +70,12 @@ public:
     using difference_type = std::ptrdiff_t;
     Iterator(const ParamTable* table, std::size_t i) : table_(table), i_(i) {}
     ParamRow operator*() const { return (*table_)[i_]; }
-    Iterator& operator++() { ++i_; return *this; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
     bool operator==(const Iterator& o) const { return i_ == o.i_; }
+
   private:
     const ParamTable* table_;
     std::size_t i_;

@@ -23,10 +23,10 @@ namespace shardscope {
 // One dimension's entry.
 struct SpecEntry {
   enum class Kind : unsigned char {
-    None,          // replicated along this dimension
-    Axis,          // one mesh axis name (may be "" when written as [""])
-    Tuple,         // two or more members, major first; a member may be None (kept, as JAX does)
-    Unconstrained  // P.UNCONSTRAINED: let the compiler choose
+    None,         // replicated along this dimension
+    Axis,         // one mesh axis name (may be "" when written as [""])
+    Tuple,        // two or more members, major first; a member may be None (kept, as JAX does)
+    Unconstrained // P.UNCONSTRAINED: let the compiler choose
   };
   Kind kind = Kind::None;
   std::vector<std::optional<std::string>> members; // Axis: one; Tuple: >= 2; else empty

@@ -11,9 +11,9 @@
 namespace shardscope {
 
 struct ShardBlock {
-  Shape block;                          // block index along every dimension
-  std::vector<IndexRange> ranges;       // its slice of the global array (empty on a ragged edge)
-  std::vector<std::int64_t> positions;  // grid positions holding it, ascending: its replicas
+  Shape block;                         // block index along every dimension
+  std::vector<IndexRange> ranges;      // its slice of the global array (empty on a ragged edge)
+  std::vector<std::int64_t> positions; // grid positions holding it, ascending: its replicas
 };
 
 // More blocks than any view can show legibly (a 256 x 256 grid).

@@ -24,16 +24,16 @@ struct ShardParam {
 };
 
 struct ShardPlanOptions {
-  const RuleSet* rules = nullptr;            // required when some parameter has no spec
-  std::optional<std::int64_t> min_size = 0;  // rules' min_size (nullopt: kMinShardingSize)
-  bool correct = true;                       // eformer's get_corrected_named_sharding
-  bool allow_uneven = true;                  // without correction: pad uneven dimensions
+  const RuleSet* rules = nullptr;           // required when some parameter has no spec
+  std::optional<std::int64_t> min_size = 0; // rules' min_size (nullopt: kMinShardingSize)
+  bool correct = true;                      // eformer's get_corrected_named_sharding
+  bool allow_uneven = true;                 // without correction: pad uneven dimensions
 };
 
 struct PlannedParam {
-  int rule = -1;              // the rule that chose the spec, -1 for a given spec or none tried
-  PartitionSpec requested;    // what the rule or the caller asked for
-  PartitionSpec spec;         // what applies (after correction)
+  int rule = -1;           // the rule that chose the spec, -1 for a given spec or none tried
+  PartitionSpec requested; // what the rule or the caller asked for
+  PartitionSpec spec;      // what applies (after correction)
   ArrayLayout layout;
   ShardingDiagnostics diagnostics;
 };
@@ -57,10 +57,10 @@ struct ShardParamRef {
 // layout and diagnostics do not depend on the path, so a model of 58 layers x 256 experts is
 // planned once per distinct tensor rather than 46k times. Same results and errors as planShards.
 struct ShardGroups {
-  std::vector<PlannedParam> plans;      // one per group, in order of first appearance
-  std::vector<std::uint32_t> group_of;  // per input parameter: its group
-  std::vector<std::int64_t> counts;     // parameters per group (the sum of their `count`)
-  std::vector<std::size_t> first;       // per group: its first parameter, whose path errors name
+  std::vector<PlannedParam> plans;     // one per group, in order of first appearance
+  std::vector<std::uint32_t> group_of; // per input parameter: its group
+  std::vector<std::int64_t> counts;    // parameters per group (the sum of their `count`)
+  std::vector<std::size_t> first;      // per group: its first parameter, whose path errors name
   DeviceTotals totals;
 };
 ShardGroups planShardGroups(const MeshAxes& mesh, std::span<const ShardParamRef> params,

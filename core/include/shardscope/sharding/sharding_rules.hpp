@@ -65,7 +65,8 @@ private:
 class MemoryConstrainedShardingRule : public ShardingRule {
 public:
   // Empty axisNames = every mesh axis. Axes are tried largest first (stable for ties).
-  MemoryConstrainedShardingRule(std::int64_t maxMemoryPerDevice, MeshAxes mesh, std::vector<std::string> axisNames = {});
+  MemoryConstrainedShardingRule(std::int64_t maxMemoryPerDevice, MeshAxes mesh,
+                                std::vector<std::string> axisNames = {});
   // Reference behaviour: at most one axis per dimension, arrays of at most the limit stay P()
   // (`<=`), bytes use numpy's itemsize. A result still above the limit is reported as an
   // OverMemoryLimit diagnostic (the reference is silent, bug #10).
@@ -105,8 +106,8 @@ private:
 };
 
 struct MemoryUsage {
-  std::int64_t total_size = 0;       // bytes of all arrays, unsharded
-  std::int64_t size_per_device = 0;  // bytes one device allocates: sum of padded shard bytes
+  std::int64_t total_size = 0;      // bytes of all arrays, unsharded
+  std::int64_t size_per_device = 0; // bytes one device allocates: sum of padded shard bytes
 };
 
 class ShardingAnalyzer {

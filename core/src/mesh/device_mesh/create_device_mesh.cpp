@@ -40,30 +40,35 @@ DeviceGrid toPositions(DeviceGrid grid, const DeviceView& view) {
 
 void checkDeviceCount(const Shape& meshShape, std::size_t deviceCount) {
   if (!productEquals(meshShape, static_cast<std::int64_t>(deviceCount)))
-    throwValueError("Number of devices " + std::to_string(deviceCount) + " must equal the product of mesh_shape " + shapeRepr(meshShape));
+    throwValueError("Number of devices " + std::to_string(deviceCount) + " must equal the product of mesh_shape " +
+                    shapeRepr(meshShape));
 }
 
 Shape canonicalMeshShape(const PyValue& raw) {
   auto shape = canonicalizeAxisSizes(raw);
-  if (!shape) throwValueError("`mesh_shape` passed to `create_device_mesh` should be a sequence of ints. Got " + pyRepr(raw));
+  if (!shape)
+    throwValueError("`mesh_shape` passed to `create_device_mesh` should be a sequence of ints. Got " + pyRepr(raw));
   return *shape;
 }
 
-MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& devices, const CreateMeshOptions& options) {
+MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& devices,
+                                     const CreateMeshOptions& options) {
   checkDeviceCount(meshShape, devices.size());
-  if (devices.size() == 0) throwValueError("list index out of range");  // devices[-1] of an empty list
+  if (devices.size() == 0) throwValueError("list index out of range"); // devices[-1] of an empty list
   const Device& last = devices.back();
   MeshPlacement placement;
 
   // Handlers see a real list; only kinds that have one pay for building it.
   if (auto handler = findDeviceMeshHandler(last.device_kind)) {
     std::optional<DeviceGrid> grid;
-    if (devices.isWholeList()) grid = handler->fn(meshShape, *devices.all, options);
-    else grid = handler->fn(meshShape, devices.materialize(), options);
+    if (devices.isWholeList())
+      grid = handler->fn(meshShape, *devices.all, options);
+    else
+      grid = handler->fn(meshShape, devices.materialize(), options);
     if (grid) {
       if (grid->shape() != meshShape || grid->size() != devices.size())
-        throwValueError("device-kind handler '" + handler->name + "' returned a mesh of shape " + shapeRepr(grid->shape()) +
-                        " for mesh_shape " + shapeRepr(meshShape));
+        throwValueError("device-kind handler '" + handler->name + "' returned a mesh of shape " +
+                        shapeRepr(grid->shape()) + " for mesh_shape " + shapeRepr(meshShape));
       for (int entry : grid->data())
         if (entry < 0 || static_cast<std::size_t>(entry) >= devices.size())
           throwValueError("device-kind handler '" + handler->name + "' returned a position outside the device list");
@@ -83,24 +88,24 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
       bool split = false;
       const TablesForShape tables = [&](const Shape& physical, std::vector<std::vector<int>>& out) {
         if (auto plan = planWholeAxisAssignment(physical, meshShape)) {
-          if (plan->perm.size() != physical.size()) return false;  // numpy's transpose would raise
+          if (plan->perm.size() != physical.size()) return false; // numpy's transpose would raise
           assignment = std::move(plan->assignment);
         } else if (options.allow_split_physical_axes) {
           try {
             assignment = planSplitAssignment(physical, meshShape);
           } catch (const Error&) {
-            return false;  // the exact path raises it
+            return false; // the exact path raises it
           }
           split = true;
         } else {
-          return false;  // the exact path raises NotImplementedError
+          return false; // the exact path raises NotImplementedError
         }
         out = logicalOffsetTables(physical, assignment);
         return true;
       };
       Shape physicalShape;
       if (auto cells = placeCornerOrdered(devices, tables, &physicalShape)) {
-        placement.grid = DeviceGrid(meshShape, std::move(*cells));  // already full-list positions
+        placement.grid = DeviceGrid(meshShape, std::move(*cells)); // already full-list positions
         placement.path = split ? "nd_torus_split" : "nd_torus";
         placement.physical_shape = std::move(physicalShape);
         placement.assignment = std::move(assignment);
@@ -127,12 +132,13 @@ MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& d
       std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
         return devices[static_cast<std::size_t>(a)].id < devices[static_cast<std::size_t>(b)].id;
       });
-    const auto count = static_cast<std::int64_t>(order.size());  // read before the move below
+    const auto count = static_cast<std::int64_t>(order.size()); // read before the move below
     placement.grid = toPositions(reshaped(DeviceGrid({count}, std::move(order)), meshShape), devices);
     placement.path = "gpu_sort_by_id";
     return placement;
   }
-  case Platform::Cpu: break;
+  case Platform::Cpu:
+    break;
   }
   std::vector<int> order(devices.size());
   std::iota(order.begin(), order.end(), 0);
@@ -163,7 +169,8 @@ std::optional<Shape> canonicalizeAxisSizes(const PyValue& raw) {
       out.push_back(c - '0');
     }
     return out;
-  default: return std::nullopt;  // int() over a non-iterable: TypeError, swallowed into None
+  default:
+    return std::nullopt; // int() over a non-iterable: TypeError, swallowed into None
   }
 }
 
@@ -171,7 +178,8 @@ MeshPlacement createDeviceMesh(const Shape& meshShape, const DeviceList& devices
   return mesh_detail::createDeviceMeshOnView(meshShape, mesh_detail::DeviceView::whole(devices), options);
 }
 
-MeshPlacement createDeviceMesh(const PyValue& rawMeshShape, const DeviceList& devices, const CreateMeshOptions& options) {
+MeshPlacement createDeviceMesh(const PyValue& rawMeshShape, const DeviceList& devices,
+                               const CreateMeshOptions& options) {
   return createDeviceMesh(mesh_detail::canonicalMeshShape(rawMeshShape), devices, options);
 }
 

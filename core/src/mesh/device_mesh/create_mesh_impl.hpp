@@ -8,7 +8,8 @@
 namespace shardscope::mesh_detail {
 
 // Grid positions index view.all (the full list), not the view.
-MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& devices, const CreateMeshOptions& options);
+MeshPlacement createDeviceMeshOnView(const Shape& meshShape, const DeviceView& devices,
+                                     const CreateMeshOptions& options);
 
 // "Number of devices N must equal the product of mesh_shape (..)" unless the product matches.
 void checkDeviceCount(const Shape& meshShape, std::size_t deviceCount);

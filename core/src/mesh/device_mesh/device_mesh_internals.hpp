@@ -28,9 +28,9 @@ DeviceGrid getPhysicalTpuMesh(const DeviceList& devices);
 DeviceGrid transposeTrick(const DeviceGrid& physicalMesh, const Shape& meshShape);
 
 struct TorusAssignment {
-  DeviceGrid mesh;              // the logical mesh (entries taken from the physical mesh)
-  AssignmentMatrix assignment;  // [physical][logical]
-  bool split = false;           // produced by the axis-splitting search
+  DeviceGrid mesh;             // the logical mesh (entries taken from the physical mesh)
+  AssignmentMatrix assignment; // [physical][logical]
+  bool split = false;          // produced by the axis-splitting search
 };
 
 // _create_device_mesh_for_nd_torus: greedy whole-axis assignment, last logical axis first; with
@@ -48,14 +48,17 @@ std::vector<Shape> enumerateFeasibleLogicalAxisAssignments(const Shape& physical
 // _prefer_first_logical_axis_assignment: key(x) > key(y) with key = (whole-axis product, number of
 // whole axes > 1, product over already-used axes, the tuple itself). Ports the code, not its
 // comment (spec §9.1): overlapping already-used axes is preferred.
-bool preferFirstLogicalAxisAssignment(const Shape& x, const Shape& y, const Shape& physicalShape, const Shape& assignedPerAxis);
+bool preferFirstLogicalAxisAssignment(const Shape& x, const Shape& y, const Shape& physicalShape,
+                                      const Shape& assignedPerAxis);
 
 // _generate_logical_mesh: split each physical axis i into sub-axes A[i][0..m) (logical axis 0 most
 // significant), group the sub-axes by logical axis and reshape to the logical shape.
-DeviceGrid generateLogicalMesh(const DeviceGrid& physicalMesh, const Shape& logicalShape, const AssignmentMatrix& assignment);
+DeviceGrid generateLogicalMesh(const DeviceGrid& physicalMesh, const Shape& logicalShape,
+                               const AssignmentMatrix& assignment);
 
 // How error messages print a device: the form of the reference's fake devices, e.g.
-// "MockTpuDevice(id=3, platform='tpu', device_kind='TPU v4', process_index=0, coords=(1, 0, 0), core_on_chip=0, slice_index=0)".
+// "MockTpuDevice(id=3, platform='tpu', device_kind='TPU v4', process_index=0, coords=(1, 0, 0), core_on_chip=0,
+// slice_index=0)".
 std::string referenceDeviceRepr(const Device& device);
 std::string referenceDevicesRepr(const DeviceList& devices);
 

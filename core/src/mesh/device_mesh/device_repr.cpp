@@ -8,7 +8,9 @@ namespace shardscope::mesh_detail {
 std::string referenceDeviceRepr(const Device& d) {
   std::string out;
   out.reserve(128);
-  out += d.platform == Platform::Tpu ? "MockTpuDevice(id=" : d.platform == Platform::Gpu ? "MockGpuDevice(id=" : "MockCpuDevice(id=";
+  out += d.platform == Platform::Tpu   ? "MockTpuDevice(id="
+         : d.platform == Platform::Gpu ? "MockGpuDevice(id="
+                                       : "MockCpuDevice(id=";
   out += std::to_string(d.id);
   out += ", platform='";
   out += platformName(d.platform);

@@ -22,16 +22,19 @@ struct GranuleCheck {
 
 struct DeviceView {
   const DeviceList* all = nullptr;
-  const std::vector<int>* positions = nullptr;  // when set: these positions of `all`, in order
-  std::size_t offset = 0;                       // otherwise: `length` devices from `offset`
+  const std::vector<int>* positions = nullptr; // when set: these positions of `all`, in order
+  std::size_t offset = 0;                      // otherwise: `length` devices from `offset`
   std::size_t length = 0;
-  GranuleCheck* granule = nullptr;              // optional, see GranuleCheck
+  GranuleCheck* granule = nullptr; // optional, see GranuleCheck
 
   static DeviceView whole(const DeviceList& list) { return {&list, nullptr, 0, list.size(), nullptr}; }
-  static DeviceView range(const DeviceList& list, std::size_t offset, std::size_t length, GranuleCheck* granule = nullptr) {
+  static DeviceView range(const DeviceList& list, std::size_t offset, std::size_t length,
+                          GranuleCheck* granule = nullptr) {
     return {&list, nullptr, offset, length, granule};
   }
-  static DeviceView subset(const DeviceList& list, const std::vector<int>& positions) { return {&list, &positions, 0, 0, nullptr}; }
+  static DeviceView subset(const DeviceList& list, const std::vector<int>& positions) {
+    return {&list, &positions, 0, 0, nullptr};
+  }
 
   std::size_t size() const { return positions ? positions->size() : length; }
   int position(std::size_t k) const { return positions ? (*positions)[k] : static_cast<int>(offset + k); }

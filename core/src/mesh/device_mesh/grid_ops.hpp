@@ -41,7 +41,8 @@ inline DeviceGrid fastTranspose(const Shape& shape, const std::vector<int>& data
   if (perm.size() != n) throwValueError("axes don't match array");
   std::vector<bool> seen(n, false);
   for (int p : perm) {
-    if (p < 0 || static_cast<std::size_t>(p) >= n || seen[static_cast<std::size_t>(p)]) throwValueError("axes don't match array");
+    if (p < 0 || static_cast<std::size_t>(p) >= n || seen[static_cast<std::size_t>(p)])
+      throwValueError("axes don't match array");
     seen[static_cast<std::size_t>(p)] = true;
   }
   Shape srcStrides(n, 1);
@@ -95,6 +96,8 @@ inline DeviceGrid fastTranspose(const Shape& shape, const std::vector<int>& data
 
 namespace shardscope::mesh_detail {
 
-inline DeviceGrid fastTranspose(const DeviceGrid& grid, std::span<const int> perm) { return fastTranspose(grid.shape(), grid.data(), perm); }
+inline DeviceGrid fastTranspose(const DeviceGrid& grid, std::span<const int> perm) {
+  return fastTranspose(grid.shape(), grid.data(), perm);
+}
 
 } // namespace shardscope::mesh_detail

@@ -44,12 +44,12 @@ std::vector<Granule> granulesOf(const DeviceList& devices, const HybridMeshOptio
   bool scattered = false;
   for (std::size_t k = 0; k < devices.size(); ++k) {
     auto key = granuleKey(devices[k], options.process_is_granule);
-    if (!key) missingAttribute(devices[k], options.process_is_granule);  // getattr fails on this device
+    if (!key) missingAttribute(devices[k], options.process_is_granule); // getattr fails on this device
     if (!groups.empty() && groups.back().key == *key) {
-      ++groups.back().count;  // the common case: the run goes on
+      ++groups.back().count; // the common case: the run goes on
       continue;
     }
-    if (!index.try_emplace(*key, groups.size()).second) scattered = true;  // a key seen before: not a run
+    if (!index.try_emplace(*key, groups.size()).second) scattered = true; // a key seen before: not a run
     groups.push_back({*key, k, 1, {}, false});
   }
   if (scattered) {
@@ -113,8 +113,10 @@ DeviceGrid blockLayout(const std::vector<MeshPlacement>& granules, const Shape& 
 
 template <class ShapeArg>
 Shape granuleShape(const ShapeArg& meshShape) {
-  if constexpr (std::is_same_v<ShapeArg, PyValue>) return mesh_detail::canonicalMeshShape(meshShape);
-  else return meshShape;
+  if constexpr (std::is_same_v<ShapeArg, PyValue>)
+    return mesh_detail::canonicalMeshShape(meshShape);
+  else
+    return meshShape;
 }
 
 bool dcnMatches(const Shape& dcn, std::size_t granules) {
@@ -129,8 +131,8 @@ bool dcnMatches(const Shape& dcn, std::size_t granules) {
 // grouping the whole list first. It gives up (nullopt) on anything unusual, including any error,
 // so the exact path below reproduces the reference's checks and their order.
 template <class ShapeArg>
-std::optional<HybridPlacement> hybridFromRuns(const ShapeArg& meshShape, const Shape& dcnMeshShape, const DeviceList& devices,
-                                              const HybridMeshOptions& options) {
+std::optional<HybridPlacement> hybridFromRuns(const ShapeArg& meshShape, const Shape& dcnMeshShape,
+                                              const DeviceList& devices, const HybridMeshOptions& options) {
   std::vector<std::pair<int, MeshPlacement>> built;
   std::vector<int> keys;
   CreateMeshOptions perGranule;
@@ -142,7 +144,8 @@ std::optional<HybridPlacement> hybridFromRuns(const ShapeArg& meshShape, const S
     std::int64_t granules = 1;
     bool known = true;
     for (auto d : dcnMeshShape) known = known && d > 0 && !__builtin_mul_overflow(granules, d, &granules);
-    if (known && static_cast<std::size_t>(granules) <= devices.size() && devices.size() % static_cast<std::size_t>(granules) == 0)
+    if (known && static_cast<std::size_t>(granules) <= devices.size() &&
+        devices.size() % static_cast<std::size_t>(granules) == 0)
       guessed = devices.size() / static_cast<std::size_t>(granules);
   }
   const auto keyAt = [&](std::size_t k) { return granuleKey(devices[k], options.process_is_granule); };
@@ -155,18 +158,20 @@ std::optional<HybridPlacement> hybridFromRuns(const ShapeArg& meshShape, const S
       if (guessed) {
         const std::size_t end = begin + guessed;
         mesh_detail::GranuleCheck check{options.process_is_granule, *key, false, false};
-        built.emplace_back(*key, mesh_detail::createDeviceMeshOnView(shape, DeviceView::range(devices, begin, guessed, &check), perGranule));
-        if (!check.checked) {  // a path that did not look at the keys: scan them
+        built.emplace_back(*key, mesh_detail::createDeviceMeshOnView(
+                                     shape, DeviceView::range(devices, begin, guessed, &check), perGranule));
+        if (!check.checked) { // a path that did not look at the keys: scan them
           check.all_match = true;
           for (std::size_t k = begin; k < end && check.all_match; ++k) check.all_match = keyAt(k) == key;
         }
-        if (!check.all_match) return std::nullopt;  // not one granule: the exact path groups the list
+        if (!check.all_match) return std::nullopt; // not one granule: the exact path groups the list
         begin = end;
         continue;
       }
       std::size_t end = begin + 1;
       while (end < devices.size() && keyAt(end) == key) ++end;
-      built.emplace_back(*key, mesh_detail::createDeviceMeshOnView(shape, DeviceView::range(devices, begin, end - begin), perGranule));
+      built.emplace_back(
+          *key, mesh_detail::createDeviceMeshOnView(shape, DeviceView::range(devices, begin, end - begin), perGranule));
       begin = end;
     }
   } catch (const Error&) {
@@ -184,9 +189,10 @@ std::optional<HybridPlacement> hybridFromRuns(const ShapeArg& meshShape, const S
 template <class ShapeArg>
 HybridPlacement hybridImpl(const ShapeArg& meshShape, const Shape& dcnMeshShape, const DeviceList& devices,
                            const HybridMeshOptions& options) {
-  if (devices.empty()) throwValueError("list index out of range");  // devices[0]
+  if (devices.empty()) throwValueError("list index out of range"); // devices[0]
   // Only the first device's attribute is checked up front, as the reference does (§9.11).
-  if (!granuleKey(devices.front(), options.process_is_granule)) missingAttribute(devices.front(), options.process_is_granule);
+  if (!granuleKey(devices.front(), options.process_is_granule))
+    missingAttribute(devices.front(), options.process_is_granule);
   int negatives = 0;
   for (auto d : dcnMeshShape) negatives += d < 0;
 
@@ -199,9 +205,10 @@ HybridPlacement hybridImpl(const ShapeArg& meshShape, const Shape& dcnMeshShape,
 
   const auto granules = granulesOf(devices, options);
   if (!dcnMatches(dcnMeshShape, granules.size()))
-    throwValueError("Number of slices " + std::to_string(granules.size()) + " must equal the product of dcn_mesh_shape " +
+    throwValueError("Number of slices " + std::to_string(granules.size()) +
+                    " must equal the product of dcn_mesh_shape " +
                     (options.dcn_mesh_shape_repr.empty() ? shapeRepr(dcnMeshShape) : options.dcn_mesh_shape_repr));
-  if (negatives > 1) throwValueError("can only specify one unknown dimension");  // np.arange(G).reshape(dcn)
+  if (negatives > 1) throwValueError("can only specify one unknown dimension"); // np.arange(G).reshape(dcn)
 
   HybridPlacement out;
   out.granules.reserve(granules.size());
@@ -224,8 +231,8 @@ HybridPlacement createHybridDeviceMesh(const Shape& meshShape, const Shape& dcnM
   return hybridImpl(meshShape, dcnMeshShape, devices, options);
 }
 
-HybridPlacement createHybridDeviceMesh(const PyValue& rawMeshShape, const Shape& dcnMeshShape, const DeviceList& devices,
-                                       const HybridMeshOptions& options) {
+HybridPlacement createHybridDeviceMesh(const PyValue& rawMeshShape, const Shape& dcnMeshShape,
+                                       const DeviceList& devices, const HybridMeshOptions& options) {
   return hybridImpl(rawMeshShape, dcnMeshShape, devices, options);
 }
 

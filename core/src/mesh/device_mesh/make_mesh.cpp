@@ -35,25 +35,29 @@ std::string typesTuple(const std::vector<AxisType>& types) {
 
 } // namespace
 
-Mesh makeMesh(const Shape& axisSizes, const std::vector<std::string>& axisNames, const std::optional<std::vector<AxisType>>& axisTypes,
-              const DeviceList& devices, MeshPlacement* placementOut) {
+Mesh makeMesh(const Shape& axisSizes, const std::vector<std::string>& axisNames,
+              const std::optional<std::vector<AxisType>>& axisTypes, const DeviceList& devices,
+              MeshPlacement* placementOut) {
   std::int64_t wanted = 1;
   bool overflow = false;
   for (auto d : axisSizes) overflow |= __builtin_mul_overflow(wanted, d, &wanted);
   if (overflow || wanted > static_cast<std::int64_t>(devices.size()))
-    throwValueError("Number of devices " + std::to_string(devices.size()) + " must be >= the product of mesh_shape " + shapeRepr(axisSizes));
+    throwValueError("Number of devices " + std::to_string(devices.size()) + " must be >= the product of mesh_shape " +
+                    shapeRepr(axisSizes));
   // devices[:n]: a negative n counts from the end, as a Python slice does.
   std::size_t keep = devices.size();
   if (wanted < static_cast<std::int64_t>(devices.size()))
-    keep = wanted >= 0 ? static_cast<std::size_t>(wanted)
-                       : static_cast<std::size_t>(std::max<std::int64_t>(0, static_cast<std::int64_t>(devices.size()) + wanted));
+    keep =
+        wanted >= 0
+            ? static_cast<std::size_t>(wanted)
+            : static_cast<std::size_t>(std::max<std::int64_t>(0, static_cast<std::int64_t>(devices.size()) + wanted));
   Mesh mesh;
   mesh.devices.assign(devices.begin(), devices.begin() + static_cast<std::ptrdiff_t>(keep));
-  if (mesh.devices.empty()) throwValueError("list index out of range");  // devices[0]
+  if (mesh.devices.empty()) throwValueError("list index out of range"); // devices[0]
 
   CreateMeshOptions options;
   const std::string& kind = mesh.devices.front().device_kind;
-  options.allow_split_physical_axes = kind == "TPU v5 lite" || kind == "TPU v5e";  // not TPU v6 lite (§9.9)
+  options.allow_split_physical_axes = kind == "TPU v5 lite" || kind == "TPU v5e"; // not TPU v6 lite (§9.9)
   MeshPlacement placement = createDeviceMesh(axisSizes, mesh.devices, options);
 
   // The first device OF THE MESH decides whether slices are checked.
@@ -70,12 +74,13 @@ Mesh makeMesh(const Shape& axisSizes, const std::vector<std::string>& axisNames,
   std::vector<AxisType> types = axisTypes ? *axisTypes : std::vector<AxisType>(ndim, AxisType::Explicit);
   // Mesh() checks the grid rank against the names before it normalises the axis types.
   if (ndim != axisNames.size())
-    throwValueError("Mesh requires the ndim of its first argument (`devices`) to equal the length of its second argument "
-                    "(`axis_names`), but got devices.ndim == " + std::to_string(ndim) + " and len(axis_names) == " +
-                    std::to_string(axisNames.size()) + ".");
+    throwValueError(
+        "Mesh requires the ndim of its first argument (`devices`) to equal the length of its second argument "
+        "(`axis_names`), but got devices.ndim == " +
+        std::to_string(ndim) + " and len(axis_names) == " + std::to_string(axisNames.size()) + ".");
   if (types.size() != axisNames.size())
-    throwValueError("Number of axis names should match the number of axis_types. Got axis_names=" + namesTuple(axisNames) +
-                    " and axis_types=" + typesTuple(types));
+    throwValueError("Number of axis names should match the number of axis_types. Got axis_names=" +
+                    namesTuple(axisNames) + " and axis_types=" + typesTuple(types));
   mesh.grid = placement.grid;
   mesh.axis_names = axisNames;
   mesh.axis_types = std::move(types);
@@ -83,10 +88,12 @@ Mesh makeMesh(const Shape& axisSizes, const std::vector<std::string>& axisNames,
   return mesh;
 }
 
-Mesh makeMesh(const PyValue& rawAxisSizes, const std::vector<std::string>& axisNames, const std::optional<std::vector<AxisType>>& axisTypes,
-              const DeviceList& devices, MeshPlacement* placementOut) {
+Mesh makeMesh(const PyValue& rawAxisSizes, const std::vector<std::string>& axisNames,
+              const std::optional<std::vector<AxisType>>& axisTypes, const DeviceList& devices,
+              MeshPlacement* placementOut) {
   auto sizes = canonicalizeAxisSizes(rawAxisSizes);
-  if (!sizes) throwValueError("`axis_sizes` passed to `make_mesh` should be a sequence of ints. Got " + pyRepr(rawAxisSizes));
+  if (!sizes)
+    throwValueError("`axis_sizes` passed to `make_mesh` should be a sequence of ints. Got " + pyRepr(rawAxisSizes));
   return makeMesh(*sizes, axisNames, axisTypes, devices, placementOut);
 }
 

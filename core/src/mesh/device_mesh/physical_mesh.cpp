@@ -30,7 +30,8 @@ std::string tupleText(const std::int64_t* values, std::size_t n) {
 
 // Inlined into the hot loop; the error text is built out of line.
 inline const std::array<int, 3>& coordsOf(const Device& d) {
-  if (!d.coords) [[unlikely]] missingCoords(d);
+  if (!d.coords) [[unlikely]]
+    missingCoords(d);
   return *d.coords;
 }
 
@@ -65,7 +66,7 @@ template <int CheckedAxis>
 int scatter(const Int4* compact, std::size_t n, Int4 stride, Int4 lo, int* cells) {
   int bad = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    const Int4 p = (compact[k] - lo) * stride;  // offsets first: no overflow on large raw coordinates
+    const Int4 p = (compact[k] - lo) * stride; // offsets first: no overflow on large raw coordinates
     if constexpr (CheckedAxis >= 0) bad |= compact[k][CheckedAxis];
     cells[p[0] + p[1] + p[2] + p[3]] = static_cast<int>(k);
   }
@@ -82,13 +83,13 @@ Int4 valuesOf(const Device& d) {
 }
 
 // Where the cells of a bounding box go: shape, strides over (x, y, z, core) and the minimum that
-// is subtracted first (subslices need not contain the origin). The axis the mesh does not have (z on v2/v3 trays, the core on 3-D
-// meshes; none on 4-D) gets stride 0; its raw values must be 0 (checkedAxis).
+// is subtracted first (subslices need not contain the origin). The axis the mesh does not have (z on v2/v3 trays, the
+// core on 3-D meshes; none on 4-D) gets stride 0; its raw values must be 0 (checkedAxis).
 struct Layout {
   Shape shape;
   Int4 stride{};
   Int4 lo{};
-  int base = 0;  // added to every written index (a contiguous view's offset in the full list)
+  int base = 0; // added to every written index (a contiguous view's offset in the full list)
   int checkedAxis = -1;
   bool countMatches = false;
   std::int64_t dims[3]{};
@@ -105,10 +106,14 @@ Layout layoutOf(const std::string& kind, Int4 lo, Int4 hi, std::int64_t n) {
   l.countMatches = cells == n;
   if (!l.countMatches) return l;
   const bool trayV2V3 = kind == "TPU v2" || kind == "TPU v3";
-  const bool fourD = kind == "TPU7x" || kind == "TPU7" || kind == "TPU8i" || ((kind == "TPU v5p" || kind == "TPU v5") && l.cores == 2);
-  if (trayV2V3) l.shape = {l.dims[0], l.dims[1], l.cores};
-  else if (fourD) l.shape = {l.dims[0], l.dims[1], l.dims[2], l.cores};
-  else l.shape = {l.dims[0], l.dims[1], l.dims[2]};
+  const bool fourD =
+      kind == "TPU7x" || kind == "TPU7" || kind == "TPU8i" || ((kind == "TPU v5p" || kind == "TPU v5") && l.cores == 2);
+  if (trayV2V3)
+    l.shape = {l.dims[0], l.dims[1], l.cores};
+  else if (fourD)
+    l.shape = {l.dims[0], l.dims[1], l.dims[2], l.cores};
+  else
+    l.shape = {l.dims[0], l.dims[1], l.dims[2]};
   // Everything fits in int because the box has exactly n cells.
   l.stride[3] = (trayV2V3 || fourD) ? 1 : 0;
   l.stride[2] = trayV2V3 ? 0 : (fourD ? static_cast<int>(l.cores) : 1);
@@ -133,7 +138,8 @@ struct CellByTables {
 struct CellByStrides {
   int first, s0, s1, s2, s3;
   int operator()(unsigned o0, unsigned o1, unsigned o2, unsigned o3) const {
-    return first + static_cast<int>(o0) * s0 + static_cast<int>(o1) * s1 + static_cast<int>(o2) * s2 + static_cast<int>(o3) * s3;
+    return first + static_cast<int>(o0) * s0 + static_cast<int>(o1) * s1 + static_cast<int>(o2) * s2 +
+           static_cast<int>(o3) * s3;
   }
 };
 
@@ -154,10 +160,10 @@ struct ProcessKeyIs {
 };
 
 template <int CheckedAxis, class At, class CellOf, class KeyCheck>
-bool scatterByOffsets(std::size_t n, At at, Int4 lo, Int4 hi, CellOf cellOf, KeyCheck keyOk, int base, int* cells, int& bad,
-                      bool& allKeysMatch) {
-  const unsigned lo0 = static_cast<unsigned>(lo[0]), lo1 = static_cast<unsigned>(lo[1]), lo2 = static_cast<unsigned>(lo[2]),
-                 lo3 = static_cast<unsigned>(lo[3]);
+bool scatterByOffsets(std::size_t n, At at, Int4 lo, Int4 hi, CellOf cellOf, KeyCheck keyOk, int base, int* cells,
+                      int& bad, bool& allKeysMatch) {
+  const unsigned lo0 = static_cast<unsigned>(lo[0]), lo1 = static_cast<unsigned>(lo[1]),
+                 lo2 = static_cast<unsigned>(lo[2]), lo3 = static_cast<unsigned>(lo[3]);
   const unsigned span0 = static_cast<unsigned>(hi[0]) - lo0, span1 = static_cast<unsigned>(hi[1]) - lo1,
                  span2 = static_cast<unsigned>(hi[2]) - lo2, span3 = static_cast<unsigned>(hi[3]) - lo3;
   int nonZero = 0;
@@ -169,7 +175,8 @@ bool scatterByOffsets(std::size_t n, At at, Int4 lo, Int4 hi, CellOf cellOf, Key
     const int core = d.core_on_chip.value_or(0);
     const unsigned o0 = static_cast<unsigned>(c[0]) - lo0, o1 = static_cast<unsigned>(c[1]) - lo1,
                    o2 = static_cast<unsigned>(c[2]) - lo2, o3 = static_cast<unsigned>(core) - lo3;
-    if (((o0 > span0) | (o1 > span1) | (o2 > span2) | (o3 > span3)) != 0) [[unlikely]] return false;
+    if (((o0 > span0) | (o1 > span1) | (o2 > span2) | (o3 > span3)) != 0) [[unlikely]]
+      return false;
     if constexpr (CheckedAxis == 2) nonZero |= c[2];
     if constexpr (CheckedAxis == 3) nonZero |= core;
     cells[cellOf(o0, o1, o2, o3)] = static_cast<int>(k) + base;
@@ -200,17 +207,20 @@ bool tryCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l, int* 
   const CellByStrides cellOf{0, l.stride[0], l.stride[1], l.stride[2], l.stride[3]};
   bool unusedKeys = false;
   switch (l.checkedAxis) {
-  case 2: return scatterByOffsets<2>(n, at, lo, hi, cellOf, NoKeyCheck{}, l.base, cells, bad, unusedKeys);
-  case 3: return scatterByOffsets<3>(n, at, lo, hi, cellOf, NoKeyCheck{}, l.base, cells, bad, unusedKeys);
-  default: return scatterByOffsets<-1>(n, at, lo, hi, cellOf, NoKeyCheck{}, l.base, cells, bad, unusedKeys);
+  case 2:
+    return scatterByOffsets<2>(n, at, lo, hi, cellOf, NoKeyCheck{}, l.base, cells, bad, unusedKeys);
+  case 3:
+    return scatterByOffsets<3>(n, at, lo, hi, cellOf, NoKeyCheck{}, l.base, cells, bad, unusedKeys);
+  default:
+    return scatterByOffsets<-1>(n, at, lo, hi, cellOf, NoKeyCheck{}, l.base, cells, bad, unusedKeys);
   }
 }
 
 } // namespace
 
 DeviceGrid physicalTpuMesh(const DeviceView& devices) {
-  if (devices.size() == 0) throwValueError("list index out of range");  // jax_devices[0] of an empty list
-  const std::string& kind = devices[0].device_kind;  // the first device decides, unlike dispatch (§9.4)
+  if (devices.size() == 0) throwValueError("list index out of range"); // jax_devices[0] of an empty list
+  const std::string& kind = devices[0].device_kind; // the first device decides, unlike dispatch (§9.4)
   const std::size_t count = devices.size();
   const std::int64_t n = static_cast<std::int64_t>(count);
   const Device* all = devices.positions ? nullptr : devices.base();
@@ -239,12 +249,14 @@ DeviceGrid physicalTpuMesh(const DeviceView& devices) {
     thread_local std::vector<Int4> compact;
     compact.resize(count);
     Int4 lo = valuesOf(devices[0]), hi = lo;
-    if (devices.positions) gatherCoordinates(count, viewed, compact.data(), lo, hi);
-    else gatherCoordinates(count, direct, compact.data(), lo, hi);
+    if (devices.positions)
+      gatherCoordinates(count, viewed, compact.data(), lo, hi);
+    else
+      gatherCoordinates(count, direct, compact.data(), lo, hi);
     layout = layoutOf(kind, lo, hi, n);
     if (!layout.countMatches)
-      throwAssertion("jax_devices=" + referenceDevicesRepr(devices.materialize()) + " dims=" + tupleText(layout.dims, 3) +
-                     " cores_per_chip=" + std::to_string(layout.cores));
+      throwAssertion("jax_devices=" + referenceDevicesRepr(devices.materialize()) +
+                     " dims=" + tupleText(layout.dims, 3) + " cores_per_chip=" + std::to_string(layout.cores));
     nonZero = layout.checkedAxis == 2   ? scatter<2>(compact.data(), count, layout.stride, layout.lo, cellsOut.data())
               : layout.checkedAxis == 3 ? scatter<3>(compact.data(), count, layout.stride, layout.lo, cellsOut.data())
                                         : scatter<-1>(compact.data(), count, layout.stride, layout.lo, cellsOut.data());
@@ -256,17 +268,20 @@ DeviceGrid physicalTpuMesh(const DeviceView& devices) {
       if (valuesOf(d)[layout.checkedAxis] == 0) continue;
       if (layout.checkedAxis == 2) throwAssertion(referenceDeviceRepr(d));
       throwAssertion("Creating meshes for TPU >v3 requires one device per chip (\"megacore\" mode). Got device id " +
-                     std::to_string(*d.core_on_chip) + " for a device of kind " + kind + ": " + referenceDeviceRepr(d) + ".");
+                     std::to_string(*d.core_on_chip) + " for a device of kind " + kind + ": " + referenceDeviceRepr(d) +
+                     ".");
     }
   }
   // n devices filled fewer than n cells: a duplicate overwrote a neighbour and left a hole.
   if (std::find(cellsOut.begin(), cellsOut.end(), -1) != cellsOut.end())
-    throwAssertion("Constructed mesh contains a \"hole\"; probable cause: coordinates of jax_devices are not a contiguous cuboid: " +
+    throwAssertion("Constructed mesh contains a \"hole\"; probable cause: coordinates of jax_devices are not a "
+                   "contiguous cuboid: " +
                    referenceDevicesRepr(devices.materialize()));
   return DeviceGrid(std::move(layout.shape), std::move(cellsOut));
 }
 
-std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, const TablesForShape& tablesFor, Shape* physicalShape) {
+std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, const TablesForShape& tablesFor,
+                                                   Shape* physicalShape) {
   const std::size_t count = devices.size();
   if (count == 0) return std::nullopt;
   const Int4 lo = valuesOf(devices[0]), hi = valuesOf(devices.back());
@@ -277,7 +292,7 @@ std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, co
   std::vector<std::vector<int>> tables;
   if (!tablesFor(layout.shape, tables) || tables.size() != layout.shape.size()) return std::nullopt;
   // Which physical-mesh axis each of (x, y, z, core) is; -1 for the one the mesh lacks.
-  const std::array<int, 4> axisOf = layout.checkedAxis == 2 ? std::array<int, 4>{0, 1, -1, 2}
+  const std::array<int, 4> axisOf = layout.checkedAxis == 2    ? std::array<int, 4>{0, 1, -1, 2}
                                     : layout.shape.size() == 4 ? std::array<int, 4>{0, 1, 2, 3}
                                                                : std::array<int, 4>{0, 1, 2, -1};
   const std::int64_t extent[4] = {layout.dims[0], layout.dims[1], layout.dims[2], layout.cores};
@@ -293,7 +308,7 @@ std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, co
       flat.insert(flat.end(), t.begin(), t.end());
     }
   }
-  const int base = devices.positions ? 0 : static_cast<int>(devices.offset);  // write list positions directly
+  const int base = devices.positions ? 0 : static_cast<int>(devices.offset); // write list positions directly
   std::vector<int> cells(count, -1);
   int nonZero = 0;
   const auto strides = stridesOf(flat, tableBase, extent);
@@ -302,9 +317,12 @@ std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, co
   bool keysMatch = false;
   const auto withChecks = [&](auto at, auto cellOf, auto keyOk) {
     switch (layout.checkedAxis) {
-    case 2: return scatterByOffsets<2>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
-    case 3: return scatterByOffsets<3>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
-    default: return scatterByOffsets<-1>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
+    case 2:
+      return scatterByOffsets<2>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
+    case 3:
+      return scatterByOffsets<3>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
+    default:
+      return scatterByOffsets<-1>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
     }
   };
   // Only contiguous views carry a granule check (hybrid runs), so the key variants skip `positions`.
@@ -315,8 +333,9 @@ std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, co
     return withChecks(at, cellOf, SliceKeyIs{granule->key});
   };
   const auto run = [&](auto at) { return strides ? withCells(at, *strides) : withCells(at, byTables); };
-  const bool placed = devices.positions ? run([&devices](std::size_t k) -> const Device& { return devices[k]; })
-                                        : run([all = devices.base()](std::size_t k) -> const Device& { return all[k]; });
+  const bool placed = devices.positions
+                          ? run([&devices](std::size_t k) -> const Device& { return devices[k]; })
+                          : run([all = devices.base()](std::size_t k) -> const Device& { return all[k]; });
   if (placed && granule) {
     granule->checked = true;
     granule->all_match = keysMatch;

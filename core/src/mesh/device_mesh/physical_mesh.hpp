@@ -22,6 +22,7 @@ using TablesForShape = std::function<bool(const Shape& physicalShape, std::vecto
 // the device goes to the sum of its axes' table entries; cells hold positions in the FULL list.
 // nullopt whenever anything is unusual or would raise; the caller then takes the exact path,
 // which reports the reference's errors.
-std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, const TablesForShape& tables, Shape* physicalShape);
+std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, const TablesForShape& tables,
+                                                   Shape* physicalShape);
 
 } // namespace shardscope::mesh_detail

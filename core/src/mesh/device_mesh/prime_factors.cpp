@@ -8,7 +8,7 @@
 namespace shardscope::mesh_detail {
 
 std::vector<std::int64_t> getPrimeFactors(std::int64_t x) {
-  if (x <= 0) throwAssertion("");  // the reference's bare `assert x > 0`
+  if (x <= 0) throwAssertion(""); // the reference's bare `assert x > 0`
   std::vector<std::int64_t> factors;
   for (std::int64_t p = 2; p * p <= x; ++p)
     while (x % p == 0) {

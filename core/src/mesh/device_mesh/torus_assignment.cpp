@@ -39,8 +39,8 @@ std::string listText(const Shape& values) { return listRepr(values); }
 
 } // namespace
 
-std::optional<WholeAxisPlan> planWholeAxisAssignment(const Shape& physical, const Shape& meshShape, std::size_t* failedAxis,
-                                                     Shape* remaining) {
+std::optional<WholeAxisPlan> planWholeAxisAssignment(const Shape& physical, const Shape& meshShape,
+                                                     std::size_t* failedAxis, Shape* remaining) {
   const std::size_t n = physical.size();
   if (n > 30) throwValueError("physical mesh has too many dimensions");
   Shape avail = physical;
@@ -78,11 +78,12 @@ TorusAssignment createDeviceMeshForNdTorus(const DeviceGrid& physicalMesh, const
   auto plan = planWholeAxisAssignment(physicalMesh.shape(), meshShape, &failed, &avail);
   if (!plan) {
     if (!allowSplit)
-      throwNotImplemented("Failed to find assignment for logical_axis_index " + std::to_string(failed) + " of size " +
-                          std::to_string(meshShape[failed]) + " with remaining assignable mesh " + listText(avail) +
-                          ". The size of each axis in your logical mesh must be equal to the product of some subset of the physical "
-                          "mesh axis sizes. E.g. logical mesh (4, 16) is compatible with physical mesh 4x4x4 since 4=4 and 16=4x4. If "
-                          "you want to split physical axes, set  allow_split_physical_axes to True.");
+      throwNotImplemented(
+          "Failed to find assignment for logical_axis_index " + std::to_string(failed) + " of size " +
+          std::to_string(meshShape[failed]) + " with remaining assignable mesh " + listText(avail) +
+          ". The size of each axis in your logical mesh must be equal to the product of some subset of the physical "
+          "mesh axis sizes. E.g. logical mesh (4, 16) is compatible with physical mesh 4x4x4 since 4=4 and 16=4x4. If "
+          "you want to split physical axes, set  allow_split_physical_axes to True.");
     // A complete restart with the other algorithm, not a continuation (§9.7).
     return createDeviceMeshForNdTorusSplittingAxes(physicalMesh, meshShape);
   }

@@ -10,14 +10,14 @@
 namespace shardscope::mesh_detail {
 
 struct WholeAxisPlan {
-  std::vector<int> perm;        // physical axes in output order (grouped by logical axis)
-  AssignmentMatrix assignment;  // [physical][logical]
+  std::vector<int> perm;       // physical axes in output order (grouped by logical axis)
+  AssignmentMatrix assignment; // [physical][logical]
 };
 
 // nullopt when a logical axis larger than 1 finds no set of free physical axes; then
 // *failedAxis and *remaining (the free sizes, 0 for taken axes) describe the failure.
-std::optional<WholeAxisPlan> planWholeAxisAssignment(const Shape& physicalShape, const Shape& meshShape, std::size_t* failedAxis = nullptr,
-                                                     Shape* remaining = nullptr);
+std::optional<WholeAxisPlan> planWholeAxisAssignment(const Shape& physicalShape, const Shape& meshShape,
+                                                     std::size_t* failedAxis = nullptr, Shape* remaining = nullptr);
 
 // The splitting search's assignment matrix alone (no devices moved). Raises the reference's
 // ValueError when the sizes differ, and AssertionError for non-positive sizes.

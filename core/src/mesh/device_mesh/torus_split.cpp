@@ -25,8 +25,10 @@ struct PrimePower {
 std::vector<PrimePower> groupedFactors(std::int64_t size) {
   std::vector<PrimePower> out;
   for (std::int64_t p : getPrimeFactors(size)) {
-    if (!out.empty() && out.back().prime == p) ++out.back().count;
-    else out.push_back({p, 1});
+    if (!out.empty() && out.back().prime == p)
+      ++out.back().count;
+    else
+      out.push_back({p, 1});
   }
   return out;
 }
@@ -103,12 +105,13 @@ PreferenceKey keyOf(const Shape& x, const Shape& physical, const Shape& assigned
 
 bool keyGreater(const Shape& x, const PreferenceKey& kx, const Shape& y, const PreferenceKey& ky) {
   if (kx.tie() != ky.tie()) return kx.tie() > ky.tie();
-  return x > y;  // tuple comparison: lexicographic
+  return x > y; // tuple comparison: lexicographic
 }
 
 Shape availableOf(const Shape& physical, const Shape& assignedPerAxis) {
   Shape avail(physical.size());
-  for (std::size_t i = 0; i < physical.size(); ++i) avail[i] = assignedPerAxis[i] > 0 ? physical[i] / assignedPerAxis[i] : 0;
+  for (std::size_t i = 0; i < physical.size(); ++i)
+    avail[i] = assignedPerAxis[i] > 0 ? physical[i] / assignedPerAxis[i] : 0;
   return avail;
 }
 
@@ -117,23 +120,27 @@ Shape availableOf(const Shape& physical, const Shape& assignedPerAxis) {
 std::vector<Shape> enumerateFeasibleLogicalAxisAssignments(const Shape& physicalShape, const Shape& assignedPerAxis,
                                                            std::int64_t logicalAxisSize) {
   std::vector<Shape> out;
-  forEachFeasible(availableOf(physicalShape, assignedPerAxis), logicalAxisSize, [&](const Shape& z) { out.push_back(z); });
+  forEachFeasible(availableOf(physicalShape, assignedPerAxis), logicalAxisSize,
+                  [&](const Shape& z) { out.push_back(z); });
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
-bool preferFirstLogicalAxisAssignment(const Shape& x, const Shape& y, const Shape& physicalShape, const Shape& assignedPerAxis) {
+bool preferFirstLogicalAxisAssignment(const Shape& x, const Shape& y, const Shape& physicalShape,
+                                      const Shape& assignedPerAxis) {
   return keyGreater(x, keyOf(x, physicalShape, assignedPerAxis), y, keyOf(y, physicalShape, assignedPerAxis));
 }
 
-DeviceGrid generateLogicalMesh(const DeviceGrid& physicalMesh, const Shape& logicalShape, const AssignmentMatrix& assignment) {
+DeviceGrid generateLogicalMesh(const DeviceGrid& physicalMesh, const Shape& logicalShape,
+                               const AssignmentMatrix& assignment) {
   const std::size_t n = assignment.size();
   const std::size_t m = n ? assignment[0].size() : 0;
   Shape split;
   for (const auto& row : assignment) split.insert(split.end(), row.begin(), row.end());
   if (shapeSize(split) != static_cast<std::int64_t>(physicalMesh.size()))
-    throwValueError("cannot reshape array of size " + std::to_string(physicalMesh.size()) + " into shape " + shapeRepr(split));
+    throwValueError("cannot reshape array of size " + std::to_string(physicalMesh.size()) + " into shape " +
+                    shapeRepr(split));
   // Sub-axis (i, j) sits at position i*m + j; the result wants them grouped by logical axis j.
   // Size-1 sub-axes are dropped first: they do not move anything and keep the transpose small.
   Shape kept;
@@ -152,8 +159,8 @@ DeviceGrid generateLogicalMesh(const DeviceGrid& physicalMesh, const Shape& logi
 
 AssignmentMatrix planSplitAssignment(const Shape& physical, const Shape& meshShape) {
   if (shapeSize(physical) != shapeSize(meshShape))
-    throwValueError("The number of devices in physical mesh " + shapeRepr(physical) + " does not match the number of devices in logical mesh " +
-                    shapeRepr(meshShape) + ".");
+    throwValueError("The number of devices in physical mesh " + shapeRepr(physical) +
+                    " does not match the number of devices in logical mesh " + shapeRepr(meshShape) + ".");
   const std::size_t n = physical.size();
   AssignmentMatrix assignment(n, std::vector<std::int64_t>(meshShape.size(), 1));
   Shape assignedPerAxis(n, 1);

@@ -51,7 +51,8 @@ std::array<std::int64_t, 3> lexicographicBounds(const DeviceList& devices) {
   std::array<int, 3> best{};
   bool first = true;
   for (const Device& d : devices) {
-    if (!d.coords) throwValueError("TPU device " + referenceDeviceRepr(d) + " has no coords; a TPU mesh needs chip coordinates");
+    if (!d.coords)
+      throwValueError("TPU device " + referenceDeviceRepr(d) + " has no coords; a TPU mesh needs chip coordinates");
     if (first || *d.coords > best) best = *d.coords;
     first = false;
   }
@@ -63,7 +64,7 @@ std::array<std::int64_t, 3> lexicographicBounds(const DeviceList& devices) {
 std::optional<DeviceGrid> tpuV2V3Handler(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions&) {
   const std::size_t n = devices.size();
   if (n == 8) return orderedBy(listOrder(n), kTrayRing, meshShape);
-  if (meshShape.empty()) throwValueError("tuple index out of range");  // mesh_shape[-1] of ()
+  if (meshShape.empty()) throwValueError("tuple index out of range"); // mesh_shape[-1] of ()
   if (meshShape.back() == 8) {
     // The ring inside every consecutive group of 8 list positions.
     std::vector<int> out(n);
@@ -95,7 +96,7 @@ std::optional<DeviceGrid> v5eHandler(const Shape& meshShape, const DeviceList& d
 }
 
 std::optional<DeviceGrid> v5pHandler(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions&) {
-  if (devices.size() != 8) return std::nullopt;  // the only branch needs 8 devices: skip the O(n) scan
+  if (devices.size() != 8) return std::nullopt; // the only branch needs 8 devices: skip the O(n) scan
   const auto bounds = lexicographicBounds(devices);
   if (bounds == std::array<std::int64_t, 3>{2, 2, 2}) return orderedBy(coordinateOrder(devices), kV5p2x2x2, meshShape);
   return std::nullopt;
@@ -104,7 +105,7 @@ std::optional<DeviceGrid> v5pHandler(const Shape& meshShape, const DeviceList& d
 std::optional<DeviceGrid> tpu7xHandler(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions&) {
   const std::size_t n = devices.size();
   if (n % 8 != 0 || n > 32) return std::nullopt;
-  const Shape physical = getPhysicalTpuMesh(devices).shape();  // may raise, as the reference's does
+  const Shape physical = getPhysicalTpuMesh(devices).shape(); // may raise, as the reference's does
   if (physical[0] > 2 || physical[1] > 2) return std::nullopt;
   std::vector<int> out(n);
   for (std::size_t g = 0; g < n; g += 8)

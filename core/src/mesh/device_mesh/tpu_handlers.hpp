@@ -6,10 +6,15 @@
 
 namespace shardscope::mesh_detail {
 
-std::optional<DeviceGrid> tpuV2V3Handler(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions& options);
-std::optional<DeviceGrid> v4iV8iHandler(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions& options);
-std::optional<DeviceGrid> v5eHandler(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions& options);
-std::optional<DeviceGrid> v5pHandler(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions& options);
-std::optional<DeviceGrid> tpu7xHandler(const Shape& meshShape, const DeviceList& devices, const CreateMeshOptions& options);
+std::optional<DeviceGrid> tpuV2V3Handler(const Shape& meshShape, const DeviceList& devices,
+                                         const CreateMeshOptions& options);
+std::optional<DeviceGrid> v4iV8iHandler(const Shape& meshShape, const DeviceList& devices,
+                                        const CreateMeshOptions& options);
+std::optional<DeviceGrid> v5eHandler(const Shape& meshShape, const DeviceList& devices,
+                                     const CreateMeshOptions& options);
+std::optional<DeviceGrid> v5pHandler(const Shape& meshShape, const DeviceList& devices,
+                                     const CreateMeshOptions& options);
+std::optional<DeviceGrid> tpu7xHandler(const Shape& meshShape, const DeviceList& devices,
+                                       const CreateMeshOptions& options);
 
 } // namespace shardscope::mesh_detail

@@ -18,17 +18,14 @@ struct MeshTrick {
 };
 struct TopologyTricks {
   std::array<std::int64_t, 3> topology;
-  std::vector<MeshTrick> tricks;  // in the reference's insertion order (the error lists them so)
+  std::vector<MeshTrick> tricks; // in the reference's insertion order (the error lists them so)
 };
 
 const std::vector<TopologyTricks>& trickTable() {
   static const std::vector<TopologyTricks> table = {
-      {{2, 2, 1}, {{{2, 2}, {0, 1, 2}}}},
-      {{2, 2, 4}, {{{4, 4}, {0, 1, 2}}}},
-      {{4, 4, 4}, {{{16, 4}, {0, 2, 1}}}},
-      {{4, 8, 8}, {{{64, 4}, {0, 2, 1}}, {{4, 64}, {0, 2, 1}}}},
-      {{8, 8, 8}, {{{64, 8}, {0, 2, 1}}}},
-      {{8, 16, 16}, {{{256, 8}, {0, 2, 1}}, {{8, 256}, {0, 2, 1}}}},
+      {{2, 2, 1}, {{{2, 2}, {0, 1, 2}}}},  {{2, 2, 4}, {{{4, 4}, {0, 1, 2}}}},
+      {{4, 4, 4}, {{{16, 4}, {0, 2, 1}}}}, {{4, 8, 8}, {{{64, 4}, {0, 2, 1}}, {{4, 64}, {0, 2, 1}}}},
+      {{8, 8, 8}, {{{64, 8}, {0, 2, 1}}}}, {{8, 16, 16}, {{{256, 8}, {0, 2, 1}}, {{8, 256}, {0, 2, 1}}}},
   };
   return table;
 }
@@ -40,7 +37,9 @@ DeviceGrid transposeTrick(const DeviceGrid& physicalMesh, const Shape& meshShape
   const TopologyTricks* entry = nullptr;
   for (const auto& t : trickTable())
     if (topology.size() == 3 && std::equal(t.topology.begin(), t.topology.end(), topology.begin())) entry = &t;
-  if (!entry) throwValueError("create_device_mesh cannot create contiguous submeshes for physical mesh topology " + shapeRepr(topology));
+  if (!entry)
+    throwValueError("create_device_mesh cannot create contiguous submeshes for physical mesh topology " +
+                    shapeRepr(topology));
   Shape squeezed;
   for (auto d : meshShape)
     if (d != 1) squeezed.push_back(d);
