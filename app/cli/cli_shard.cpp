@@ -70,9 +70,12 @@ TextTable paramTable(const Analysis& a) {
   TextTable t;
   t.header = {"parameter", "shape", "dtype", "spec", "shard", "bytes/device", "notes"};
   t.right_aligned = {false, false, false, false, false, true, false};
-  for (const auto& p : a.params)
-    t.rows.push_back({p.path, shapeText(p.shape), p.dtype, p.spec, shapeText(p.shard_shape),
+  const std::vector<std::string> specs = a.params.specTexts();
+  for (std::size_t i = 0; i < a.params.size(); ++i) {
+    const ParamRow p = a.params[i];
+    t.rows.push_back({p.path, shapeText(p.shape), p.dtype, specs[a.params.groupOf(i)], shapeText(p.shard_shape),
                       formatBytes(p.bytes_per_device), join(p.diagnostics, "; ")});
+  }
   return t;
 }
 
