@@ -183,7 +183,7 @@ QString ShardGridView::blockDevices(int block) const {
   return ids.join(QLatin1Char(','));
 }
 
-void ShardGridView::render(QPainter& painter, const QRectF& target) const {
+void ShardGridView::render(QPainter& painter, const QRectF& target) {
   painter.save();
   painter.setRenderHint(QPainter::Antialiasing, false);
   const QPalette pal = palette();
