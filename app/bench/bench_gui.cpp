@@ -3,13 +3,13 @@
 // for a v5p full pod (8960 chips). Compiled only in builds with the GUI.
 #ifdef SHARDSCOPE_BENCH_WITH_GUI
 
+#include "document/offscreen_app.hpp"
 #include "views/physical_layout.hpp"
 #include "views/physical_view.hpp"
 #include "views/view_selection.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
 
-#include <QApplication>
 #include <QImage>
 #include <QPainter>
 
@@ -17,14 +17,7 @@
 
 namespace {
 
-QApplication& benchApp() {
-  static int argc = 1;
-  static char name[] = "shardscope-bench";
-  static char* argv[] = {name, nullptr};
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  static QApplication* app = new QApplication(argc, argv);
-  return *app;
-}
+void benchApp() { shardscope::ui::offscreenApp({"shardscope-bench"}); }
 
 shardscope::Scenario scenarioFor(const char* topology, std::vector<shardscope::MeshAxis> axes) {
   shardscope::Scenario s = shardscope::defaultScenario();

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli.hpp"
+#include "cli_options.hpp"
+
 #include "shardscope/base/build_config.hpp"
 
 #include <map>
@@ -33,7 +35,9 @@ void printUsage(std::ostream& out) {
   for (const auto& [name, info] : commands())
     out << "  " << name << std::string(12 - std::min<std::size_t>(name.size(), 11), ' ') << info.summary << "\n";
   out << "  help TOPIC  eval, workspace, topology, mesh, models, rules\n";
-  out << "\nOptions:\n  --help      show this help\n  --version   print the version\n";
+  out << "\nOptions:\n  --help      show this help (also COMMAND --help)\n  --version   print the version\n";
+  out << "\nExit status: 0 done; 1 the input could not be read, analysed or written (or the analysis\n"
+         "reports an error); 2 the command line is wrong. Errors are one line on stderr.\n";
 }
 } // namespace
 
@@ -57,7 +61,20 @@ int run(const Args& args, Streams io) {
     printUsage(io.err);
     return 2;
   }
-  return it->second.run(Args(args.begin() + 1, args.end()), io);
+  // The one error path: every command throws, this prints one line and picks the exit status.
+  const std::string prefix = "shardscope-cli " + args[0] + ": ";
+  try {
+    return it->second.run(Args(args.begin() + 1, args.end()), io);
+  } catch (const UsageError& e) {
+    io.err << prefix << e.what() << " (see shardscope-cli " << args[0] << " --help)\n";
+    return 2;
+  } catch (const Error& e) {
+    io.err << prefix << errorKindName(e.kind()) << ": " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) { // not ours (out of memory, a library's): still one line
+    io.err << prefix << e.what() << "\n";
+    return 1;
+  }
 }
 
 } // namespace shardscope::cli

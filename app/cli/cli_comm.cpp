@@ -2,6 +2,7 @@
 // `shardscope-cli comm`: what each logical axis of a mesh costs on a topology's links.
 // Answers through the eval op `axis_report`, so the table and `--format json` never disagree.
 #include "cli.hpp"
+#include "cli_options.hpp"
 
 #include "shardscope/eval/eval.hpp"
 
@@ -98,69 +99,32 @@ void printTable(const Json& result, bool withBytes, std::ostream& out) {
 } // namespace
 
 int runComm(const Args& args, Streams io) {
-  std::string topology, mesh, format = "table";
+  if (wantsHelp(args)) {
+    usage(io.out);
+    return 0;
+  }
+  static constexpr Flag kFlags[] = {{"--topology"}, {"--mesh"}, {"--bytes"}, {"--twisted", false}, {"--format"}};
+  const ParsedArgs opts = parseArgs(args, kFlags);
+  const auto topology = opts.value("--topology"), mesh = opts.value("--mesh");
+  if (!topology || !mesh) throw UsageError("--topology and --mesh are required");
+  const std::string format = opts.valueOr("--format", "table");
+  if (format != "table" && format != "json") throw UsageError("--format must be table or json, got '" + format + "'");
   std::optional<double> bytes;
-  bool twisted = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](const char* name) -> const std::string* {
-      if (i + 1 >= args.size()) {
-        io.err << "shardscope-cli comm: " << name << " needs a value\n";
-        return nullptr;
-      }
-      return &args[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      usage(io.out);
-      return 0;
-    } else if (a == "--topology") {
-      auto v = value("--topology");
-      if (!v) return 2;
-      topology = *v;
-    } else if (a == "--mesh") {
-      auto v = value("--mesh");
-      if (!v) return 2;
-      mesh = *v;
-    } else if (a == "--format") {
-      auto v = value("--format");
-      if (!v) return 2;
-      format = *v;
-      if (format != "table" && format != "json") {
-        io.err << "shardscope-cli comm: --format must be table or json, got '" << format << "'\n";
-        return 2;
-      }
-    } else if (a == "--bytes") {
-      auto v = value("--bytes");
-      if (!v) return 2;
-      double n = 0;
-      auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-      if (v->empty() || ec != std::errc() || ptr != v->data() + v->size() || !std::isfinite(n) || n < 0) {
-        io.err << "shardscope-cli comm: --bytes must be a number >= 0, got '" << *v << "'\n";
-        return 2;
-      }
-      bytes = n;
-    } else if (a == "--twisted") {
-      twisted = true;
-    } else {
-      io.err << "shardscope-cli comm: unknown argument '" << a << "'\n\n";
-      usage(io.err);
-      return 2;
-    }
+  if (const auto v = opts.value("--bytes")) {
+    double n = 0;
+    auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+    if (ec != std::errc() || ptr != v->data() + v->size() || !std::isfinite(n) || n < 0)
+      throw UsageError("--bytes must be a number >= 0, got '" + *v + "'");
+    bytes = n;
   }
-  if (topology.empty() || mesh.empty()) {
-    io.err << "shardscope-cli comm: --topology and --mesh are required\n\n";
-    usage(io.err);
-    return 2;
-  }
-  Json request{{"op", "axis_report"}, {"topology", topology}, {"mesh", mesh}};
+  const bool twisted = opts.has("--twisted");
+  Json request{{"op", "axis_report"}, {"topology", *topology}, {"mesh", *mesh}};
   if (bytes) request["bytes"] = *bytes;
   if (twisted) request["link_params"] = {{"twisted", true}};
   const Json answer = evalRequest(request);
-  if (!answer["ok"].get<bool>()) {
-    io.err << "shardscope-cli comm: " << answer["error"]["type"].get<std::string>() << ": "
-           << answer["error"]["message"].get<std::string>() << "\n";
-    return 1;
-  }
+  if (!answer["ok"].get<bool>())
+    throw Error(errorKindNamed(answer["error"]["type"].get<std::string>()),
+                answer["error"]["message"].get<std::string>());
   // Warnings go to stderr so the table or JSON on stdout stays clean for pipes.
   if (answer.contains("warnings"))
     for (const auto& w : answer["warnings"]) io.err << "warning: " << w.get<std::string>() << "\n";

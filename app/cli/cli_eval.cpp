@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli eval`: JSON Lines requests on stdin, one JSON answer line each on stdout.
 #include "cli.hpp"
+#include "cli_options.hpp"
 
 #include "shardscope/eval/eval.hpp"
 
@@ -10,7 +11,7 @@
 namespace shardscope::cli {
 
 int runEval(const Args& args, Streams io) {
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+  if (wantsHelp(args)) {
     io.out << "Usage: shardscope-cli eval < requests.jsonl\n\n"
               "Reads one JSON request per line ({\"op\": ..., ...}) and answers one JSON line each, in\n"
               "order: {\"ok\": true, \"result\": ...} or {\"ok\": false, \"error\": {\"type\", \"message\"}}.\n"
@@ -19,6 +20,7 @@ int runEval(const Args& args, Streams io) {
     io.out << "\n";
     return 0;
   }
+  parseArgs(args, {}); // takes no options: anything given is a mistake, not something to ignore
   std::string line;
   while (std::getline(io.in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue; // blank lines carry no request

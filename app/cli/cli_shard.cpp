@@ -2,6 +2,7 @@
 // `shardscope-cli shard`: each parameter's partition spec and shard, then the per-device memory
 // summary, for a topology + mesh + model + rule set given by flags or by a workspace file.
 #include "cli.hpp"
+#include "cli_options.hpp"
 #include "text_table.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
@@ -70,10 +71,21 @@ TextTable paramTable(const Analysis& a) {
   TextTable t;
   t.header = {"parameter", "shape", "dtype", "spec", "shard", "bytes/device", "notes"};
   t.right_aligned = {false, false, false, false, false, true, false};
-  for (const auto& p : a.params)
-    t.rows.push_back({p.path, shapeText(p.shape), p.dtype, p.spec, shapeText(p.shard_shape),
+  const std::vector<std::string> specs = a.params.specTexts();
+  for (std::size_t i = 0; i < a.params.size(); ++i) {
+    const ParamRow p = a.params[i];
+    t.rows.push_back({p.path, shapeText(p.shape), p.dtype, specs[a.params.groupOf(i)], shapeText(p.shard_shape),
                       formatBytes(p.bytes_per_device), join(p.diagnostics, "; ")});
+  }
   return t;
+}
+
+// "warning [rules] layers.0.w: message": the severity, the section and the subject.
+std::string diagnosticLine(const Diagnostic& d) {
+  const char* severity = d.severity == Diagnostic::Severity::Error     ? "error"
+                         : d.severity == Diagnostic::Severity::Warning ? "warning"
+                                                                       : "note";
+  return std::string(severity) + " [" + d.section + "] " + (d.subject.empty() ? "" : d.subject + ": ") + d.message;
 }
 
 void printSummary(const Analysis& a, std::ostream& out) {
@@ -105,106 +117,89 @@ void printSummary(const Analysis& a, std::ostream& out) {
                               : "fits")
         << "\n";
   }
+  // Warnings and notes (what was not estimated, an axis named but absent) under the summary; errors
+  // go to stderr with the exit status.
   for (const auto& d : a.diagnostics)
-    if (d.severity != Diagnostic::Severity::Info)
-      out << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << d.section << "] "
-          << (d.subject.empty() ? "" : d.subject + ": ") << d.message << "\n";
+    if (d.severity != Diagnostic::Severity::Error) out << diagnosticLine(d) << "\n";
 }
 
 } // namespace
 
 int runShard(const Args& args, Streams io) {
-  try {
-    Scenario scenario = defaultScenario();
-    std::string format = "table";
-    std::string meshText;
-    bool perDevice = false, noSplit = false;
-    bool topologyGiven = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto value = [&]() -> const std::string& {
-        if (i + 1 >= args.size()) throwValueError("option " + a + " needs a value");
-        return args[++i];
-      };
-      if (a == "--help" || a == "-h") {
-        usage(io.out);
-        return 0;
-      } else if (a == "--topology") {
-        scenario.topology = parseTopology(value());
-        topologyGiven = true;
-      } else if (a == "--mesh") {
-        meshText = value();
-      } else if (a == "--model") {
-        const std::string& m = value();
-        const auto presets = presetModelNames();
-        scenario.model = {};
-        // A preset name wins; anything else is a model file.
-        if (std::find(presets.begin(), presets.end(), m) != presets.end())
-          scenario.model.preset = m;
-        else
-          scenario.model.path = m;
-      } else if (a == "--rules") {
-        // A preset name, or a rule file (which then is the whole rule set).
-        const std::string r = value();
-        scenario.rules = {};
-        if (isRulePreset(r)) {
-          scenario.rules.preset = r;
-        } else {
-          if (!std::filesystem::is_regular_file(r)) {
-            std::string names;
-            for (const auto& p : rulePresets()) names += (names.empty() ? "" : ", ") + p.name;
-            throwValueError("--rules '" + r + "' is neither a preset (" + names + ") nor a rule file");
-          }
-          scenario.rules = rulesChoiceOf(loadRuleFile(r));
-        }
-      } else if (a == "--zero") {
-        const std::string z = value();
-        if (z != "0" && z != "1" && z != "2") throwValueError("--zero must be 0, 1 or 2, got '" + z + "'");
-        scenario.training.zero_stage = z[0] - '0';
-      } else if (a == "--format") {
-        format = value();
-        if (format != "table" && format != "json" && format != "csv")
-          throwValueError("--format must be table, json or csv");
-      } else if (a == "--per-device") {
-        perDevice = true;
-      } else if (a == "--no-split") {
-        noSplit = true;
-      } else if (!a.empty() && a[0] == '-') {
-        throwValueError("unknown option " + a + " (see shardscope-cli shard --help)");
-      } else {
-        scenario = loadScenarioFile(a);
-      }
-    }
-    if (!meshText.empty()) {
-      const auto devices = makeDevices(scenario.topology);
-      const auto perSlice = static_cast<std::int64_t>(devices.size()) / std::max(1, scenario.topology.slices);
-      const MeshAxes axes = parseMeshAxes(meshText, perSlice);
-      scenario.mesh.axes.clear();
-      for (std::size_t i = 0; i < axes.names.size(); ++i)
-        scenario.mesh.axes.push_back({axes.names[i], axes.sizes[i], 1, AxisType::Explicit});
-      if (scenario.topology.slices > 1 && !scenario.mesh.axes.empty())
-        scenario.mesh.axes.front().dcn = scenario.topology.slices;
-    } else if (topologyGiven) {
-      throwValueError("--topology needs --mesh too (the default mesh is for the default v4 4x4x8)");
-    }
-    if (noSplit) scenario.mesh.allow_split_physical_axes = false;
-
-    const Analysis analysis = analyze(scenario);
-    if (format == "json") {
-      io.out << dumpJson(analysisToJson(analysis, perDevice), 2) << "\n";
-    } else if (format == "csv") {
-      paramTable(analysis).printCsv(io.out);
-    } else {
-      paramTable(analysis).print(io.out);
-      printSummary(analysis, io.out);
-    }
-    for (const auto& d : analysis.diagnostics)
-      if (d.severity == Diagnostic::Severity::Error) return 1;
+  if (wantsHelp(args)) {
+    usage(io.out);
     return 0;
-  } catch (const Error& e) {
-    io.err << "shardscope-cli shard: " << errorKindName(e.kind()) << ": " << e.what() << "\n";
-    return 1;
   }
+  static constexpr Flag kFlags[] = {
+      {"--topology"},          {"--mesh"},           {"--model"}, {"--rules"}, {"--zero"}, {"--format"},
+      {"--per-device", false}, {"--no-split", false}};
+  const ParsedArgs opts = parseArgs(args, kFlags, 1, "workspace file");
+  const std::string format = opts.valueOr("--format", "table");
+  if (format != "table" && format != "json" && format != "csv")
+    throw UsageError("--format must be table, json or csv, got '" + format + "'");
+  if (opts.has("--topology") && !opts.has("--mesh"))
+    throw UsageError("--topology needs --mesh too (the default mesh is for the default v4 4x4x8)");
+
+  // The workspace (or the built-in default scenario), then the flags over it.
+  Scenario scenario = opts.positionals().empty() ? defaultScenario() : loadScenarioFile(opts.positionals().front());
+  if (const auto t = opts.value("--topology")) scenario.topology = parseTopology(*t);
+  if (const auto m = opts.value("--model")) {
+    const auto presets = presetModelNames();
+    scenario.model = {};
+    // A preset name wins; anything else is a model file.
+    if (std::find(presets.begin(), presets.end(), *m) != presets.end())
+      scenario.model.preset = *m;
+    else
+      scenario.model.path = *m;
+  }
+  if (const auto r = opts.value("--rules")) {
+    // A preset name, or a rule file (which then is the whole rule set).
+    scenario.rules = {};
+    if (isRulePreset(*r)) {
+      scenario.rules.preset = *r;
+    } else {
+      if (!std::filesystem::is_regular_file(*r)) {
+        std::string names;
+        for (const auto& p : rulePresets()) names += (names.empty() ? "" : ", ") + p.name;
+        throw UsageError("--rules '" + *r + "' is neither a preset (" + names + ") nor a rule file");
+      }
+      scenario.rules = rulesChoiceOf(loadRuleFile(*r));
+    }
+  }
+  if (const auto z = opts.value("--zero")) {
+    if (*z != "0" && *z != "1" && *z != "2") throw UsageError("--zero must be 0, 1 or 2, got '" + *z + "'");
+    scenario.training.zero_stage = (*z)[0] - '0';
+  }
+  if (const auto meshText = opts.value("--mesh")) {
+    const auto devices = makeDevices(scenario.topology);
+    const auto perSlice = static_cast<std::int64_t>(devices.size()) / std::max(1, scenario.topology.slices);
+    const MeshAxes axes = parseMeshAxes(*meshText, perSlice);
+    scenario.mesh.axes.clear();
+    for (std::size_t i = 0; i < axes.names.size(); ++i)
+      scenario.mesh.axes.push_back({axes.names[i], axes.sizes[i], 1, AxisType::Explicit});
+    if (scenario.topology.slices > 1 && !scenario.mesh.axes.empty())
+      scenario.mesh.axes.front().dcn = scenario.topology.slices;
+  }
+  if (opts.has("--no-split")) scenario.mesh.allow_split_physical_axes = false;
+
+  const Analysis analysis = analyze(scenario);
+  if (format == "json") {
+    io.out << dumpJson(analysisToJson(analysis, opts.has("--per-device")), 2) << "\n";
+  } else if (format == "csv") {
+    paramTable(analysis).printCsv(io.out);
+  } else {
+    paramTable(analysis).print(io.out);
+    printSummary(analysis, io.out);
+  }
+  // What went wrong goes to stderr in every format (the JSON also lists it); a CSV has no room for
+  // warnings either, so they go there too.
+  bool failed = false;
+  for (const auto& d : analysis.diagnostics) {
+    if (d.severity == Diagnostic::Severity::Error || (format == "csv" && d.severity == Diagnostic::Severity::Warning))
+      io.err << "shardscope-cli shard: " << diagnosticLine(d) << "\n";
+    failed = failed || d.severity == Diagnostic::Severity::Error;
+  }
+  return failed ? 1 : 0;
 }
 
 } // namespace shardscope::cli

@@ -3,6 +3,7 @@
 // [--kind NAME]`: the device list of a topology preset, as JSON in the eval device format, so it
 // can be pasted into an eval request's "devices".
 #include "cli.hpp"
+#include "cli_options.hpp"
 
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json.hpp"
@@ -39,47 +40,23 @@ Json deviceJson(const Device& d) {
 } // namespace
 
 int runTopology(const Args& args, Streams io) {
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+  if (wantsHelp(args)) {
     printUsage(io.out);
     return 0;
   }
-  if (args.size() < 2) {
-    io.err << "shardscope-cli topology: expected KIND and DIMS\n\n";
-    printUsage(io.err);
-    return 2;
-  }
-  try {
-    std::string text = args[0] + ":" + args[1];
-    for (std::size_t k = 2; k < args.size(); ++k) {
-      const std::string& flag = args[k];
-      auto value = [&]() -> const std::string& {
-        if (k + 1 >= args.size()) throwValueError("option " + flag + " needs a value");
-        return args[++k];
-      };
-      if (flag == "--slices")
-        text += ":slices=" + value();
-      else if (flag == "--cores")
-        text += ":cores=" + value();
-      else if (flag == "--host")
-        text += ":host=" + value();
-      else if (flag == "--kind")
-        text += ":kind=" + value();
-      else if (flag == "--interleaved")
-        text += ":interleaved";
-      else {
-        io.err << "shardscope-cli topology: unknown option '" << flag << "'\n";
-        return 2;
-      }
-    }
-    const DeviceList devices = makeDevices(parseTopology(text));
-    Json out = Json::array();
-    for (const Device& d : devices) out.push_back(deviceJson(d));
-    io.out << out.dump() << '\n';
-    return 0;
-  } catch (const Error& e) {
-    io.err << "shardscope-cli topology: " << e.what() << '\n';
-    return 1;
-  }
+  static constexpr Flag kFlags[] = {{"--slices"}, {"--cores"}, {"--host"}, {"--kind"}, {"--interleaved", false}};
+  const ParsedArgs opts = parseArgs(args, kFlags, 2, "argument");
+  if (opts.positionals().size() != 2) throw UsageError("expected KIND and DIMS, e.g. v5p 4x4x4");
+  // The flags are the topology string's options (help topology).
+  std::string text = opts.positionals()[0] + ":" + opts.positionals()[1];
+  for (const char* option : {"slices", "cores", "host", "kind"})
+    if (const auto v = opts.value(std::string("--") + option)) text += std::string(":") + option + "=" + *v;
+  if (opts.has("--interleaved")) text += ":interleaved";
+  const DeviceList devices = makeDevices(parseTopology(text));
+  Json out = Json::array();
+  for (const Device& d : devices) out.push_back(deviceJson(d));
+  io.out << out.dump() << '\n';
+  return 0;
 }
 
 } // namespace shardscope::cli

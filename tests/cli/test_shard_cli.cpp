@@ -129,3 +129,43 @@ TEST_CASE("shard --zero splits optimizer state and gradients over the data-paral
   CHECK(bad.code != 0);
   CHECK(bad.err.find("--zero must be 0, 1 or 2, got '3'") != std::string::npos);
 }
+
+TEST_CASE("shard refuses command lines it used to half-ignore", "[cli][shard]") {
+  // Issue 13: two workspaces (the second used to replace the first), an empty model name.
+  Run r = run({"shard", "a.shardscope.json", "b.shardscope.json"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("only 1 workspace file may be given, got 'a.shardscope.json' and 'b.shardscope.json'") !=
+        std::string::npos);
+  r = run({"shard", "--model", ""});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("option --model needs a value, got an empty one") != std::string::npos);
+  r = run({"shard", "--model=", "--format", "csv"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("shard --format csv says why the table is empty", "[cli][shard]") {
+  // Issue 13: a model that fails to load printed a header and nothing else.
+  const Run r = run({"shard", "--model", "/nonexistent/model.json", "--format", "csv"});
+  CHECK(r.code == 1);
+  CHECK(r.out == "parameter,shape,dtype,spec,shard,bytes/device,notes\n");
+  CHECK(r.err.rfind("shardscope-cli shard: error [model] ", 0) == 0);
+  CHECK(r.err.find("/nonexistent/model.json") != std::string::npos);
+}
+
+TEST_CASE("shard's table shows the notes: absent batch axes, activations not estimated", "[cli][shard]") {
+  // Issue 13: these were info diagnostics the table dropped, so "activations 0 B" went unexplained.
+  const std::string path = (std::filesystem::temp_directory_path() / "shardscope-test-bare-model.json").string();
+  {
+    std::ofstream f(path);
+    f << R"({"name": "bare", "params": [{"path": "w", "shape": [64, 64], "dtype": "float32"}]})";
+  }
+  // The default batch axes are dp and fsdp; this mesh has only fsdp.
+  const Run r = run({"shard", "--topology", "v4:2x2x1", "--mesh", "fsdp:-1", "--model", path, "--rules", "fsdp"});
+  std::filesystem::remove(path);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("note [memory] dp: the batch axis 'dp' is not in the mesh") != std::string::npos);
+  CHECK(r.out.find("note [memory] model 'bare' has no architecture config: activations not estimated") !=
+        std::string::npos);
+  CHECK(r.err.empty());
+}

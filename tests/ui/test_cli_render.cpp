@@ -46,10 +46,16 @@ TEST_CASE("shardscope-cli render draws the physical, logical and memory views he
 
   CHECK(cli({"render", "--view", "memory", "--out", dir.filePath("memory.png"), workspace.fileName()}).code == 0);
   CHECK(QFile::exists(dir.filePath("memory.png")));
+  // Every view of the catalogue renders, at its size: the communication chart too.
+  REQUIRE(cli({"render", "--view", "comm", "--out", dir.filePath("comm.png"), workspace.fileName()}).code == 0);
+  CHECK(QImage(dir.filePath("comm.png")).size() == QSize(1200, 600));
 
   // Errors: a bad view, a missing --out, an unknown format, a mesh JAX cannot place.
   CHECK(cli({"render", "--view", "sideways", "--out", png}).code == 2);
   CHECK(cli({"render", "--view", "physical"}).code == 2);
+  const Run twoFiles = cli({"render", "--view", "physical", "--out", png, workspace.fileName(), workspace.fileName()});
+  CHECK(twoFiles.code == 2);
+  CHECK(twoFiles.err.contains("only 1 workspace file may be given"));
   const Run badType = cli({"render", "--view", "physical", "--out", dir.filePath("x.gif"), workspace.fileName()});
   CHECK(badType.code == 1);
   CHECK(badType.err.contains(".gif"));

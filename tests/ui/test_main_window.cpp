@@ -5,13 +5,16 @@
 #include "models/logical_axes_model.hpp"
 #include "panels/logical_mesh_panel.hpp"
 #include "main_window.hpp"
+#include "charts/comm_chart.hpp"
 #include "charts/memory_chart.hpp"
 #include "panels/sharding_panel.hpp"
 #include "views/mesh_index.hpp"
 #include "views/physical_view.hpp"
+#include "views/view_catalog.hpp"
 #include "document/scenario_document.hpp"
 
 #include <QComboBox>
+#include <QImage>
 #include <QLabel>
 #include <QMimeData>
 #include <QPushButton>
@@ -210,4 +213,31 @@ TEST_CASE("applying a rule set changes the memory chart's maximum", "[ui][memory
   window.document()->undoStack()->undo();
   REQUIRE(window.waitForAnalysis());
   CHECK(window.memoryChart()->shownMaxBytes() == Approx(sharded));
+}
+
+TEST_CASE("the main window exports every view of the catalogue", "[ui][export]") {
+  test::app();
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  REQUIRE(window.waitForAnalysis());
+  REQUIRE(window.selectParam("model.layers.0.mlp.down_proj.weight"));
+  QTemporaryDir dir;
+  for (const ViewKind& kind : viewKinds()) {
+    INFO(kind.name);
+    const QString path = dir.filePath(QString::fromLatin1(kind.name) + ".png");
+    QString error;
+    REQUIRE(window.exportTo(kind, path, &error));
+    const QImage image(path);
+    // Painted views at the catalogue's size, charts as large as they are on screen.
+    const std::string_view name = kind.name;
+    const QSize expected = name == "memory" ? window.memoryChart()->size()
+                           : name == "comm" ? window.commChart()->size()
+                                            : kind.size;
+    CHECK(kind.drawnAsWidget == (name == "memory" || name == "comm"));
+    CHECK(image.size() == expected);
+  }
+  QString error;
+  CHECK_FALSE(window.exportTo(*findViewKind("physical"), dir.filePath("v.gif"), &error));
+  CHECK(error.contains(".gif"));
 }

@@ -2,7 +2,6 @@
 #include "ui_test_app.hpp"
 
 #include "views/mesh_index.hpp"
-#include "models/spec_text.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -38,33 +37,12 @@ TEST_CASE("mesh index gives logical coordinates, groups and shards", "[ui][mesh-
   CHECK(index.groupId(3, 0) == index.groupId(2, 0));
   CHECK(index.groupId(3, 0) != index.groupId(5, 0));
   // P('b', None): three shards, by the coordinate along b.
-  const std::vector<std::vector<std::string>> byB{{"b"}, {}};
+  const PartitionSpec byB = PartitionSpec::parse("P('b', None)");
   CHECK(index.shardCount(byB) == 3);
   CHECK(index.shardId(1, byB) == 2);
   CHECK(index.shardId(4, byB) == 2);
   // P(('a', 'b')): six shards, a major.
-  const std::vector<std::vector<std::string>> both{{"a", "b"}};
+  const PartitionSpec both = PartitionSpec::parse("P(('a', 'b'))");
   CHECK(index.shardId(4, both) == 5);
   CHECK(index.shardId(5, both) == 0);
-}
-
-TEST_CASE("partition spec text reads and writes", "[ui][spec]") {
-  test::app();
-  CHECK(specAxes("P('fsdp', None, ('tp', 'sp'))") == std::vector<std::vector<std::string>>{{"fsdp"}, {}, {"tp", "sp"}});
-  CHECK(specAxes("P()").empty());
-  CHECK(specAxes("garbage").empty());
-  std::string error;
-  auto j = specJsonFromText("fsdp, None, (tp, sp)", &error);
-  REQUIRE(j);
-  CHECK(j->dump() == R"(["fsdp",null,["tp","sp"]])");
-  j = specJsonFromText("P('fsdp', 'tp')", &error);
-  REQUIRE(j);
-  CHECK(j->dump() == R"(["fsdp","tp"])");
-  CHECK(specTextFromJson(*j) == "P('fsdp', 'tp')");
-  CHECK(specTextFromJson(Json::parse(R"([null, ["a"]])")) == "P(None, ('a',))");
-  CHECK_FALSE(specJsonFromText("P('fsdp'", &error));
-  CHECK_FALSE(specJsonFromText("fsdp, , tp", &error));
-  CHECK(error.find("empty") != std::string::npos);
-  CHECK_FALSE(specJsonFromText("((a))", &error));
-  CHECK_FALSE(specJsonFromText("a; b", &error));
 }

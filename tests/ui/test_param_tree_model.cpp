@@ -23,7 +23,7 @@ std::shared_ptr<const Analysis> analysisWithParams() {
   std::vector<ParamSharding> shardings;
   auto add = [&](std::string path, Shape shape, std::string spec, Shape shard, double bytes) {
     model.params.push_back({std::move(path), std::move(shape), "bfloat16"});
-    shardings.push_back({std::move(spec), std::move(shard), bytes, false, {}});
+    shardings.push_back({PartitionSpec::parse(spec), std::move(shard), bytes, false, {}});
   };
   add("embed/embedding", {128256, 4096}, "P('fsdp', 'tp')", {8016, 1024}, 16.0e6);
   add("layers/0/attn/q_proj/kernel", {4096, 4096}, "P('fsdp', 'tp')", {256, 1024}, 0.5e6);

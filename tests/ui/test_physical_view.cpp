@@ -88,18 +88,17 @@ TEST_CASE("views export to PNG and SVG", "[ui][export]") {
   ViewSelection selection;
   PhysicalView view(&selection);
   view.setAnalysis(analysisOf("v5e:4x4", {{"dp", 4, 1}, {"tp", 4, 1}}));
-  auto paint = [&](QPainter& p, const QRectF& r) { view.render(p, r); };
   QString error;
-  REQUIRE(exportView(&view, paint, dir.filePath("v.png"), QSize(800, 500), &error));
+  REQUIRE(exportView(view, dir.filePath("v.png"), QSize(800, 500), &error));
   const QImage image(dir.filePath("v.png"));
   CHECK(image.size() == QSize(800, 500));
-  REQUIRE(exportView(&view, paint, dir.filePath("v.svg"), QSize(800, 500), &error));
+  REQUIRE(exportView(view, dir.filePath("v.svg"), QSize(800, 500), &error));
   QFile svg(dir.filePath("v.svg"));
   REQUIRE(svg.open(QIODevice::ReadOnly));
   CHECK(svg.readAll().contains("<svg"));
-  CHECK_FALSE(exportView(&view, paint, dir.filePath("v.bmp"), QSize(800, 500), &error));
+  CHECK_FALSE(exportView(view, dir.filePath("v.bmp"), QSize(800, 500), &error));
   CHECK(error.contains(".bmp"));
-  CHECK_FALSE(exportView(&view, paint, dir.filePath("missing/dir/v.png"), QSize(800, 500), &error));
+  CHECK_FALSE(exportView(view, dir.filePath("missing/dir/v.png"), QSize(800, 500), &error));
 }
 
 TEST_CASE("settings keep at most eight recent files, newest first", "[ui][settings]") {

@@ -6,7 +6,6 @@
 #include "views/mesh_index.hpp"
 #include "views/shard_grid_view.hpp"
 #include "panels/sharding_panel.hpp"
-#include "models/spec_text.hpp"
 #include "document/scenario_document.hpp"
 #include "views/view_selection.hpp"
 
@@ -37,8 +36,9 @@ std::shared_ptr<const Analysis> meshWithParams() {
   Model model;
   model.params = {{"layers.0.mlp.up_proj.weight", {14336, 4096}, "bfloat16"},
                   {"layers.0.input_layernorm.weight", {4096}, "bfloat16"}};
-  std::vector<ParamSharding> shardings = {{"P('tp', 'fsdp')", {3584, 1024}, 3584.0 * 1024 * 2, false, {}},
-                                          {"P(None,)", {4096}, 3584.0 * 1024 * 2, false, {}}};
+  std::vector<ParamSharding> shardings = {
+      {PartitionSpec::parse("P('tp', 'fsdp')"), {3584, 1024}, 3584.0 * 1024 * 2, false, {}},
+      {PartitionSpec::parse("P(None,)"), {4096}, 3584.0 * 1024 * 2, false, {}}};
   a->params = ParamTable::ungrouped(std::move(model), "bfloat16", std::move(shardings));
   return a;
 }
@@ -99,7 +99,7 @@ TEST_CASE("the shard grid cuts the selected parameter into blocks held by the ri
   CHECK(grid->summary().contains("(3584, 1024)"));
   // Every device holds exactly the block the physical view colours it by (MeshIndex's numbering).
   const MeshIndex index(analysis->mesh);
-  const auto axes = specAxes("P('tp', 'fsdp')");
+  const auto axes = PartitionSpec::parse("P('tp', 'fsdp')");
   std::set<std::int64_t> seen;
   for (std::size_t b = 0; b < grid->blocks().size(); ++b) {
     const ShardBlock& block = grid->blocks()[b];

@@ -19,6 +19,7 @@
 #include "views/theme.hpp"
 #include "panels/topology_editor.hpp"
 #include "panels/training_panel.hpp"
+#include "views/view_catalog.hpp"
 #include "views/view_export.hpp"
 #include "views/view_selection.hpp"
 
@@ -127,6 +128,13 @@ void MainWindow::createDocks() {
   // The bottom area spans only the centre; the side docks keep the full height.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+
+  // Which widget of this window shows each view of the catalogue (the panels draw as their grid).
+  const std::pair<const char*, AnalysisView*> shown[] = {
+      {"physical", physical_}, {"logical", logical_}, {"shards", sharding_}, {"memory", memory_}, {"comm", comm_}};
+  for (const auto& kind : viewKinds())
+    for (const auto& [name, view] : shown)
+      if (std::string_view(name) == kind.name) views_.emplace_back(&kind, view);
 }
 
 void MainWindow::createActions() {
@@ -147,10 +155,10 @@ void MainWindow::createActions() {
   add(file, tr("Save &As…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] { saveDialog(true); });
   file->addSeparator();
   QMenu* exportMenu = file->addMenu(tr("&Export View"));
-  add(exportMenu, tr("&Physical view…"), QKeySequence(Qt::CTRL | Qt::Key_E), [this] { exportDialog("physical"); });
-  add(exportMenu, tr("&Logical mesh…"), {}, [this] { exportDialog("logical"); });
-  add(exportMenu, tr("&Memory chart…"), {}, [this] { exportDialog("memory"); });
-  add(exportMenu, tr("&Communication chart…"), {}, [this] { exportDialog("comm"); });
+  for (const auto& [kind, view] : views_)
+    add(exportMenu, QCoreApplication::translate("ViewKind", kind->menuText),
+        kind == views_.front().first ? QKeySequence(Qt::CTRL | Qt::Key_E) : QKeySequence(),
+        [this, kind] { exportDialog(*kind); });
   add(file, tr("&Import Rules…"), QKeySequence(Qt::CTRL | Qt::Key_I), [this] { sharding_->importRulesDialog(); });
   add(file, tr("E&xport Rules…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I),
       [this] { sharding_->exportRulesDialog(); });
@@ -278,12 +286,8 @@ void MainWindow::onAnalysisFinished() {
   const auto analysis = runner_->lastValid();
   if (selection_->device() >= static_cast<int>(analysis->mesh.devices.size())) selection_->setDevice(-1);
   overlay_->setAnalysis(analysis);
-  physical_->setAnalysis(analysis);
-  logical_->setAnalysis(analysis);
+  for (const auto& [kind, view] : views_) view->setAnalysis(analysis);
   logical_->setError({}, std::nullopt);
-  sharding_->setAnalysis(analysis);
-  memory_->setAnalysis(analysis);
-  comm_->setAnalysis(analysis);
   statusError_->clear();
   int warnings = 0;
   for (const auto& d : analysis->diagnostics) warnings += d.severity != Diagnostic::Severity::Info;
@@ -362,24 +366,22 @@ bool MainWindow::saveDialog(bool saveAs) {
   return true;
 }
 
-void MainWindow::exportDialog(const QString& which) {
-  const QString path =
-      QFileDialog::getSaveFileName(this, tr("Export view"), AppSettings().lastDirectory() + "/" + which + ".png",
-                                   tr("PNG image (*.png);;SVG drawing (*.svg)"));
+bool MainWindow::exportTo(const ViewKind& kind, const QString& path, QString* error) {
+  for (const auto& [k, view] : views_)
+    if (k == &kind)
+      // A chart is drawn as it is laid out on screen; painted views at the catalogue's size.
+      return exportView(*view, path, kind.drawnAsWidget ? view->asWidget()->size() : kind.size, error);
+  if (error) *error = tr("This window has no %1 view").arg(kind.name);
+  return false;
+}
+
+void MainWindow::exportDialog(const ViewKind& kind) {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export view"), AppSettings().lastDirectory() + "/" + QString::fromLatin1(kind.name) + ".png",
+      tr("PNG image (*.png);;SVG drawing (*.svg)"));
   if (path.isEmpty()) return;
   QString error;
-  bool ok = false;
-  if (which == "physical")
-    ok = exportView(
-        physical_, [this](QPainter& p, const QRectF& r) { physical_->render(p, r); }, path, QSize(1600, 1000), &error);
-  else if (which == "logical")
-    ok = exportView(
-        logical_->gridView(), [this](QPainter& p, const QRectF& r) { logical_->gridView()->render(p, r); }, path,
-        QSize(1000, 800), &error);
-  else if (which == "memory")
-    ok = exportView(memory_, {}, path, memory_->size(), &error);
-  else
-    ok = exportView(comm_, {}, path, comm_->size(), &error);
+  const bool ok = exportTo(kind, path, &error);
   if (ok)
     statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
   else

@@ -9,6 +9,8 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 class QLabel;
 class QMenu;
@@ -16,6 +18,7 @@ class QMenu;
 namespace shardscope::ui {
 
 class AnalysisRunner;
+class AnalysisView;
 class CommChart;
 class LogicalMeshPanel;
 class MemoryChart;
@@ -27,6 +30,7 @@ class ShardingPanel;
 class Autosave;
 class TopologyEditor;
 class ViewSelection;
+struct ViewKind;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -53,6 +57,9 @@ public:
   bool selectParam(const QString& path);
   // Shows and raises the dock with this title ("Workload"); false if there is none.
   bool raiseDock(const QString& title);
+  // Writes one view of the catalogue (views/view_catalog.hpp) to PNG or SVG, as File > Export View
+  // does after asking for the path; false with `error` set on failure.
+  bool exportTo(const ViewKind& kind, const QString& path, QString* error = nullptr);
   // Makes `name` the axis the overlays and the selection ring follow; false when absent.
   bool selectAxis(const QString& name);
 
@@ -79,7 +86,7 @@ private:
   bool maybeSave();
   void openDialog();
   bool saveDialog(bool saveAs);
-  void exportDialog(const QString& which);
+  void exportDialog(const ViewKind& kind);
   void rebuildRecentMenu();
   void setDarkTheme(bool dark);
   void showAbout();
@@ -93,6 +100,8 @@ private:
   ShardingPanel* sharding_ = nullptr;
   MemoryChart* memory_ = nullptr;
   CommChart* comm_ = nullptr;
+  // The catalogue's views as this window shows them, in menu order: fed each analysis, exported.
+  std::vector<std::pair<const ViewKind*, AnalysisView*>> views_;
   TopologyEditor* topology_ = nullptr;
   ModelPicker* model_ = nullptr;
   QMenu* recentMenu_ = nullptr;

@@ -39,11 +39,13 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
   out["mesh"] = mesh;
 
   Json params = Json::array();
-  for (const auto& p : a.params) {
+  const std::vector<std::string> specs = a.params.specTexts();
+  for (std::size_t i = 0; i < a.params.size(); ++i) {
+    const ParamRow p = a.params[i];
     params.push_back({{"path", p.path},
                       {"shape", p.shape},
                       {"dtype", p.dtype},
-                      {"spec", p.spec},
+                      {"spec", specs[a.params.groupOf(i)]},
                       {"shard_shape", p.shard_shape},
                       {"bytes_per_device", p.bytes_per_device},
                       {"uneven", p.uneven},

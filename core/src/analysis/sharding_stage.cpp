@@ -78,13 +78,13 @@ std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::share
     options.min_size = 0; // every matched tensor is sharded; eformer's 16384 default hides small ones
     ShardGroups plan = planModel(axes, modelPtr, rules, dtype, options, memo.grouping);
 
-    // The repeated layers and experts share a group: its spec and notes are formatted once, and
+    // The repeated layers and experts share a group: its spec and notes are stored once, and
     // the table refers to the model's own paths and shapes rather than copying 46k of them.
     std::vector<ParamSharding> groups;
     groups.reserve(plan.plans.size());
     for (const auto& planned : plan.plans) {
       auto& g = groups.emplace_back();
-      g.spec = planned.spec.toString();
+      g.spec = planned.spec;
       g.shard_shape = planned.layout.shard_shape;
       g.bytes_per_device = static_cast<double>(planned.layout.shard_bytes);
       g.uneven = planned.layout.uneven;

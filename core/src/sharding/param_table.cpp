@@ -31,6 +31,13 @@ ParamRow ParamTable::operator[](std::size_t i) const {
   return {p.path, p.shape, dtype_, s.spec, s.shard_shape, s.bytes_per_device, s.uneven, s.diagnostics};
 }
 
+std::vector<std::string> ParamTable::specTexts() const {
+  std::vector<std::string> out;
+  out.reserve(groups_.size());
+  for (const auto& g : groups_) out.push_back(g.spec.toString());
+  return out;
+}
+
 std::optional<std::size_t> ParamTable::find(std::string_view path) const {
   for (std::size_t i = 0; i < size(); ++i)
     if (model_->params[i].path == path) return i;

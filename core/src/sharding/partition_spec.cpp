@@ -205,6 +205,8 @@ private:
       r.t = Raw::T::Str;
       while (!atEnd() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '-'))
         r.str += s_[pos_++];
+    } else if (c == ',') {
+      fail("empty entry (write None for a replicated dimension)");
     } else {
       fail(atEnd() ? "unexpected end of text" : std::string("unexpected character '") + c + "'");
     }

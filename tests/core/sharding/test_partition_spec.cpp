@@ -74,6 +74,23 @@ TEST_CASE("PartitionSpec parses text forms", "[partition_spec]") {
   CHECK(PartitionSpec::fromJson(u.toJson()) == u);
 }
 
+TEST_CASE("PartitionSpec reads what users type in the GUI: bare axis names", "[partition_spec]") {
+  // The spec editors (rule table, parameter tree) take unquoted names, with or without P(...).
+  CHECK(PartitionSpec::parse("fsdp, None, (tp, sp)").toJson().dump() == R"(["fsdp",null,["tp","sp"]])");
+  CHECK(PartitionSpec::parse("None, (fsdp, sp)") == js("[null, [\"fsdp\", \"sp\"]]"));
+  CHECK(PartitionSpec::parse("P(fsdp, tp)") == js("[\"fsdp\", \"tp\"]"));
+  CHECK(PartitionSpec::parse("tp").toString() == "P('tp')");
+  CHECK(PartitionSpec::parse("P('fsdp', 'tp')").toJson().dump() == R"(["fsdp","tp"])");
+  CHECK(PartitionSpec::parse("").empty());
+  // Back to the text the editors show; a one-name group is that name, as in JAX.
+  CHECK(js("[\"fsdp\", \"tp\"]").toString() == "P('fsdp', 'tp')");
+  CHECK(js("[null, [\"a\"]]").toString() == "P(None, 'a')");
+  CHECK_THROWS_WITH(PartitionSpec::parse("fsdp, , tp"), Catch::Contains("empty entry"));
+  CHECK_THROWS_WITH(PartitionSpec::parse("(fsdp, , tp)"), Catch::Contains("empty entry"));
+  CHECK_THROWS_WITH(PartitionSpec::parse("((a))"), Catch::StartsWith("A tuple inside PartitionSpec"));
+  CHECK_THROWS_WITH(PartitionSpec::parse("a; b"), Catch::Contains("position 1: expected ','"));
+}
+
 TEST_CASE("PartitionSpec text parser rejects bad input with the position", "[partition_spec]") {
   CHECK_THROWS_WITH(PartitionSpec::parse("P('a'"), Catch::Contains("missing ')'"));
   CHECK_THROWS_WITH(PartitionSpec::parse("P('a' 'b')"), Catch::Contains("expected ','"));

@@ -3,6 +3,8 @@
 // for each logical axis, with the ring facts (closed ring, dilation, slowest link) in the tooltip.
 #pragma once
 
+#include "views/analysis_view.hpp"
+
 #include "shardscope/analysis/analysis.hpp"
 
 #include <QWidget>
@@ -17,11 +19,14 @@ QT_END_NAMESPACE
 
 namespace shardscope::ui {
 
-class CommChart : public QWidget {
+class CommChart : public QWidget, public AnalysisView {
   Q_OBJECT
 public:
   explicit CommChart(QWidget* parent = nullptr);
-  void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  void setAnalysis(std::shared_ptr<const Analysis> analysis) override;
+  // Draws the chart as laid out at the target's size (see renderWidget).
+  void render(QPainter& painter, const QRectF& target) override { renderWidget(*this, painter, target); }
+  QWidget* asWidget() override { return this; }
   bool hasData() const { return analysis_ && !analysis_->comm.empty(); }
 
 private:

@@ -4,6 +4,8 @@
 // max/mean/argmax and an out-of-memory badge; clicking a bar selects that device everywhere.
 #pragma once
 
+#include "views/analysis_view.hpp"
+
 #include "shardscope/analysis/analysis.hpp"
 
 #include <QWidget>
@@ -23,12 +25,15 @@ namespace shardscope::ui {
 
 class ViewSelection;
 
-class MemoryChart : public QWidget {
+class MemoryChart : public QWidget, public AnalysisView {
   Q_OBJECT
 public:
   explicit MemoryChart(ViewSelection* selection, QWidget* parent = nullptr);
 
-  void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  void setAnalysis(std::shared_ptr<const Analysis> analysis) override;
+  // Draws the chart as laid out at the target's size (see renderWidget).
+  void render(QPainter& painter, const QRectF& target) override { renderWidget(*this, painter, target); }
+  QWidget* asWidget() override { return this; }
   // The largest per-device total the chart shows, in bytes (0 when there is no memory data).
   double shownMaxBytes() const { return shownMax_; }
   bool showsHistogram() const { return histogram_; }

@@ -4,10 +4,11 @@
 #include "document/atomic_write.hpp"
 #include "document/edit_scenario_command.hpp"
 #include "shardscope/base/errors.hpp"
-#include "shardscope/base/json_text.hpp"
 
 #include <QFile>
 #include <QFileInfo>
+
+#include <filesystem>
 
 namespace shardscope::ui {
 
@@ -37,25 +38,13 @@ void ScenarioDocument::newDocument() {
 }
 
 bool ScenarioDocument::load(const QString& path, QString* error) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    if (error) *error = tr("Cannot open %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  // A workspace is a few kilobytes; refuse anything absurd rather than reading it whole.
-  constexpr qint64 kMaxWorkspaceBytes = 256LL * 1024 * 1024;
-  if (file.size() > kMaxWorkspaceBytes) {
-    if (error) *error = tr("%1 is too large to be a workspace (%2 bytes)").arg(path).arg(file.size());
-    return false;
-  }
-  const QByteArray bytes = file.readAll();
   Scenario loaded;
   try {
-    // Depth-bounded, and its errors never echo the file's raw bytes.
-    loaded = scenarioFromJson(
-        parseJsonText(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), "the workspace"));
-  } catch (const std::exception& e) {
-    if (error) *error = tr("%1 is not a valid workspace: %2").arg(path, QString::fromStdString(e.what()));
+    // Core's reader, as the CLI's: size-capped, depth-bounded, its errors naming the file and the
+    // field, never echoing the file's raw bytes.
+    loaded = loadScenarioFile(std::filesystem::path(QFile::encodeName(path).toStdString()));
+  } catch (const std::exception& e) { // shardscope::Error, or anything else: never past the document
+    if (error) *error = QString::fromStdString(e.what());
     return false;
   }
   undoStack_.clear();

@@ -3,7 +3,8 @@
 
 #include "views/device_overlay.hpp"
 #include "document/scenario_document.hpp"
-#include "models/spec_text.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/sharding/partition_spec.hpp"
 
 #include <QBrush>
 #include <QColor>
@@ -191,7 +192,7 @@ QVariant ParamTreeModel::data(const QModelIndex& index, int role) const {
     case Dtype:
       return row ? QString::fromStdString(row->dtype) : QVariant();
     case Spec:
-      return row ? QString::fromStdString(row->spec) : QVariant();
+      return row ? QString::fromStdString(row->spec.toString()) : QVariant();
     case ShardShape:
       return row ? shapeText(row->shard_shape) + (row->uneven ? QStringLiteral(" (uneven)") : QString()) : QVariant();
     case Bytes:
@@ -258,10 +259,11 @@ bool ParamTreeModel::setData(const QModelIndex& index, const QVariant& value, in
   if (role != Qt::EditRole || !n || index.column() != Spec) return false;
   const auto row = rowOf(*n);
   if (!row) return false;
-  std::string error;
-  const auto spec = specJsonFromText(value.toString().toStdString(), &error);
-  if (!spec) {
-    emit specRejected(tr("Spec for %1: %2").arg(QString::fromStdString(row->path), QString::fromStdString(error)));
+  Json spec;
+  try {
+    spec = PartitionSpec::parse(value.toString().toStdString()).toJson();
+  } catch (const Error& e) {
+    emit specRejected(tr("Spec for %1: %2").arg(QString::fromStdString(row->path), QString::fromStdString(e.what())));
     return false;
   }
   // An exact-path rule ahead of every other rule: this parameter and only it gets the spec.
@@ -275,7 +277,7 @@ bool ParamTreeModel::setData(const QModelIndex& index, const QVariant& value, in
   document_->edit(tr("Set spec of %1").arg(QString::fromStdString(row->path)), [&](Scenario& s) {
     auto& rules = s.rules.rules;
     std::erase_if(rules, [&](const auto& r) { return r.first == regex; });
-    rules.insert(rules.begin(), {regex, *spec});
+    rules.insert(rules.begin(), {regex, spec});
   });
   return true;
 }

@@ -2,11 +2,37 @@
 #include "models/rules_table_model.hpp"
 
 #include "document/scenario_document.hpp"
-#include "models/spec_text.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/sharding/partition_spec.hpp"
 
 #include <QRegularExpression>
 
+#include <optional>
+
 namespace shardscope::ui {
+
+namespace {
+// A rule's spec as the P(...) text; a spec core refuses (a hand-edited workspace) shows as its JSON,
+// and the analysis reports why it is refused.
+QString specText(const Json& spec) {
+  try {
+    return QString::fromStdString(PartitionSpec::fromJson(spec).toString());
+  } catch (const Error&) {
+    return QString::fromStdString(spec.dump());
+  }
+}
+
+// What the user typed ("P('fsdp', 'tp')", "fsdp, tp", "None, (fsdp, sp)") in the scenario's JSON
+// form; nullopt with `error` set when core's parser refuses it.
+std::optional<Json> specJson(const QString& text, QString* error) {
+  try {
+    return PartitionSpec::parse(text.toStdString()).toJson();
+  } catch (const Error& e) {
+    *error = QString::fromStdString(e.what());
+    return std::nullopt;
+  }
+}
+} // namespace
 
 RulesTableModel::RulesTableModel(ScenarioDocument* document, QObject* parent)
     : ScenarioTableModel(
@@ -18,7 +44,7 @@ QVariant RulesTableModel::data(const QModelIndex& index, int role) const {
   if (index.row() >= static_cast<int>(rules.size())) return {};
   const auto& [regex, spec] = rules[static_cast<std::size_t>(index.row())];
   if (role == Qt::DisplayRole || role == Qt::EditRole)
-    return index.column() == Regex ? QString::fromStdString(regex) : QString::fromStdString(specTextFromJson(spec));
+    return index.column() == Regex ? QString::fromStdString(regex) : specText(spec);
   if (role == Qt::ToolTipRole)
     return index.column() == Regex
                ? tr("A regular expression searched in each parameter path; the first matching rule wins.")
@@ -52,10 +78,10 @@ bool RulesTableModel::setData(const QModelIndex& index, const QVariant& value, i
         tr("Edit rule regex"), [&](Scenario& s) { s.rules.rules[row].first = text; }, key);
     return true;
   }
-  std::string error;
-  const auto spec = specJsonFromText(value.toString().toStdString(), &error);
+  QString error;
+  const auto spec = specJson(value.toString(), &error);
   if (!spec) {
-    emit editRejected(tr("Rule %1: %2").arg(index.row() + 1).arg(QString::fromStdString(error)));
+    emit editRejected(tr("Rule %1: %2").arg(index.row() + 1).arg(error));
     return false;
   }
   document_->edit(
@@ -64,10 +90,10 @@ bool RulesTableModel::setData(const QModelIndex& index, const QVariant& value, i
 }
 
 void RulesTableModel::addRule(const QString& regex, const QString& spec) {
-  std::string error;
-  const auto json = specJsonFromText(spec.toStdString(), &error);
+  QString error;
+  const auto json = specJson(spec, &error);
   if (!json || !QRegularExpression(regex).isValid()) {
-    emit editRejected(json ? tr("Invalid regex: %1").arg(regex) : QString::fromStdString(error));
+    emit editRejected(json ? tr("Invalid regex: %1").arg(regex) : error);
     return;
   }
   document_->edit(tr("Add rule"), [&](Scenario& s) { s.rules.rules.emplace_back(regex.toStdString(), *json); });

@@ -168,6 +168,8 @@ void LogicalMeshPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   explanation_->setMinimumHeight(explanation_->fontMetrics().lineSpacing() * static_cast<int>(2 * lines.size() + 1));
 }
 
+void LogicalMeshPanel::render(QPainter& painter, const QRectF& target) { grid_->render(painter, target); }
+
 bool LogicalMeshPanel::errorShown() const { return !errorBox_->isHidden(); }
 
 void LogicalMeshPanel::setError(const QString& message, std::optional<ErrorKind> kind, bool keptLastValid) {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The logical mesh dock: the axes table (drag rows to reorder, edit in place), presets, the
 // reference's error inline with a one-click fix, a line per axis saying which physical axes it
-// took, and the logical grid view.
+// took, and the logical grid view. As a view (exported, rendered) it is that grid.
 #pragma once
+
+#include "views/analysis_view.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/base/errors.hpp"
@@ -25,12 +27,16 @@ class LogicalGridView;
 class ScenarioDocument;
 class ViewSelection;
 
-class LogicalMeshPanel : public QWidget {
+class LogicalMeshPanel : public QWidget, public AnalysisView {
   Q_OBJECT
 public:
   LogicalMeshPanel(ScenarioDocument* document, ViewSelection* selection, QWidget* parent = nullptr);
 
-  void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  // Feeds the axes table, the explanation and the grid.
+  void setAnalysis(std::shared_ptr<const Analysis> analysis) override;
+  // Draws the logical grid.
+  void render(QPainter& painter, const QRectF& target) override;
+  QWidget* asWidget() override { return this; }
   // The newest analysis failed (message non-empty) or succeeded (empty); `keptLastValid` says
   // whether the views still show an earlier assignment.
   void setError(const QString& message, std::optional<ErrorKind> kind, bool keptLastValid = true);

@@ -171,6 +171,8 @@ void ShardingPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   testRegex();
 }
 
+void ShardingPanel::render(QPainter& painter, const QRectF& target) { shardGrid_->render(painter, target); }
+
 void ShardingPanel::testRegex() {
   const QString pattern = regexTest_->text();
   const QRegularExpression re(pattern);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The sharding dock: the parameter tree (edit a spec in place to override it), the selected
 // parameter's shard grid, the ordered regex rules with a preset picker and a regex tester.
-// Selecting a parameter shows its shards everywhere.
+// Selecting a parameter shows its shards everywhere. As a view (exported) it is the shard grid.
 #pragma once
+
+#include "views/analysis_view.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
 
@@ -26,12 +28,16 @@ class ShardGridView;
 class SpecDelegate;
 class ViewSelection;
 
-class ShardingPanel : public QWidget {
+class ShardingPanel : public QWidget, public AnalysisView {
   Q_OBJECT
 public:
   ShardingPanel(ScenarioDocument* document, ViewSelection* selection, QWidget* parent = nullptr);
 
-  void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  // Feeds the parameter tree, the spec completion and the shard grid.
+  void setAnalysis(std::shared_ptr<const Analysis> analysis) override;
+  // Draws the selected parameter's shard grid.
+  void render(QPainter& painter, const QRectF& target) override;
+  QWidget* asWidget() override { return this; }
 
   ParamTreeModel* paramModel() const { return params_; }
   RulesTableModel* rulesModel() const { return rules_; }

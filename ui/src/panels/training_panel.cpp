@@ -2,6 +2,7 @@
 #include "panels/training_panel.hpp"
 
 #include "document/scenario_document.hpp"
+#include "shardscope/base/dtype.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -14,7 +15,18 @@
 namespace shardscope::ui {
 
 namespace {
-const QStringList kDtypes = {"bfloat16", "float32", "float16", "float8_e4m3fn", "int8"};
+// The dtype pickers offer core's table of canonical dtypes (the names the analysis accepts).
+void addDtypes(QComboBox* box) {
+  for (const auto& name : knownDtypes()) box->addItem(QString::fromStdString(name));
+}
+
+// Shows `name` (an alias such as "bf16" shows as its canonical "bfloat16"); a name core does not
+// know is added as it is, so the picker never hides what the workspace says.
+void showDtype(QComboBox* box, const std::string& name) {
+  const QString text = QString::fromStdString(canonicalDtype(name).value_or(name));
+  if (box->findText(text) < 0) box->addItem(text);
+  box->setCurrentText(text);
+}
 
 std::vector<std::string> splitAxes(const QString& text) {
   std::vector<std::string> out;
@@ -45,9 +57,9 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   form->addRow(tr("Workload"), workload_);
 
   dtype_ = new QComboBox(this);
-  dtype_->addItems(kDtypes);
+  addDtypes(dtype_);
   connect(dtype_, &QComboBox::activated, this, [=, this](int i) {
-    const std::string d = kDtypes[i].toStdString();
+    const std::string d = dtype_->itemText(i).toStdString();
     edit(tr("Parameter dtype"), "training.param_dtype", [d](Scenario& s) { s.training.param_dtype = d; });
   });
   form->addRow(tr("Parameter dtype"), dtype_);
@@ -127,9 +139,9 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   });
   form->addRow(tr("Context length"), contextLen_);
   kvDtype_ = new QComboBox(this);
-  kvDtype_->addItems(kDtypes);
+  addDtypes(kvDtype_);
   connect(kvDtype_, &QComboBox::activated, this, [=, this](int i) {
-    const std::string d = kDtypes[i].toStdString();
+    const std::string d = kvDtype_->itemText(i).toStdString();
     edit(tr("KV dtype"), "training.kv_dtype", [d](Scenario& s) { s.training.kv_dtype = d; });
   });
   form->addRow(tr("KV cache dtype"), kvDtype_);
@@ -162,9 +174,7 @@ void TrainingPanel::syncFromScenario() {
   const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_),
       b7(recompute_), b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_);
   workload_->setCurrentIndex(t.workload == Workload::Training ? 0 : 1);
-  const int d = static_cast<int>(kDtypes.indexOf(QString::fromStdString(t.param_dtype)));
-  if (d < 0) dtype_->addItem(QString::fromStdString(t.param_dtype));
-  dtype_->setCurrentText(QString::fromStdString(t.param_dtype));
+  showDtype(dtype_, t.param_dtype);
   optimizer_->setCurrentIndex(static_cast<int>(t.optimizer));
   master_->setChecked(t.master_weights_fp32);
   zero_->setCurrentIndex(t.zero_stage);
@@ -175,7 +185,7 @@ void TrainingPanel::syncFromScenario() {
   if (!seqAxes_->hasFocus()) seqAxes_->setText(joinAxes(t.seq_axes));
   serveBatch_->setValue(static_cast<int>(std::min<std::int64_t>(t.serve_batch, serveBatch_->maximum())));
   contextLen_->setValue(static_cast<int>(std::min<std::int64_t>(t.context_len, contextLen_->maximum())));
-  kvDtype_->setCurrentText(QString::fromStdString(t.kv_dtype));
+  showDtype(kvDtype_, t.kv_dtype);
   hbm_->setValue(t.hbm_bytes_override ? *t.hbm_bytes_override / (1024.0 * 1024.0 * 1024.0) : 0.0);
   const bool training = t.workload == Workload::Training;
   for (QWidget* w :

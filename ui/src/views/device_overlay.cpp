@@ -2,7 +2,6 @@
 #include "views/device_overlay.hpp"
 
 #include "views/color_scales.hpp"
-#include "models/spec_text.hpp"
 
 #include <QObject>
 
@@ -99,15 +98,14 @@ DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, O
       break;
     }
     const ParamRow row = analysis->params[*found];
-    const auto axes = specAxes(row.spec);
-    const int shards = index.shardCount(axes);
+    const int shards = index.shardCount(row.spec);
+    const QString spec = QString::fromStdString(row.spec.toString());
     for (int p = 0; p < n; ++p)
       out.colors[static_cast<std::size_t>(p)] =
-          shards <= 1 ? QColor(0x8fa8c8) : categoricalColor(index.shardId(p, axes));
+          shards <= 1 ? QColor(0x8fa8c8) : categoricalColor(index.shardId(p, row.spec));
     out.legend = {OverlayLegend::Scale::Categorical,
-                  shards <= 1
-                      ? QObject::tr("%1 %2: replicated on every device").arg(param, QString::fromStdString(row.spec))
-                      : QObject::tr("%1 %2: %3 shards").arg(param, QString::fromStdString(row.spec)).arg(shards),
+                  shards <= 1 ? QObject::tr("%1 %2: replicated on every device").arg(param, spec)
+                              : QObject::tr("%1 %2: %3 shards").arg(param, spec).arg(shards),
                   {},
                   {},
                   std::min(shards, 12)};

@@ -4,6 +4,7 @@
 // leading axes become facets (small multiples). Cells share the physical view's overlay colours.
 #pragma once
 
+#include "views/analysis_view.hpp"
 #include "views/device_overlay.hpp"
 #include "views/mesh_index.hpp"
 #include "views/view_selection.hpp"
@@ -14,13 +15,14 @@
 
 namespace shardscope::ui {
 
-class LogicalGridView : public QWidget {
+class LogicalGridView : public QWidget, public AnalysisView {
   Q_OBJECT
 public:
   explicit LogicalGridView(ViewSelection* selection, QWidget* parent = nullptr);
 
-  void setAnalysis(std::shared_ptr<const Analysis> analysis);
-  void render(QPainter& painter, const QRectF& target);
+  void setAnalysis(std::shared_ptr<const Analysis> analysis) override;
+  void render(QPainter& painter, const QRectF& target) override;
+  QWidget* asWidget() override { return this; }
   // Device position under a widget point, or -1.
   int deviceAt(QPointF point) const;
   QSize sizeHint() const override { return {360, 260}; }

@@ -70,23 +70,23 @@ std::vector<int> MeshIndex::groupMembers(int pos, int axis) const {
   return members;
 }
 
-int MeshIndex::shardId(int pos, const std::vector<std::vector<std::string>>& axesPerDim) const {
+int MeshIndex::shardId(int pos, const PartitionSpec& spec) const {
   if (!inMesh(pos)) return -1;
   int id = 0;
-  for (const auto& axes : axesPerDim)
-    for (const auto& name : axes) {
-      const int a = axisIndex(name);
+  for (const auto& entry : spec.entries())
+    for (const auto& name : entry.members) {
+      const int a = name ? axisIndex(*name) : -1;
       if (a < 0) continue;
       id = id * static_cast<int>(shape_[static_cast<std::size_t>(a)]) + coordinate(pos, a);
     }
   return id;
 }
 
-int MeshIndex::shardCount(const std::vector<std::vector<std::string>>& axesPerDim) const {
+int MeshIndex::shardCount(const PartitionSpec& spec) const {
   int n = 1;
-  for (const auto& axes : axesPerDim)
-    for (const auto& name : axes) {
-      const int a = axisIndex(name);
+  for (const auto& entry : spec.entries())
+    for (const auto& name : entry.members) {
+      const int a = name ? axisIndex(*name) : -1;
       if (a >= 0) n *= static_cast<int>(shape_[static_cast<std::size_t>(a)]);
     }
   return n;

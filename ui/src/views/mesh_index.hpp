@@ -5,6 +5,7 @@
 #pragma once
 
 #include "shardscope/analysis/analysis.hpp"
+#include "shardscope/sharding/partition_spec.hpp"
 
 #include <string>
 #include <vector>
@@ -30,10 +31,11 @@ public:
   int groupCount(int axis) const;
   // The devices of `pos`' group along `axis`, ordered by their coordinate on it.
   std::vector<int> groupMembers(int pos, int axis) const;
-  // Which shard a device holds when dimensions are split over `axesPerDim` (one list of mesh
-  // axes per array dimension, the partition spec): mixed-radix over those axes; 0 = replicated.
-  int shardId(int pos, const std::vector<std::vector<std::string>>& axesPerDim) const;
-  int shardCount(const std::vector<std::vector<std::string>>& axesPerDim) const;
+  // Which shard a device holds when an array is laid out by `spec`: mixed-radix over the mesh
+  // axes the spec names, in order (a tuple's first member major); 0 = replicated. Names not in
+  // this mesh, None members and UNCONSTRAINED split nothing.
+  int shardId(int pos, const PartitionSpec& spec) const;
+  int shardCount(const PartitionSpec& spec) const;
 
 private:
   int deviceCount_ = 0;

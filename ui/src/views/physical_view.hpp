@@ -4,6 +4,7 @@
 // of 8960 chips paints within a frame. Wheel zooms, drag pans, click selects, hover explains.
 #pragma once
 
+#include "views/analysis_view.hpp"
 #include "views/device_overlay.hpp"
 #include "views/mesh_index.hpp"
 #include "views/physical_layout.hpp"
@@ -18,17 +19,19 @@
 
 namespace shardscope::ui {
 
-class PhysicalView : public QWidget {
+class PhysicalView : public QWidget, public AnalysisView {
   Q_OBJECT
 public:
   explicit PhysicalView(ViewSelection* selection, QWidget* parent = nullptr);
 
-  void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  void setAnalysis(std::shared_ptr<const Analysis> analysis) override;
   std::shared_ptr<const Analysis> analysis() const { return analysis_; }
 
-  // Draws the whole view into `target` of any painter (screen, QImage, SVG); the zoom and pan
-  // apply only when `interactive` (export draws everything).
-  void render(QPainter& painter, const QRectF& target, bool interactive = false);
+  // Draws the whole view into `target` of any painter (screen, QImage, SVG), as exported.
+  void render(QPainter& painter, const QRectF& target) override { render(painter, target, false); }
+  // The same with the zoom, pan and hover of the screen when `interactive`.
+  void render(QPainter& painter, const QRectF& target, bool interactive);
+  QWidget* asWidget() override { return this; }
 
   const PhysicalLayout& currentLayout() const { return layout_; }
   const DeviceOverlay& overlay() const { return overlay_; }

@@ -90,7 +90,7 @@ void ShardGridView::recompute() {
   const ParamRow row = analysis_->params[*found];
   try {
     const MeshAxes mesh = MeshAxes::fromMesh(analysis_->mesh);
-    layout_ = layoutArray(mesh, row.shape, parseDType(row.dtype), PartitionSpec::parse(row.spec), {row.path});
+    layout_ = layoutArray(mesh, row.shape, parseDType(row.dtype), row.spec, {row.path});
     blocks_ = shardBlocks(layout_, mesh);
     // Grid positions to device positions, so clicks and the selected device speak the views' language.
     const auto& grid = analysis_->mesh.grid.data();
@@ -111,7 +111,7 @@ void ShardGridView::recompute() {
   for (const auto& b : blocks_)
     for (const auto& r : b.ranges) empty += r.start == r.stop ? 1 : 0;
   summary_ = tr("%1  %2 %3 · %4 shard(s) × %5 replica(s) · shard %6, %7 per device")
-                 .arg(path, shapeText(row.shape), QString::fromStdString(row.spec))
+                 .arg(path, shapeText(row.shape), QString::fromStdString(row.spec.toString()))
                  .arg(layout_.shards)
                  .arg(layout_.replication)
                  .arg(shapeText(layout_.shard_shape), formatBytes(static_cast<double>(layout_.shard_bytes)));
@@ -183,7 +183,7 @@ QString ShardGridView::blockDevices(int block) const {
   return ids.join(QLatin1Char(','));
 }
 
-void ShardGridView::render(QPainter& painter, const QRectF& target) const {
+void ShardGridView::render(QPainter& painter, const QRectF& target) {
   painter.save();
   painter.setRenderHint(QPainter::Antialiasing, false);
   const QPalette pal = palette();

@@ -5,6 +5,8 @@
 // colour the physical view gives that shard, labelled with the ids of every device holding it.
 #pragma once
 
+#include "views/analysis_view.hpp"
+
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/sharding/shard_blocks.hpp"
 
@@ -18,14 +20,15 @@ namespace shardscope::ui {
 
 class ViewSelection;
 
-class ShardGridView : public QWidget {
+class ShardGridView : public QWidget, public AnalysisView {
   Q_OBJECT
 public:
   explicit ShardGridView(ViewSelection* selection, QWidget* parent = nullptr);
 
-  void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  void setAnalysis(std::shared_ptr<const Analysis> analysis) override;
   // Paints the header and the blocks into `target` (the widget, an exported image).
-  void render(QPainter& painter, const QRectF& target) const;
+  void render(QPainter& painter, const QRectF& target) override;
+  QWidget* asWidget() override { return this; }
 
   // What is shown, for tests and the export: the blocks (empty when there is nothing to show),
   // the header line, or the sentence shown instead of blocks.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/view_export.hpp"
 
+#include "views/analysis_view.hpp"
+
 #include <QFileInfo>
 #include <QImage>
 #include <QPainter>
@@ -9,18 +11,13 @@
 
 namespace shardscope::ui {
 
-bool exportView(QWidget* widget, const PaintFunction& paint, const QString& path, QSize size, QString* error) {
+bool exportView(AnalysisView& view, const QString& path, QSize size, QString* error) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  if (size.isEmpty()) size = widget ? widget->size() : QSize(1600, 1000);
+  if (size.isEmpty()) size = view.asWidget()->size();
   auto draw = [&](QPainter& painter) {
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
-    if (paint) {
-      paint(painter, QRectF(QPointF(0, 0), QSizeF(size)));
-    } else if (widget) {
-      if (widget->size() != size) widget->resize(size);
-      widget->render(&painter);
-    }
+    view.render(painter, QRectF(QPointF(0, 0), QSizeF(size)));
   };
   if (suffix == "svg") {
     QSvgGenerator svg;

@@ -1,22 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Writes a view to PNG or SVG (by the file's extension): views that paint themselves draw through
-// `paint` at full resolution; other widgets (charts) are rendered as they are on screen.
+// Writes a view to PNG or SVG (by the file's extension), drawn through its AnalysisView::render at
+// full resolution: the main window's Export menu and `shardscope-cli render` both end here.
 #pragma once
 
-#include <QRectF>
 #include <QSize>
 #include <QString>
 
-#include <functional>
-
-class QPainter;
-class QWidget;
-
 namespace shardscope::ui {
 
-using PaintFunction = std::function<void(QPainter&, const QRectF&)>;
+class AnalysisView;
 
-// `paint` may be empty: then `widget` is rendered. Returns false and sets `error` on failure.
-bool exportView(QWidget* widget, const PaintFunction& paint, const QString& path, QSize size, QString* error);
+// Draws `view` into a `size` image or drawing at `path`. Returns false and sets `error` (naming the
+// file, or the unknown extension) on failure.
+bool exportView(AnalysisView& view, const QString& path, QSize size, QString* error);
 
 } // namespace shardscope::ui

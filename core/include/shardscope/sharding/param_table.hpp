@@ -5,8 +5,9 @@
 // the GUI rebuilds it on every drag frame.
 #pragma once
 
-#include "shardscope/models/model.hpp"
 #include "shardscope/base/nd_array.hpp"
+#include "shardscope/models/model.hpp"
+#include "shardscope/sharding/partition_spec.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,7 @@ namespace shardscope {
 
 // How one group of alike parameters is laid out on the mesh.
 struct ParamSharding {
-  std::string spec;            // P(...) form
+  PartitionSpec spec;          // as planned (after eformer's correction when it applies)
   Shape shard_shape;           // largest shard
   double bytes_per_device = 0; // largest shard's bytes
   bool uneven = false;
@@ -32,8 +33,8 @@ struct ParamSharding {
 struct ParamRow {
   const std::string& path;
   const Shape& shape;
-  const std::string& dtype; // the dtype parameters are held in (the training dtype)
-  const std::string& spec;
+  const std::string& dtype;  // the dtype parameters are held in (the training dtype)
+  const PartitionSpec& spec; // spec.toString() is the P(...) text users read
   const Shape& shard_shape;
   double bytes_per_device;
   bool uneven;
@@ -62,6 +63,9 @@ public:
   const std::shared_ptr<const Model>& model() const { return model_; }
   const std::vector<ParamSharding>& groups() const { return groups_; }
   std::uint32_t groupOf(std::size_t i) const { return group_of_[i]; }
+  // The P(...) text of each group's spec, formatted once per group (index it with groupOf(i)):
+  // printers of every row use it rather than formatting 46k alike specs.
+  std::vector<std::string> specTexts() const;
 
   class Iterator {
   public:

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli_options.hpp"
+
+#include <algorithm>
+
+namespace shardscope::cli {
+
+bool ParsedArgs::has(std::string_view flag) const {
+  return std::any_of(given_.begin(), given_.end(), [&](const auto& g) { return g.first == flag; });
+}
+
+std::optional<std::string> ParsedArgs::value(std::string_view flag) const {
+  for (const auto& [name, value] : given_)
+    if (name == flag) return value;
+  return std::nullopt;
+}
+
+std::string ParsedArgs::valueOr(std::string_view flag, std::string fallback) const {
+  auto v = value(flag);
+  return v ? std::move(*v) : std::move(fallback);
+}
+
+bool wantsHelp(const Args& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+}
+
+ParsedArgs parseArgs(const Args& args, std::span<const Flag> flags, std::size_t maxPositionals,
+                     std::string_view positionalWhat) {
+  ParsedArgs out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.size() < 2 || arg[0] != '-') {
+      if (out.positionals_.size() >= maxPositionals) {
+        if (maxPositionals == 0) throw UsageError("unexpected argument '" + arg + "'");
+        throw UsageError("only " + std::to_string(maxPositionals) + " " + std::string(positionalWhat) +
+                         (maxPositionals == 1 ? "" : "s") + " may be given, got '" + out.positionals_.back() +
+                         "' and '" + arg + "'");
+      }
+      out.positionals_.push_back(arg);
+      continue;
+    }
+    // "--flag=value" or "--flag [value]".
+    const std::size_t eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    const auto flag = std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return f.name == name; });
+    if (flag == flags.end()) throw UsageError("unknown option " + name);
+    if (out.has(name)) throw UsageError("option " + name + " given twice");
+    std::string value;
+    if (flag->takes_value) {
+      if (eq != std::string::npos) {
+        value = arg.substr(eq + 1);
+      } else {
+        // The next argument, unless there is none or it is another option ("--rules --format").
+        if (i + 1 >= args.size() || args[i + 1].starts_with("--"))
+          throw UsageError("option " + name + " needs a value");
+        value = args[++i];
+      }
+      if (value.empty()) throw UsageError("option " + name + " needs a value, got an empty one");
+    } else if (eq != std::string::npos) {
+      throw UsageError("option " + name + " takes no value");
+    }
+    out.given_.emplace_back(name, std::move(value));
+  }
+  return out;
+}
+
+ErrorKind errorKindNamed(std::string_view name) {
+  for (ErrorKind k : {ErrorKind::ValueError, ErrorKind::NotImplementedError, ErrorKind::AssertionError,
+                      ErrorKind::TypeError, ErrorKind::KeyError, ErrorKind::IOError})
+    if (errorKindName(k) == name) return k;
+  return ErrorKind::ValueError;
+}
+
+} // namespace shardscope::cli

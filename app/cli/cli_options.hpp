@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// The command line of every shardscope-cli command, read one way: flags with values
+// ("--mesh AXES" or "--mesh=AXES"), switches ("--twisted"), and a fixed number of positional
+// arguments (the workspace file). A flag given twice, a flag the command does not know, a missing
+// or empty value and one positional too many are UsageErrors, so that nothing on the command line
+// is silently ignored.
+//
+// The one error path of the CLI: a command throws, cli::run() catches and prints one line on
+// stderr, "shardscope-cli COMMAND: ...", and exits 2 for a UsageError (the command line is wrong)
+// or 1 for any other shardscope::Error (the input could not be analysed, read or written).
+#pragma once
+
+#include "cli.hpp"
+
+#include "shardscope/base/errors.hpp"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardscope::cli {
+
+// The command line itself is wrong; run() adds a pointer to the command's --help and exits 2.
+class UsageError : public Error {
+public:
+  explicit UsageError(const std::string& message) : Error(ErrorKind::ValueError, message) {}
+};
+
+// One flag a command accepts.
+struct Flag {
+  std::string_view name;   // "--mesh"
+  bool takes_value = true; // false for a switch such as "--twisted"
+};
+
+class ParsedArgs {
+public:
+  bool has(std::string_view flag) const;
+  // The flag's value; nullopt when it was not given (a given value is never empty).
+  std::optional<std::string> value(std::string_view flag) const;
+  std::string valueOr(std::string_view flag, std::string fallback) const;
+  const std::vector<std::string>& positionals() const { return positionals_; }
+
+private:
+  friend ParsedArgs parseArgs(const Args&, std::span<const Flag>, std::size_t, std::string_view);
+  std::vector<std::pair<std::string, std::string>> given_; // flag, value ("" for a switch)
+  std::vector<std::string> positionals_;
+};
+
+// True when --help or -h is among `args`: the command prints its usage and exits 0.
+bool wantsHelp(const Args& args);
+
+// Reads `args` against `flags`. At most `maxPositionals` arguments that are not flags are kept;
+// `positionalWhat` names them in the error for one too many ("workspace file"). Throws UsageError.
+ParsedArgs parseArgs(const Args& args, std::span<const Flag> flags, std::size_t maxPositionals = 0,
+                     std::string_view positionalWhat = "argument");
+
+// The error kind an eval answer names ("ValueError" -> ValueError); ValueError for a name it does
+// not know.
+ErrorKind errorKindNamed(std::string_view name);
+
+} // namespace shardscope::cli
