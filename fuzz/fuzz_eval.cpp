@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the eval request line: JSON parsing and every op's request reading.
-#include "shardscope/eval.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <cstddef>
 #include <cstdint>

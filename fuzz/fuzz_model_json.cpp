@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes our model JSON form ({"name", "params": [{path, shape, dtype}], "config"?} or a bare list),
 // including the round trip through modelToJson.
-#include "shardscope/errors.hpp"
-#include "shardscope/json_text.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Json json = parseJsonText(std::string_view(reinterpret_cast<const char*>(data), size), "model");
     const Model model = modelFromJson(json);
     (void)modelFromJson(modelToJson(model));
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes PartitionSpec's text form ("P('fsdp', ('tp', 'sp'), None)") and its JSON form.
-#include "shardscope/errors.hpp"
-#include "shardscope/json_text.hpp"
-#include "shardscope/partition_spec.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
+#include "shardscope/sharding/partition_spec.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -23,13 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       return e.kind == SpecEntry::Kind::Axis && e.members[0] && e.members[0]->empty();
     });
     if (!emptyAxis && !(PartitionSpec::fromJson(spec.toJson()) == spec)) std::abort();
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   try {
     const PartitionSpec spec = PartitionSpec::fromJson(parseJsonText(text, "spec"));
     (void)spec.toString();
     (void)dumpJson(spec.toJson());
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the standalone rule file format (rule_file.hpp): {"rules": [[regex, spec], ...]} or a bare
 // list, then compiles and matches the rules it yields.
-#include "shardscope/errors.hpp"
-#include "shardscope/partition_rules.hpp"
-#include "shardscope/rule_file.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/sharding/partition_rules.hpp"
+#include "shardscope/sharding/rule_file.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -15,7 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)rulesToJson(rules);
     const RuleSet set(std::move(rules));
     (void)set.firstMatch("model/layers/0/self_attn/q_proj/kernel");
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the regex rules: each input line is a pattern (Python `re` syntax); the set is compiled
 // and matched against a few real parameter paths. The match-complexity limit must turn runaway
 // backtracking into a ValueError well inside the fuzzer's 10 s timeout.
-#include "shardscope/errors.hpp"
-#include "shardscope/partition_rules.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/sharding/partition_rules.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -31,7 +32,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const RuleSet set(std::move(rules));
     (void)set.firstMatches(paths);
     for (const auto& p : paths) (void)set.firstMatch(p);
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes safetensors: the header JSON alone (paramsFromSafetensorsHeader) and the whole file as bytes
 // (8-byte little-endian length, header, data) through the file reader, which must check the length
 // against the file before it allocates.
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +21,10 @@ std::filesystem::path scratchFile() {
   static const std::filesystem::path dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("shardscope-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
-    std::atexit([] { std::filesystem::remove_all(std::filesystem::temp_directory_path() / ("shardscope-fuzz-" + std::to_string(::getpid()))); });
+    std::atexit([] {
+      std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                                  ("shardscope-fuzz-" + std::to_string(::getpid())));
+    });
     return d;
   }();
   return dir / "input.safetensors";
@@ -33,8 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   try {
     (void)paramsFromSafetensorsHeader(bytes, "fuzz");
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   const auto file = scratchFile();
   {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
@@ -42,7 +45,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     (void)loadSafetensors(file);
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

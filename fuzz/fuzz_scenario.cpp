@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzzes the workspace reader: JSON text -> Scenario must answer an Error or a value, never crash.
-#include "shardscope/errors.hpp"
-#include "shardscope/scenario.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/analysis/scenario.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +13,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto scenario = shardscope::scenarioFromJson(parsed);
     (void)shardscope::scenarioToJson(scenario);
-  } catch (const shardscope::Error&) {
-  }
+  } catch (const shardscope::Error&) {}
   return 0;
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer targets (preset `fuzz`) and runs each for a bounded time on its seed corpus.
 # Fails on any crash, leak or sanitizer report. Usage: fuzz/run-fuzzers.sh [SECONDS_PER_TARGET]
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installation layout and CPack (.deb and .tar.gz). Included from the top-level CMakeLists.txt.
 include(GNUInstallDirs)
 

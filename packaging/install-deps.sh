@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian 12 packages Shardscope needs to build, test and run.
 # Safe to run any number of times: apt-get skips what is already installed.
 set -euo pipefail

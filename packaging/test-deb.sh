@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the .deb with CPack, unpacks it into a scratch root with dpkg -x (no root needed), and runs
 # the installed programs from there: `shardscope-cli --version`, an eval request that needs the
 # installed presets, and `shardscope --screenshot`. Usage: test-deb.sh BUILD_DIR

@@ -1,10 +1,11 @@
-// Interconnect benchmarks: the full per-axis report of the largest v5p pod (8960 chips), with the
+// SPDX-License-Identifier: Apache-2.0
+// Communication benchmarks: the full per-axis report of the largest v5p pod (8960 chips), with the
 // link graph fetched from the cache as the GUI does on every mesh edit.
-#include "shardscope/axis_report.hpp"
-#include "shardscope/collectives.hpp"
-#include "shardscope/comm_mesh.hpp"
-#include "shardscope/link_graph.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/cost/axis_report.hpp"
+#include "shardscope/cost/collectives.hpp"
+#include "shardscope/cost/comm_mesh.hpp"
+#include "shardscope/hardware/link_graph.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <benchmark/benchmark.h>
 

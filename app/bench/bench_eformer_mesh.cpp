@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // eformer create_mesh and jaxpp MpmdMesh benchmarks: one call per iteration on a device list
 // built beforehand. create_mesh time is mostly the engine's hybrid placement; these show what
 // eformer's own bookkeeping (host split, DCN shape, Mesh checks) adds on top.
-#include "shardscope/eformer_mesh.hpp"
-#include "shardscope/mpmd_mesh.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/mesh/eformer_mesh.hpp"
+#include "shardscope/mesh/mpmd_mesh.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -34,7 +35,9 @@ void runCreateMesh(benchmark::State& state, const char* topology, Shape axisDims
   state.counters["processes"] = static_cast<double>(runtime.process_count);
 }
 
-void v5pDefault(benchmark::State& s) { runCreateMesh(s, "v5p:16x20x28", kEformerDefaultAxisDims, kEformerDefaultAxisNames); }
+void v5pDefault(benchmark::State& s) {
+  runCreateMesh(s, "v5p:16x20x28", kEformerDefaultAxisDims, kEformerDefaultAxisNames);
+}
 void v4FourSlices(benchmark::State& s) { runCreateMesh(s, "v4:8x16x16:slices=4", {4, -1, 8}, {"dp", "fsdp", "tp"}); }
 void gpu8192(benchmark::State& s) { runCreateMesh(s, "h100:1024x8", {64, 128}, {"fsdp", "tp"}); }
 

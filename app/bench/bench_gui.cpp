@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
 // GUI benchmarks: painting the physical view offscreen at 1600x1000, the frame budget being 16 ms
 // for a v5p full pod (8960 chips). Compiled only in builds with the GUI.
 #ifdef SHARDSCOPE_BENCH_WITH_GUI
 
-#include "physical_layout.hpp"
-#include "physical_view.hpp"
-#include "view_selection.hpp"
+#include "views/physical_layout.hpp"
+#include "views/physical_view.hpp"
+#include "views/view_selection.hpp"
 
-#include "shardscope/analysis.hpp"
+#include "shardscope/analysis/analysis.hpp"
 
 #include <QApplication>
 #include <QImage>
@@ -60,7 +61,8 @@ void paintPhysical(benchmark::State& state, const shardscope::Scenario& scenario
 }
 
 void BM_PaintV4(benchmark::State& state) {
-  paintPhysical(state, scenarioFor("v4:4x4x8", {{"dp", 2, 1}, {"fsdp", 16, 1}, {"tp", 4, 1}}), shardscope::ui::OverlayMode::Coordinate);
+  paintPhysical(state, scenarioFor("v4:4x4x8", {{"dp", 2, 1}, {"fsdp", 16, 1}, {"tp", 4, 1}}),
+                shardscope::ui::OverlayMode::Coordinate);
 }
 void BM_PaintV5pPod(benchmark::State& state) {
   paintPhysical(state, scenarioFor("v5p:16x20x28", {{"data", 28, 1}, {"fsdp", 20, 1}, {"tp", 16, 1}}),

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device-mesh engine benchmarks (issue 2, spec §8): one create_device_mesh /
 // create_hybrid_device_mesh call per iteration on a device list built beforehand, physical-mesh
 // construction included. JAX's Python takes 0.8-7 ms on these.
-#include "shardscope/device_mesh.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/mesh/device_mesh.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Model loading and the per-device memory estimate: the GUI recomputes memory on every edit, and
 // switching to a preset synthesizes its tensors.
-#include "shardscope/memory.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/cost/memory.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -30,4 +31,7 @@ static void BM_EstimateMemory8960(benchmark::State& state) {
   options.tensor_degree = 4;
   for (auto _ : state) benchmark::DoNotOptimize(estimateMemory(devices, model, options));
 }
-BENCHMARK(BM_EstimateMemory8960)->Arg(static_cast<int>(Optimizer::AdamW))->Arg(static_cast<int>(Optimizer::Adafactor))->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EstimateMemory8960)
+    ->Arg(static_cast<int>(Optimizer::AdamW))
+    ->Arg(static_cast<int>(Optimizer::Adafactor))
+    ->Unit(benchmark::kMicrosecond);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sharding engine timings on a Llama-3.1-405B-shaped parameter list (126 layers, hidden 16384,
 // 128 query / 8 KV heads of 128, MLP 53248, vocabulary 128256; 1137 bf16 tensors with Hugging
 // Face names) over the mesh fsdp:2240 x tp:4 (8960 chips, a v5p 16x20x28 slice).
@@ -6,10 +7,10 @@
 //   sharding/layouts      correction + layouts + per-device totals for already matched specs
 // The pipeline runs planShards (what the `shard` eval op and the memory estimate use).
 // "uneven" variants skip eformer's correction and pad instead, so per-device tables are built.
-#include "shardscope/logical_axes.hpp"
-#include "shardscope/partition_rules.hpp"
-#include "shardscope/shard_plan.hpp"
-#include "shardscope/sharding.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/sharding/partition_rules.hpp"
+#include "shardscope/sharding/shard_plan.hpp"
+#include "shardscope/sharding/named_sharding.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -48,7 +49,8 @@ DeviceTotals layOut(const std::vector<ParamLeaf>& params, const std::vector<Rule
   DeviceTotalsBuilder totals(kMesh);
   for (std::size_t i = 0; i < params.size(); ++i) {
     ShardingDiagnostics diags = matches[i].diagnostics;
-    const PartitionSpec spec = correct ? correctSpec(kMesh, *params[i].shape, matches[i].spec, &diags) : matches[i].spec;
+    const PartitionSpec spec =
+        correct ? correctSpec(kMesh, *params[i].shape, matches[i].spec, &diags) : matches[i].spec;
     LayoutOptions options;
     options.param = params[i].path;
     options.diagnostics = &diags;
@@ -97,7 +99,9 @@ void BM_LayoutsUneven(benchmark::State& state) { layouts(state, false); }
 } // namespace
 
 BENCHMARK(BM_PipelineCorrected)->Name("sharding/pipeline/llama-3.1-405b/fsdp2240-tp4")->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_PipelineUneven)->Name("sharding/pipeline/llama-3.1-405b/fsdp2240-tp4/uneven")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PipelineUneven)
+    ->Name("sharding/pipeline/llama-3.1-405b/fsdp2240-tp4/uneven")
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Match)->Name("sharding/match/llama-3.1-405b")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayoutsCorrected)->Name("sharding/layouts/llama-3.1-405b/fsdp2240-tp4")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayoutsUneven)->Name("sharding/layouts/llama-3.1-405b/fsdp2240-tp4/uneven")->Unit(benchmark::kMillisecond);

@@ -1,4 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli.hpp"
+#include "shardscope/base/build_config.hpp"
 
 #include <map>
 #include <ostream>
@@ -16,7 +18,7 @@ struct CommandInfo {
 // Mutable so registerCommand() can add commands built outside this library.
 std::map<std::string, CommandInfo>& commands() {
   static std::map<std::string, CommandInfo> table = {
-      {"comm", {&runComm, "per-axis interconnect report and collective times of a mesh on a topology"}},
+      {"comm", {&runComm, "per-axis communication report and collective times of a mesh on a topology"}},
       {"shard", {&runShard, "every parameter's spec and shard, then per-device memory (see `shard --help`)"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
       {"topology", {&runTopology, "print a topology's devices in jax.devices() order as JSON"}},
@@ -28,7 +30,8 @@ void printUsage(std::ostream& out) {
   out << "Usage: shardscope-cli COMMAND [ARGS...]\n\n"
          "Plan how a parallel training or serving job lands on TPU/GPU hardware, headless.\n\n"
          "Commands:\n";
-  for (const auto& [name, info] : commands()) out << "  " << name << std::string(12 - std::min<std::size_t>(name.size(), 11), ' ') << info.summary << "\n";
+  for (const auto& [name, info] : commands())
+    out << "  " << name << std::string(12 - std::min<std::size_t>(name.size(), 11), ' ') << info.summary << "\n";
   out << "  help TOPIC  eval, workspace, topology, mesh, models, rules\n";
   out << "\nOptions:\n  --help      show this help\n  --version   print the version\n";
 }
@@ -45,7 +48,7 @@ int run(const Args& args, Streams io) {
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "--version") {
-    io.out << "shardscope-cli " << SHARDSCOPE_VERSION << "\n";
+    io.out << "shardscope-cli " << shardscope::build::kVersion << "\n";
     return 0;
   }
   auto it = commands().find(args[0]);

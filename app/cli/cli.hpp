@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // shardscope-cli: each subcommand is a function over argv that writes to the given streams and
 // returns the exit code, so tests run them in-process.
 #pragma once

@@ -1,8 +1,9 @@
-// `shardscope-cli comm`: what each logical axis of a mesh costs on a topology's interconnect.
+// SPDX-License-Identifier: Apache-2.0
+// `shardscope-cli comm`: what each logical axis of a mesh costs on a topology's links.
 // Answers through the eval op `axis_report`, so the table and `--format json` never disagree.
 #include "cli.hpp"
 
-#include "shardscope/eval.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -30,10 +31,14 @@ void usage(std::ostream& out) {
 std::string seconds(double s) {
   std::ostringstream o;
   o << std::setprecision(3);
-  if (s == 0) o << "0";
-  else if (s < 1e-3) o << s * 1e6 << " us";
-  else if (s < 1) o << s * 1e3 << " ms";
-  else o << s << " s";
+  if (s == 0)
+    o << "0";
+  else if (s < 1e-3)
+    o << s * 1e6 << " us";
+  else if (s < 1)
+    o << s * 1e3 << " ms";
+  else
+    o << s << " s";
   return o.str();
 }
 
@@ -55,15 +60,26 @@ void printTable(const Json& result, bool withBytes, std::ostream& out) {
   for (std::size_t i = 0; i < m["axis_names"].size(); ++i)
     out << (i ? "," : "") << m["axis_names"][i].get<std::string>() << ":" << m["axis_sizes"][i].get<std::int64_t>();
   out << " (placement: " << m["placement"].get<std::string>() << ")\n\n";
-  std::vector<std::string> header{"axis", "size", "groups", "ring", "max hops", "mean hops", "link load", "hosts", "slices", "link", "ring GB/s"};
-  if (withBytes) for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"}) header.emplace_back(c);
+  std::vector<std::string> header{"axis",      "size",  "groups", "ring", "max hops", "mean hops",
+                                  "link load", "hosts", "slices", "link", "ring GB/s"};
+  if (withBytes)
+    for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"}) header.emplace_back(c);
   std::vector<std::vector<std::string>> rows;
   for (const auto& a : result["axes"]) {
-    std::vector<std::string> row{a["axis"].get<std::string>(), cell(a["size"]), cell(a["group_count"]), a["closes"].get<bool>() ? "closed" : "open",
-                                 cell(a["max_hops"]), cell(a["mean_hops"]), cell(a["max_link_load"]), cell(a["crosses_hosts"]),
-                                 cell(a["crosses_slices"]), cell(a["slowest_link"]), cell(Json(a["ring_bandwidth"].get<double>() / 1e9))};
+    std::vector<std::string> row{a["axis"].get<std::string>(),
+                                 cell(a["size"]),
+                                 cell(a["group_count"]),
+                                 a["ring_closed"].get<bool>() ? "closed" : "open",
+                                 cell(a["max_hops"]),
+                                 cell(a["mean_hops"]),
+                                 cell(a["max_link_load"]),
+                                 cell(a["crosses_hosts"]),
+                                 cell(a["crosses_slices"]),
+                                 cell(a["slowest_link"]),
+                                 cell(Json(a["ring_bandwidth"].get<double>() / 1e9))};
     if (withBytes)
-      for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"}) row.push_back(seconds(a["collectives"][c]["alpha_beta"].get<double>()));
+      for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"})
+        row.push_back(seconds(a["collectives"][c]["alpha_beta"].get<double>()));
     rows.push_back(std::move(row));
   }
   std::vector<std::size_t> width(header.size());
@@ -72,7 +88,8 @@ void printTable(const Json& result, bool withBytes, std::ostream& out) {
     for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
   }
   auto line = [&](const std::vector<std::string>& r) {
-    for (std::size_t c = 0; c < r.size(); ++c) out << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << (c ? std::right : std::left) << r[c];
+    for (std::size_t c = 0; c < r.size(); ++c)
+      out << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << (c ? std::right : std::left) << r[c];
     out << "\n";
   };
   line(header);
@@ -140,14 +157,17 @@ int runComm(const Args& args, Streams io) {
   if (twisted) request["link_params"] = {{"twisted", true}};
   const Json answer = evalRequest(request);
   if (!answer["ok"].get<bool>()) {
-    io.err << "shardscope-cli comm: " << answer["error"]["type"].get<std::string>() << ": " << answer["error"]["message"].get<std::string>() << "\n";
+    io.err << "shardscope-cli comm: " << answer["error"]["type"].get<std::string>() << ": "
+           << answer["error"]["message"].get<std::string>() << "\n";
     return 1;
   }
   // Warnings go to stderr so the table or JSON on stdout stays clean for pipes.
   if (answer.contains("warnings"))
     for (const auto& w : answer["warnings"]) io.err << "warning: " << w.get<std::string>() << "\n";
-  if (format == "json") io.out << answer["result"].dump(2) << "\n";
-  else printTable(answer["result"], bytes.has_value(), io.out);
+  if (format == "json")
+    io.out << answer["result"].dump(2) << "\n";
+  else
+    printTable(answer["result"], bytes.has_value(), io.out);
   return 0;
 }
 

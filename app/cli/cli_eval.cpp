@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli eval`: JSON Lines requests on stdin, one JSON answer line each on stdout.
 #include "cli.hpp"
 
-#include "shardscope/eval.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <istream>
 #include <ostream>

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli help TOPIC`: short references for the eval ops and the file formats; the full
 // texts are in docs/ (installed under share/doc/shardscope).
 #include "cli.hpp"
 
-#include "shardscope/eval.hpp"
-#include "shardscope/logical_axes.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/eval/eval.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <map>
 #include <ostream>
@@ -17,13 +18,15 @@ void helpEval(std::ostream& out) {
   out << "shardscope-cli eval: JSON Lines on stdin, one answer line per request on stdout, in order.\n"
          "  request  {\"op\": NAME, ...fields named like the reference function's arguments}\n"
          "  success  {\"ok\": true, \"result\": ..., \"warnings\"?: [...]}\n"
-         "  failure  {\"ok\": false, \"error\": {\"type\": \"ValueError\"|\"NotImplementedError\"|\"AssertionError\"|..., \"message\": ...}}\n"
-         "Devices are {\"id\", \"platform\", \"device_kind\", \"coords\": [x,y,z]|null, \"core_on_chip\", \"process_index\",\n"
+         "  failure  {\"ok\": false, \"error\": {\"type\": "
+         "\"ValueError\"|\"NotImplementedError\"|\"AssertionError\"|..., \"message\": ...}}\n"
+         "Devices are {\"id\", \"platform\", \"device_kind\", \"coords\": [x,y,z]|null, \"core_on_chip\", "
+         "\"process_index\",\n"
          "\"slice_index\"}; \"device_kind\"/\"platform\" may be given once at top level. A line that is not JSON\n"
          "answers an error and the next line is still read.\n\nops:";
   for (const auto& name : evalOpNames()) out << " " << name;
   out << "\n\nExample:\n  echo '{\"op\": \"analyze\", \"scenario\": {}}' | shardscope-cli eval\n"
-         "Details: docs/eval.md, docs/eval-shard.md, docs/eval-interconnect.md, docs/formats.md\n";
+         "Details: docs/eval.md, docs/eval-shard.md, docs/eval-comm.md, docs/formats.md\n";
 }
 
 void helpTopology(std::ostream& out) {
@@ -44,7 +47,8 @@ void helpMesh(std::ostream& out) {
 void helpModels(std::ostream& out) {
   out << "Models: a preset name or a file.\n  presets:";
   for (const auto& name : presetModelNames()) out << " " << name;
-  out << "\n  files:   our JSON ({\"name\", \"params\": [{\"path\", \"shape\", \"dtype\"}]}), *.safetensors (header only),\n"
+  out << "\n  files:   our JSON ({\"name\", \"params\": [{\"path\", \"shape\", \"dtype\"}]}), *.safetensors (header "
+         "only),\n"
          "           model.safetensors.index.json (+ shard headers), a Hugging Face config.json\n"
          "           (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, gemma3, gpt2, deepseek_v2/v3)\n"
          "Details: docs/formats.md\n";
@@ -53,7 +57,8 @@ void helpModels(std::ostream& out) {
 void helpRules(std::ostream& out) {
   out << "Rule sets: ordered [regex, spec] pairs; the first regex found in a parameter's path wins.\n"
          "Specs: [null, \"tp\", [\"fsdp\", \"sp\"]] or P(None, 'tp', ('fsdp', 'sp')).\n  presets:\n";
-  for (const auto& p : rulePresets()) out << "    " << p.name << std::string(p.name.size() < 9 ? 9 - p.name.size() : 1, ' ') << p.description << "\n";
+  for (const auto& p : rulePresets())
+    out << "    " << p.name << std::string(p.name.size() < 9 ? 9 - p.name.size() : 1, ' ') << p.description << "\n";
   out << "A dimension whose axes are missing or do not divide it falls back to replicated (eformer's\n"
          "correction); Shardscope reports each such fallback on its parameter.\n"
          "Rule files hold a whole rule set: {\"rules\": [[\"embed_tokens\", [\"tp\", null]], [\".*\", []]]}\n"
@@ -69,19 +74,23 @@ void helpWorkspace(std::ostream& out) {
          "          \"allow_split_physical_axes\": true, \"contiguous_submeshes\": false},\n"
          " \"model\": {\"preset\": \"llama-3.1-8b\"} | {\"path\": \"...\"} | {\"params\": [...]},\n"
          " \"rules\": {\"preset\": \"fsdp-tp\"} | {\"rules\": [[regex, spec], ...]},\n"
-         " \"training\": {\"workload\": \"training\"|\"serving\", \"param_dtype\": \"bfloat16\", \"optimizer\": \"adamw\"|\"adafactor\"|\"sgd-momentum\",\n"
-         "              \"master_weights_fp32\": false, \"zero_stage\": 0|1|2, \"micro_batch\": 1, \"seq_len\": 4096, \"recompute\": \"none\"|\"selective\"|\"full\",\n"
-         "              \"batch_axes\": [\"dp\",\"fsdp\"], \"seq_axes\": [], \"serve_batch\": 8, \"context_len\": 8192, \"kv_dtype\": \"bfloat16\",\n"
+         " \"training\": {\"workload\": \"training\"|\"serving\", \"param_dtype\": \"bfloat16\", \"optimizer\": "
+         "\"adamw\"|\"adafactor\"|\"sgd-momentum\",\n"
+         "              \"master_weights_fp32\": false, \"zero_stage\": 0|1|2, \"micro_batch\": 1, \"seq_len\": 4096, "
+         "\"recompute\": \"none\"|\"selective\"|\"full\",\n"
+         "              \"batch_axes\": [\"dp\",\"fsdp\"], \"seq_axes\": [], \"serve_batch\": 8, \"context_len\": "
+         "8192, \"kv_dtype\": \"bfloat16\",\n"
          "              \"hbm_bytes\": null},\n"
-         " \"links\": {\"ici_bandwidth\": 4.5e10, \"ici_latency\": 1e-6, \"uplink_bandwidth\": 6.25e9, \"uplink_latency\": 1e-5,\n"
+         " \"links\": {\"ici_bandwidth\": 4.5e10, \"ici_latency\": 1e-6, \"uplink_bandwidth\": 6.25e9, "
+         "\"uplink_latency\": 1e-5,\n"
          "           \"twisted\": false}}   (links: overrides of the chip's figures)\nDetails: docs/workspace.md\n";
 }
 
 using Topic = void (*)(std::ostream&);
 const std::map<std::string, Topic>& topics() {
-  static const std::map<std::string, Topic> table = {{"eval", &helpEval},     {"topology", &helpTopology},
-                                                      {"mesh", &helpMesh},     {"models", &helpModels},
-                                                      {"rules", &helpRules},   {"workspace", &helpWorkspace}};
+  static const std::map<std::string, Topic> table = {{"eval", &helpEval},   {"topology", &helpTopology},
+                                                     {"mesh", &helpMesh},   {"models", &helpModels},
+                                                     {"rules", &helpRules}, {"workspace", &helpWorkspace}};
   return table;
 }
 
@@ -90,7 +99,8 @@ const std::map<std::string, Topic>& topics() {
 int runHelpTopic(const Args& args, Streams io) {
   auto it = args.empty() ? topics().end() : topics().find(args[0]);
   if (it == topics().end()) {
-    (args.empty() ? io.out : io.err) << (args.empty() ? "" : "unknown help topic '" + args[0] + "'\n") << "help topics:";
+    (args.empty() ? io.out : io.err) << (args.empty() ? "" : "unknown help topic '" + args[0] + "'\n")
+                                     << "help topics:";
     for (const auto& [name, fn] : topics()) (args.empty() ? io.out : io.err) << " " << name;
     (args.empty() ? io.out : io.err) << "\n";
     return args.empty() ? 0 : 2;

@@ -1,18 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli shard`: each parameter's partition spec and shard, then the per-device memory
 // summary, for a topology + mesh + model + rule set given by flags or by a workspace file.
 #include "cli.hpp"
 #include "text_table.hpp"
 
-#include "shardscope/analysis.hpp"
-#include "shardscope/analysis_json.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/json_text.hpp"
-#include "shardscope/mesh_string.hpp"
-#include "shardscope/logical_axes.hpp"
-#include "shardscope/model_loaders.hpp"
-#include "shardscope/rule_file.hpp"
-#include "shardscope/rules_in_effect.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/analysis_json.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
+#include "shardscope/mesh/mesh_string.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/models/model_loaders.hpp"
+#include "shardscope/sharding/rule_file.hpp"
+#include "shardscope/analysis/rules_in_effect.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -65,14 +66,13 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return out;
 }
 
-
 TextTable paramTable(const Analysis& a) {
   TextTable t;
   t.header = {"parameter", "shape", "dtype", "spec", "shard", "bytes/device", "notes"};
   t.right_aligned = {false, false, false, false, false, true, false};
   for (const auto& p : a.params)
-    t.rows.push_back({p.path, shapeText(p.shape), p.dtype, p.spec, shapeText(p.shard_shape), formatBytes(p.bytes_per_device),
-                      join(p.diagnostics, "; ")});
+    t.rows.push_back({p.path, shapeText(p.shape), p.dtype, p.spec, shapeText(p.shard_shape),
+                      formatBytes(p.bytes_per_device), join(p.diagnostics, "; ")});
   return t;
 }
 
@@ -80,7 +80,8 @@ void printSummary(const Analysis& a, std::ostream& out) {
   out << "\nmesh ";
   for (std::size_t i = 0; i < a.mesh.axis_names.size(); ++i)
     out << (i ? ", " : "") << a.mesh.axis_names[i] << ":" << a.mesh.shape()[i];
-  out << " on " << a.mesh.devices.size() << " devices (" << (a.placements.empty() ? "" : a.placements.front().path) << ")\n";
+  out << " on " << a.mesh.devices.size() << " devices (" << (a.placements.empty() ? "" : a.placements.front().path)
+      << ")\n";
   for (const auto& ax : a.axes) out << "  " << ax.name << " = " << ax.size << ": " << ax.explanation << "\n";
 
   const auto& m = a.memory;
@@ -90,13 +91,19 @@ void printSummary(const Analysis& a, std::ostream& out) {
     TextTable t;
     t.header = {"category", "bytes"};
     t.right_aligned = {false, true};
-    t.rows = {{"params", formatBytes(d.params)},       {"grads", formatBytes(d.grads)},
-              {"optimizer", formatBytes(d.optimizer)}, {"activations", formatBytes(d.activations)},
-              {"kv cache", formatBytes(d.kv_cache)},   {"total", formatBytes(d.total())},
+    t.rows = {{"params", formatBytes(d.params)},
+              {"grads", formatBytes(d.grads)},
+              {"optimizer", formatBytes(d.optimizer)},
+              {"activations", formatBytes(d.activations)},
+              {"kv cache", formatBytes(d.kv_cache)},
+              {"total", formatBytes(d.total())},
               {"HBM", m.hbm_bytes > 0 ? formatBytes(m.hbm_bytes) : "unknown"}};
     t.print(out);
     out << "max " << formatBytes(m.max_bytes) << ", mean " << formatBytes(m.mean_bytes) << ": "
-        << (m.hbm_bytes <= 0 ? "no HBM figure for this chip" : m.out_of_memory ? "OUT OF MEMORY" : "fits") << "\n";
+        << (m.hbm_bytes <= 0  ? "no HBM figure for this chip"
+            : m.out_of_memory ? "OUT OF MEMORY"
+                              : "fits")
+        << "\n";
   }
   for (const auto& d : a.diagnostics)
     if (d.severity != Diagnostic::Severity::Info)
@@ -132,8 +139,10 @@ int runShard(const Args& args, Streams io) {
         const auto presets = presetModelNames();
         scenario.model = {};
         // A preset name wins; anything else is a model file.
-        if (std::find(presets.begin(), presets.end(), m) != presets.end()) scenario.model.preset = m;
-        else scenario.model.path = m;
+        if (std::find(presets.begin(), presets.end(), m) != presets.end())
+          scenario.model.preset = m;
+        else
+          scenario.model.path = m;
       } else if (a == "--rules") {
         // A preset name, or a rule file (which then is the whole rule set).
         const std::string r = value();
@@ -154,7 +163,8 @@ int runShard(const Args& args, Streams io) {
         scenario.training.zero_stage = z[0] - '0';
       } else if (a == "--format") {
         format = value();
-        if (format != "table" && format != "json" && format != "csv") throwValueError("--format must be table, json or csv");
+        if (format != "table" && format != "json" && format != "csv")
+          throwValueError("--format must be table, json or csv");
       } else if (a == "--per-device") {
         perDevice = true;
       } else if (a == "--no-split") {
@@ -170,8 +180,10 @@ int runShard(const Args& args, Streams io) {
       const auto perSlice = static_cast<std::int64_t>(devices.size()) / std::max(1, scenario.topology.slices);
       const MeshAxes axes = parseMeshAxes(meshText, perSlice);
       scenario.mesh.axes.clear();
-      for (std::size_t i = 0; i < axes.names.size(); ++i) scenario.mesh.axes.push_back({axes.names[i], axes.sizes[i], 1, AxisType::Explicit});
-      if (scenario.topology.slices > 1 && !scenario.mesh.axes.empty()) scenario.mesh.axes.front().dcn = scenario.topology.slices;
+      for (std::size_t i = 0; i < axes.names.size(); ++i)
+        scenario.mesh.axes.push_back({axes.names[i], axes.sizes[i], 1, AxisType::Explicit});
+      if (scenario.topology.slices > 1 && !scenario.mesh.axes.empty())
+        scenario.mesh.axes.front().dcn = scenario.topology.slices;
     } else if (topologyGiven) {
       throwValueError("--topology needs --mesh too (the default mesh is for the default v4 4x4x8)");
     }

@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli topology KIND DIMS [--slices N] [--cores C] [--host AxBxC] [--interleaved]
 // [--kind NAME]`: the device list of a topology preset, as JSON in the eval device format, so it
 // can be pasted into an eval request's "devices".
 #include "cli.hpp"
 
-#include "shardscope/errors.hpp"
-#include "shardscope/eval.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <ostream>
 
@@ -14,7 +15,8 @@ namespace shardscope::cli {
 namespace {
 
 void printUsage(std::ostream& out) {
-  out << "Usage: shardscope-cli topology KIND DIMS [--slices N] [--cores C] [--host AxBxC] [--interleaved] [--kind NAME]\n\n"
+  out << "Usage: shardscope-cli topology KIND DIMS [--slices N] [--cores C] [--host AxBxC] [--interleaved] [--kind "
+         "NAME]\n\n"
          "Prints the devices of a topology in jax.devices() order as a JSON list of\n"
          "{id, platform, device_kind, coords, core_on_chip, process_index, slice_index}.\n"
          "KIND is a chip (v2, v3, v4, v4i, v5e, v5p, v6e, 7x, 8i, h100, a100, gb200, cpu) or a device kind.\n"
@@ -54,11 +56,16 @@ int runTopology(const Args& args, Streams io) {
         if (k + 1 >= args.size()) throwValueError("option " + flag + " needs a value");
         return args[++k];
       };
-      if (flag == "--slices") text += ":slices=" + value();
-      else if (flag == "--cores") text += ":cores=" + value();
-      else if (flag == "--host") text += ":host=" + value();
-      else if (flag == "--kind") text += ":kind=" + value();
-      else if (flag == "--interleaved") text += ":interleaved";
+      if (flag == "--slices")
+        text += ":slices=" + value();
+      else if (flag == "--cores")
+        text += ":cores=" + value();
+      else if (flag == "--host")
+        text += ":host=" + value();
+      else if (flag == "--kind")
+        text += ":kind=" + value();
+      else if (flag == "--interleaved")
+        text += ":interleaved";
       else {
         io.err << "shardscope-cli topology: unknown option '" << flag << "'\n";
         return 2;

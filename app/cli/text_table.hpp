@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plain-text tables for the CLI: columns padded to their widest cell, numbers right-aligned.
 #pragma once
 

@@ -1,10 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // shardscope: the desktop application.
 //   shardscope [FILE.json]                       open a workspace (or the default scenario)
 //   shardscope --screenshot OUT.png [FILE.json]  render the window at 1600x1000 after the first analysis
 //   shardscope --startup-time [FILE.json]        print the time from main() to the first painted window
 //   shardscope --help | --version                 (no display needed)
 #include "main_window.hpp"
-#include "theme.hpp"
+#include "shardscope/base/build_config.hpp"
+#include "views/theme.hpp"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -21,12 +23,16 @@ namespace {
 
 // The command line, declared once for both passes below.
 struct Options {
-  QCommandLineOption screenshot{"screenshot", "Render the main window at 1600x1000 after the first analysis, write it to FILE and exit.", "FILE"};
-  QCommandLineOption startupTime{"startup-time", "Print the milliseconds from start to the first painted window and exit."};
+  QCommandLineOption screenshot{
+      "screenshot", "Render the main window at 1600x1000 after the first analysis, write it to FILE and exit.", "FILE"};
+  QCommandLineOption startupTime{"startup-time",
+                                 "Print the milliseconds from start to the first painted window and exit."};
   QCommandLineOption dark{"dark", "Use the dark palette (for screenshots)."};
-  QCommandLineOption select{"select", "Select the device with this id once the analysis is there (for screenshots).", "ID"};
+  QCommandLineOption select{"select", "Select the device with this id once the analysis is there (for screenshots).",
+                            "ID"};
   QCommandLineOption axis{"axis", "Colour by and ring along this logical axis (for screenshots).", "NAME"};
-  QCommandLineOption param{"param", "Select this parameter (its shards on every view) once the analysis is there.", "PATH"};
+  QCommandLineOption param{"param", "Select this parameter (its shards on every view) once the analysis is there.",
+                           "PATH"};
   QCommandLineOption dock{"dock", "Raise the dock with this title, e.g. Workload (for screenshots).", "TITLE"};
 
   void addTo(QCommandLineParser& parser) const {
@@ -48,7 +54,7 @@ bool hasArg(int argc, char** argv, std::initializer_list<const char*> names) {
 void describeApp(QCoreApplication& app) {
   app.setApplicationName("Shardscope");
   app.setOrganizationName("Shardscope");
-  app.setApplicationVersion(SHARDSCOPE_VERSION);
+  app.setApplicationVersion(shardscope::build::kVersion);
 }
 
 } // namespace
@@ -63,7 +69,7 @@ int main(int argc, char** argv) {
     describeApp(app);
     QCommandLineParser parser;
     options.addTo(parser);
-    parser.process(app);  // prints and exits
+    parser.process(app); // prints and exits
     return 0;
   }
   // Screenshots and timings need no screen: without one, render offscreen rather than fail.

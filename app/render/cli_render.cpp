@@ -1,15 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli_render.hpp"
 
-#include "logical_grid_view.hpp"
-#include "memory_chart.hpp"
-#include "physical_view.hpp"
-#include "shard_grid_view.hpp"
-#include "theme.hpp"
-#include "view_export.hpp"
-#include "view_selection.hpp"
+#include "views/logical_grid_view.hpp"
+#include "charts/memory_chart.hpp"
+#include "views/physical_view.hpp"
+#include "views/shard_grid_view.hpp"
+#include "views/theme.hpp"
+#include "views/view_export.hpp"
+#include "views/view_selection.hpp"
 
-#include "shardscope/analysis.hpp"
-#include "shardscope/errors.hpp"
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/base/errors.hpp"
 
 #include <QApplication>
 #include <QPainter>
@@ -141,18 +142,21 @@ int runRender(const Args& args, Streams io) {
     widget.setAnimationsEnabled(false);
     widget.setAnalysis(analysis);
     const QSize size(width ? width : 1600, height ? height : 1000);
-    ok = ui::exportView(&widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
+    ok = ui::exportView(
+        &widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
   } else if (view == "logical") {
     ui::LogicalGridView widget(&selection);
     widget.setAnalysis(analysis);
     const QSize size(width ? width : 1200, height ? height : 900);
-    ok = ui::exportView(&widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
+    ok = ui::exportView(
+        &widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
   } else if (view == "shards") {
     ui::ShardGridView widget(&selection);
     widget.setAnalysis(analysis);
     const QSize size(width ? width : 1200, height ? height : 800);
     widget.resize(size);
-    ok = ui::exportView(&widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
+    ok = ui::exportView(
+        &widget, [&](QPainter& p, const QRectF& r) { widget.render(p, r); }, path, size, &error);
   } else {
     ui::MemoryChart widget(&selection);
     const QSize size(width ? width : 1200, height ? height : 600);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli render`: one view drawn headless to SVG or PNG (builds with the GUI only).
 #pragma once
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the README screenshots with the app's own --screenshot mode (1600x1000, after the
 # first analysis). Usage: docs/screenshots/make_screenshots.sh [BUILD_DIR]   (default build/release)
 set -e

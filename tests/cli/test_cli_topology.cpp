@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli topology`: the printed list is the preset's device list in the eval format.
 #include "cli.hpp"
-#include "shardscope/eval.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -32,7 +33,7 @@ TEST_CASE("topology output feeds an eval request", "[cli][topology]") {
   request["devices"] = Json::parse(out.str());
   const Json answer = evalRequest(request);
   REQUIRE(answer["ok"] == true);
-  CHECK(answer["result"] == Json::array({0, 1, 2, 3, 6, 7, 4, 5}));  // the v3 tray ring
+  CHECK(answer["result"] == Json::array({0, 1, 2, 3, 6, 7, 4, 5})); // the v3 tray ring
 }
 
 TEST_CASE("topology rejects bad arguments with a message", "[cli][topology]") {

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli comm`: the per-axis table and JSON, and argument errors.
 #include "cli.hpp"
-#include "shardscope/eval.hpp"
+#include "shardscope/base/json.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -8,10 +9,11 @@
 
 using namespace shardscope;
 
-TEST_CASE("comm prints one row per axis", "[cli][interconnect]") {
+TEST_CASE("comm prints one row per axis", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
-  REQUIRE(cli::run({"comm", "--topology", "v5e:16x16", "--mesh", "fsdp:-1,tp:16", "--bytes", "1e6"}, {in, out, err}) == 0);
+  REQUIRE(cli::run({"comm", "--topology", "v5e:16x16", "--mesh", "fsdp:-1,tp:16", "--bytes", "1e6"}, {in, out, err}) ==
+          0);
   const std::string text = out.str();
   CHECK(text.find("topology v5e:16x16, mesh fsdp:16,tp:16") != std::string::npos);
   CHECK(text.find("all_reduce") != std::string::npos);
@@ -26,7 +28,7 @@ TEST_CASE("comm prints one row per axis", "[cli][interconnect]") {
   CHECK(rows == 2);
 }
 
-TEST_CASE("comm --format json is the axis_report result", "[cli][interconnect]") {
+TEST_CASE("comm --format json is the axis_report result", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
   REQUIRE(cli::run({"comm", "--topology", "v4:4x4x8", "--mesh", "x:-1", "--format", "json"}, {in, out, err}) == 0);
@@ -35,15 +37,16 @@ TEST_CASE("comm --format json is the axis_report result", "[cli][interconnect]")
   CHECK(j["mesh"]["axis_sizes"] == Json::array({128}));
 }
 
-TEST_CASE("comm warns on stderr when JAX would refuse the placement", "[cli][interconnect]") {
+TEST_CASE("comm warns on stderr when JAX would refuse the placement", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
-  REQUIRE(cli::run({"comm", "--topology", "v5p:8x8x8", "--mesh", "fsdp:-1,tp:2", "--format", "json"}, {in, out, err}) == 0);
+  REQUIRE(cli::run({"comm", "--topology", "v5p:8x8x8", "--mesh", "fsdp:-1,tp:2", "--format", "json"}, {in, out, err}) ==
+          0);
   CHECK(Json::parse(out.str())["mesh"]["placement"] == "nd_torus_split");
   CHECK(err.str().rfind("warning: jax.make_mesh cannot place", 0) == 0);
 }
 
-TEST_CASE("comm argument errors", "[cli][interconnect]") {
+TEST_CASE("comm argument errors", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
   CHECK(cli::run({"comm", "--topology", "v4:4x4x8"}, {in, out, err}) == 2);

@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli.hpp"
-#include "shardscope/eval.hpp"
+#include "shardscope/base/build_config.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -34,7 +36,7 @@ TEST_CASE("cli --version and unknown commands", "[cli]") {
   std::istringstream in;
   std::ostringstream out, err;
   CHECK(cli::run({"--version"}, {in, out, err}) == 0);
-  CHECK(out.str() == std::string("shardscope-cli ") + SHARDSCOPE_VERSION + "\n");
+  CHECK(out.str() == std::string("shardscope-cli ") + shardscope::build::kVersion + "\n");
   CHECK(cli::run({"frobnicate"}, {in, out, err}) == 2);
   CHECK(err.str().find("unknown command 'frobnicate'") != std::string::npos);
 }

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cli.hpp"
-#include "shardscope/eval.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/eval/eval.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -87,30 +88,36 @@ TEST_CASE("shard --rules takes a rule file as the whole rule set", "[cli][shard]
     std::ofstream f(path);
     f << R"({"rules": [["wpe", ["tp", null]], ["c_attn\\.weight", [null, "tp"]], [".*", []]]})";
   }
-  const Run r = run({"shard", "--topology", "v4:2x2x1", "--mesh", "tp:4", "--model", "gpt2", "--rules", path, "--format", "csv"});
+  const Run r =
+      run({"shard", "--topology", "v4:2x2x1", "--mesh", "tp:4", "--model", "gpt2", "--rules", path, "--format", "csv"});
   REQUIRE(r.code == 0);
   // wpe is 1024 x 768: four shards of 256 rows; c_attn is 768 x 2304: columns split in four.
-  CHECK(r.out.find("transformer.wpe.weight,\"(1024, 768)\",bfloat16,\"P('tp', None)\",\"(256, 768)\"") != std::string::npos);
-  CHECK(r.out.find("transformer.h.0.attn.c_attn.weight,\"(768, 2304)\",bfloat16,\"P(None, 'tp')\",\"(768, 576)\"") != std::string::npos);
+  CHECK(r.out.find("transformer.wpe.weight,\"(1024, 768)\",bfloat16,\"P('tp', None)\",\"(256, 768)\"") !=
+        std::string::npos);
+  CHECK(r.out.find("transformer.h.0.attn.c_attn.weight,\"(768, 2304)\",bfloat16,\"P(None, 'tp')\",\"(768, 576)\"") !=
+        std::string::npos);
   CHECK(r.out.find("transformer.wte.weight,\"(50257, 768)\",bfloat16,P(),") != std::string::npos);
   std::filesystem::remove(path);
 
   const Run missing = run({"shard", "--rules", "no-such-rules.json"});
   CHECK(missing.code != 0);
-  CHECK(missing.err.find("--rules 'no-such-rules.json' is neither a preset (dp, fsdp, tp, fsdp-tp, ep, sp) nor a rule file") !=
+  CHECK(missing.err.find(
+            "--rules 'no-such-rules.json' is neither a preset (dp, fsdp, tp, fsdp-tp, ep, sp) nor a rule file") !=
         std::string::npos);
 }
 
 TEST_CASE("shard --zero splits optimizer state and gradients over the data-parallel axis", "[cli][shard]") {
   const auto memory = [](const char* zero) {
-    cli::Args args = {"shard", "--topology", "v4:2x2x1", "--mesh", "dp:4", "--model", "gpt2", "--rules", "dp", "--format", "json"};
+    cli::Args args = {"shard", "--topology", "v4:2x2x1", "--mesh",   "dp:4", "--model",
+                      "gpt2",  "--rules",    "dp",       "--format", "json"};
     if (*zero) args.insert(args.end(), {"--zero", zero});
     const Run r = run(args);
     REQUIRE(r.code == 0);
     return Json::parse(r.out)["memory"]["fullest_device"];
   };
   const Json base = memory(""), one = memory("1"), two = memory("2");
-  const double params = base["params"].get<double>(), grads = base["grads"].get<double>(), opt = base["optimizer"].get<double>();
+  const double params = base["params"].get<double>(), grads = base["grads"].get<double>(),
+               opt = base["optimizer"].get<double>();
   // Replicated parameters on 4 devices: stage 1 keeps 1/4 of the AdamW state (each tensor's
   // largest dimension split four ways, rounded up), stage 2 also 1/4 of the gradients.
   CHECK(one["params"].get<double>() == params);

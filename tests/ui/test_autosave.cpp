@@ -1,6 +1,7 @@
-#include "autosave.hpp"
+// SPDX-License-Identifier: Apache-2.0
+#include "document/autosave.hpp"
 #include "main_window.hpp"
-#include "scenario_document.hpp"
+#include "document/scenario_document.hpp"
 #include "ui_test_app.hpp"
 
 #include <QDir>

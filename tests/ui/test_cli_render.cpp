@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
 #include <QFile>
@@ -54,7 +55,8 @@ TEST_CASE("shardscope-cli render draws the physical, logical and memory views he
   CHECK(badType.err.contains(".gif"));
   QFile unplaceable(dir.filePath("bad.json"));
   REQUIRE(unplaceable.open(QIODevice::WriteOnly));
-  unplaceable.write(R"({"mesh": {"axes": [{"name": "dp", "ici": 2}, {"name": "fsdp", "ici": 64}], "allow_split_physical_axes": false}})");
+  unplaceable.write(
+      R"({"mesh": {"axes": [{"name": "dp", "ici": 2}, {"name": "fsdp", "ici": 64}], "allow_split_physical_axes": false}})");
   unplaceable.close();
   const Run bad = cli({"render", "--view", "physical", "--out", svg, unplaceable.fileName()});
   CHECK(bad.code == 1);
@@ -73,7 +75,7 @@ TEST_CASE("shardscope-cli render --view shards draws one parameter's blocks", "[
   const QByteArray text = file.readAll();
   CHECK(text.contains("64 shard(s)"));
   CHECK(text.contains("2 replica(s)"));
-  CHECK(text.contains("(256, 3584)"));  // 4096 / fsdp 16, 14336 / tp 4
+  CHECK(text.contains("(256, 3584)")); // 4096 / fsdp 16, 14336 / tp 4
   const Run missing = cli({"render", "--view", "shards", "--out", svg});
   CHECK(missing.code == 2);
   CHECK(missing.err.contains("--param"));

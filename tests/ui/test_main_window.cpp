@@ -1,14 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "analysis_runner.hpp"
-#include "logical_axes_model.hpp"
-#include "logical_mesh_panel.hpp"
+#include "document/analysis_runner.hpp"
+#include "models/logical_axes_model.hpp"
+#include "panels/logical_mesh_panel.hpp"
 #include "main_window.hpp"
-#include "memory_chart.hpp"
-#include "sharding_panel.hpp"
-#include "mesh_index.hpp"
-#include "physical_view.hpp"
-#include "scenario_document.hpp"
+#include "charts/memory_chart.hpp"
+#include "panels/sharding_panel.hpp"
+#include "views/mesh_index.hpp"
+#include "views/physical_view.hpp"
+#include "document/scenario_document.hpp"
 
 #include <QComboBox>
 #include <QLabel>
@@ -18,7 +19,7 @@
 #include <QTest>
 #include <QUndoStack>
 
-#include "shardscope/topology.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -40,9 +41,7 @@ std::vector<int> coordinatesAlong(const PhysicalView& view, const std::string& a
 // v4 4x4x8 with axes JAX places without splitting a physical axis (8 x 4 x 4 = z, x, y), as the
 // saved starting point of a test (not modified, nothing to undo).
 void useWholeAxisMesh(MainWindow& window) {
-  window.document()->edit("setup", [](Scenario& s) {
-    s.mesh.axes = {{"data", 8, 1}, {"fsdp", 4, 1}, {"tp", 4, 1}};
-  });
+  window.document()->edit("setup", [](Scenario& s) { s.mesh.axes = {{"data", 8, 1}, {"fsdp", 4, 1}, {"tp", 4, 1}}; });
   window.document()->undoStack()->clear();
   window.document()->undoStack()->setClean();
 }

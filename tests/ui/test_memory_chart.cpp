@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "memory_chart.hpp"
-#include "view_selection.hpp"
+#include "charts/memory_chart.hpp"
+#include "views/view_selection.hpp"
 
 #include <QLabel>
 

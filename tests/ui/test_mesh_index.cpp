@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "mesh_index.hpp"
-#include "spec_text.hpp"
+#include "views/mesh_index.hpp"
+#include "models/spec_text.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -12,7 +13,8 @@ namespace {
 // A 2x3 mesh ("a", "b") over 6 devices placed in a scrambled order.
 Mesh scrambledMesh() {
   Mesh m;
-  for (int i = 0; i < 6; ++i) m.devices.push_back(Device{i, Platform::Cpu, "cpu", std::nullopt, std::nullopt, 0, std::nullopt});
+  for (int i = 0; i < 6; ++i)
+    m.devices.push_back(Device{i, Platform::Cpu, "cpu", std::nullopt, std::nullopt, 0, std::nullopt});
   m.grid = DeviceGrid({2, 3}, {5, 3, 1, 0, 2, 4});
   m.axis_names = {"a", "b"};
   m.axis_types = {AxisType::Explicit, AxisType::Explicit};

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "logical_axes_model.hpp"
-#include "param_tree_model.hpp"
-#include "rules_table_model.hpp"
-#include "scenario_document.hpp"
+#include "models/logical_axes_model.hpp"
+#include "models/param_tree_model.hpp"
+#include "models/rules_table_model.hpp"
+#include "document/scenario_document.hpp"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -55,7 +56,11 @@ TEST_CASE("the parameter tree groups by path prefix and passes the model tester"
   CHECK(q.data().toString() == "kernel");
   CHECK(q.siblingAtColumn(ParamTreeModel::Spec).data().toString() == "P('fsdp', 'tp')");
   CHECK(q.siblingAtColumn(ParamTreeModel::Shape).data().toString() == "(4096, 4096)");
-  CHECK(model.indexOfPath("layers/0/norm/scale").siblingAtColumn(ParamTreeModel::Diagnostics).data().toString().contains("replicated"));
+  CHECK(model.indexOfPath("layers/0/norm/scale")
+            .siblingAtColumn(ParamTreeModel::Diagnostics)
+            .data()
+            .toString()
+            .contains("replicated"));
   CHECK(model.flags(q.siblingAtColumn(ParamTreeModel::Spec)) & Qt::ItemIsEditable);
   CHECK_FALSE(model.flags(layers.siblingAtColumn(ParamTreeModel::Spec)) & Qt::ItemIsEditable);
   CHECK(model.setHighlight(QRegularExpression("attn/.*kernel")) == 2);

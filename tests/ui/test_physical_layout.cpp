@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "physical_layout.hpp"
+#include "views/physical_layout.hpp"
 
-#include "shardscope/analysis.hpp"
-#include "shardscope/link_graph.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/hardware/link_graph.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 #include <catch2/catch.hpp>
 

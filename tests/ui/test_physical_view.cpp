@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "app_settings.hpp"
-#include "physical_view.hpp"
-#include "view_export.hpp"
-#include "view_selection.hpp"
+#include "document/app_settings.hpp"
+#include "views/physical_view.hpp"
+#include "views/view_export.hpp"
+#include "views/view_selection.hpp"
 
-#include "shardscope/analysis.hpp"
+#include "shardscope/analysis/analysis.hpp"
 
 #include <QFile>
 #include <QImage>
@@ -52,7 +53,8 @@ TEST_CASE("the physical view hit-tests, explains and selects chips with the mous
 
   // Zooming in around a chip keeps it under the cursor and makes it bigger.
   const QPointF before = view.deviceCenter(5);
-  QWheelEvent wheel(before, view.mapToGlobal(before), {}, QPoint(0, 480), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+  QWheelEvent wheel(before, view.mapToGlobal(before), {}, QPoint(0, 480), Qt::NoButton, Qt::NoModifier,
+                    Qt::NoScrollPhase, false);
   QApplication::sendEvent(&view, &wheel);
   CHECK(view.deviceAt(before) == 5);
   CHECK((view.deviceCenter(6) - view.deviceCenter(5)).manhattanLength() > 0);
@@ -73,7 +75,8 @@ TEST_CASE("overlay colours follow the mode: groups along an axis share a colour"
   REQUIRE(members.size() == 4);
   for (int m : members) CHECK(view.overlay().colors[static_cast<std::size_t>(m)] == view.overlay().colors[0]);
   selection.setMode(OverlayMode::Coordinate);
-  CHECK(view.overlay().colors[static_cast<std::size_t>(members[0])] != view.overlay().colors[static_cast<std::size_t>(members[1])]);
+  CHECK(view.overlay().colors[static_cast<std::size_t>(members[0])] !=
+        view.overlay().colors[static_cast<std::size_t>(members[1])]);
   selection.setMode(OverlayMode::Memory);
   CHECK(view.overlay().legend.scale == OverlayLegend::Scale::Heat); // per-device memory against HBM
   CHECK(view.overlay().legend.high.contains("GiB"));

@@ -1,12 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "link_editor.hpp"
-#include "model_picker.hpp"
-#include "scenario_document.hpp"
-#include "topology_editor.hpp"
-#include "training_panel.hpp"
+#include "panels/link_editor.hpp"
+#include "panels/model_picker.hpp"
+#include "document/scenario_document.hpp"
+#include "panels/topology_editor.hpp"
+#include "panels/training_panel.hpp"
 
-#include "shardscope/analysis.hpp"
+#include "shardscope/analysis/analysis.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -93,13 +94,13 @@ TEST_CASE("the workload panel edits training and serving options", "[ui][pickers
   CHECK(panel.zeroCombo()->currentIndex() == 0);
 }
 
-TEST_CASE("the interconnect editor overrides link figures and the communication estimate follows", "[ui][pickers]") {
+TEST_CASE("the link editor overrides link figures and the communication estimate follows", "[ui][pickers]") {
   test::app();
   ScenarioDocument doc;
   LinkEditor editor(&doc);
   const Analysis before = analyze(doc.scenario());
-  CHECK(editor.iciBandwidth()->value() == 0);  // the chip default
-  CHECK(editor.iciBandwidth()->specialValueText().startsWith("chip: 45"));  // TPU v4: 45 GB/s per link
+  CHECK(editor.iciBandwidth()->value() == 0);                              // the chip default
+  CHECK(editor.iciBandwidth()->specialValueText().startsWith("chip: 45")); // TPU v4: 45 GB/s per link
   editor.iciBandwidth()->setValue(90);
   REQUIRE(doc.scenario().links.ici_bandwidth);
   CHECK(*doc.scenario().links.ici_bandwidth == 90e9);
@@ -120,6 +121,9 @@ TEST_CASE("the interconnect editor overrides link figures and the communication 
   CHECK(doc.scenario().links == LinkOverrides{});
   CHECK(editor.iciBandwidth()->value() == 0);
   // A 4x4x4 cube cannot be twisted.
-  doc.edit("cube", [](Scenario& s) { s.topology.shape = {4, 4, 4}; s.mesh.axes = {{"dp", 4, 1}, {"tp", 16, 1}}; });
+  doc.edit("cube", [](Scenario& s) {
+    s.topology.shape = {4, 4, 4};
+    s.mesh.axes = {{"dp", 4, 1}, {"tp", 16, 1}};
+  });
   CHECK_FALSE(editor.twisted()->isEnabled());
 }

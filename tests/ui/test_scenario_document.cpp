@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "scenario_document.hpp"
+#include "document/scenario_document.hpp"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -16,8 +17,10 @@ TEST_CASE("document edits are undoable and consecutive edits of one value merge"
   ScenarioDocument doc;
   QSignalSpy changed(&doc, &ScenarioDocument::scenarioChanged);
   const Scenario start = doc.scenario();
-  doc.edit("a", [](Scenario& s) { s.mesh.axes[0].ici = 1; }, "mesh.axes.0.1");
-  doc.edit("b", [](Scenario& s) { s.mesh.axes[0].ici = 4; }, "mesh.axes.0.1");
+  doc.edit(
+      "a", [](Scenario& s) { s.mesh.axes[0].ici = 1; }, "mesh.axes.0.1");
+  doc.edit(
+      "b", [](Scenario& s) { s.mesh.axes[0].ici = 4; }, "mesh.axes.0.1");
   CHECK(doc.undoStack()->count() == 1); // merged
   CHECK(doc.scenario().mesh.axes[0].ici == 4);
   CHECK(doc.isModified());
@@ -29,14 +32,17 @@ TEST_CASE("document edits are undoable and consecutive edits of one value merge"
   CHECK(changed.count() == 4);
 
   // Different values do not merge; a no-op edit pushes nothing.
-  doc.edit("c", [](Scenario& s) { s.mesh.axes[1].ici = 8; }, "mesh.axes.1.1");
+  doc.edit(
+      "c", [](Scenario& s) { s.mesh.axes[1].ici = 8; }, "mesh.axes.1.1");
   CHECK(doc.undoStack()->count() == 2);
   doc.edit("d", [](Scenario&) {});
   CHECK(doc.undoStack()->count() == 2);
 
   // Typing a value back to where it was leaves nothing to undo.
-  doc.edit("e", [](Scenario& s) { s.topology.slices = 2; }, "topology.slices");
-  doc.edit("f", [](Scenario& s) { s.topology.slices = 1; }, "topology.slices");
+  doc.edit(
+      "e", [](Scenario& s) { s.topology.slices = 2; }, "topology.slices");
+  doc.edit(
+      "f", [](Scenario& s) { s.topology.slices = 1; }, "topology.slices");
   CHECK(doc.undoStack()->count() == 2);
 }
 
@@ -44,7 +50,10 @@ TEST_CASE("document saves atomically and loads what it saved", "[ui][document]")
   test::app();
   QTemporaryDir dir;
   ScenarioDocument doc;
-  doc.edit("rename", [](Scenario& s) { s.name = "round trip"; s.topology.chip = "v5p"; });
+  doc.edit("rename", [](Scenario& s) {
+    s.name = "round trip";
+    s.topology.chip = "v5p";
+  });
   const QString path = dir.filePath("a.json");
   QString error;
   REQUIRE(doc.save(path, &error));

@@ -1,17 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui_test_app.hpp"
 
-#include "param_tree_model.hpp"
-#include "physical_view.hpp"
-#include "mesh_index.hpp"
-#include "shard_grid_view.hpp"
-#include "sharding_panel.hpp"
-#include "spec_text.hpp"
-#include "scenario_document.hpp"
-#include "view_selection.hpp"
+#include "models/param_tree_model.hpp"
+#include "views/physical_view.hpp"
+#include "views/mesh_index.hpp"
+#include "views/shard_grid_view.hpp"
+#include "panels/sharding_panel.hpp"
+#include "models/spec_text.hpp"
+#include "document/scenario_document.hpp"
+#include "views/view_selection.hpp"
 
-#include "shardscope/logical_axes.hpp"
-#include "shardscope/mesh_axes.hpp"
-#include "shardscope/rule_file.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/mesh/mesh_axes.hpp"
+#include "shardscope/sharding/rule_file.hpp"
 
 #include <QComboBox>
 #include <QFile>
@@ -34,7 +35,8 @@ std::shared_ptr<const Analysis> meshWithParams() {
   s.mesh.axes = {{"data", 8, 1}, {"fsdp", 4, 1}, {"tp", 4, 1}};
   auto a = std::make_shared<Analysis>(analyze(s));
   Model model;
-  model.params = {{"layers.0.mlp.up_proj.weight", {14336, 4096}, "bfloat16"}, {"layers.0.input_layernorm.weight", {4096}, "bfloat16"}};
+  model.params = {{"layers.0.mlp.up_proj.weight", {14336, 4096}, "bfloat16"},
+                  {"layers.0.input_layernorm.weight", {4096}, "bfloat16"}};
   std::vector<ParamSharding> shardings = {{"P('tp', 'fsdp')", {3584, 1024}, 3584.0 * 1024 * 2, false, {}},
                                           {"P(None,)", {4096}, 3584.0 * 1024 * 2, false, {}}};
   a->params = ParamTable::ungrouped(std::move(model), "bfloat16", std::move(shardings));
@@ -120,7 +122,8 @@ TEST_CASE("the shard grid cuts the selected parameter into blocks held by the ri
   QTest::mouseClick(grid, Qt::LeftButton, {}, centre.toPoint());
   CHECK(selection.device() == static_cast<int>(grid->blocks()[5].positions.front()));
   QStringList ids;
-  for (auto pos : grid->blocks()[5].positions) ids << QString::number(analysis->mesh.devices[static_cast<std::size_t>(pos)].id);
+  for (auto pos : grid->blocks()[5].positions)
+    ids << QString::number(analysis->mesh.devices[static_cast<std::size_t>(pos)].id);
   CHECK(grid->blockDevices(5) == ids.join(','));
 
   // A replicated parameter is one block on all 128 devices.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one QApplication of the ui test suite (Catch2's main is plain): created on first use and
 // kept for the whole run, since Qt allows one per process.
 #pragma once

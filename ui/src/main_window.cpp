@@ -1,25 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "main_window.hpp"
 
-#include "autosave.hpp"
+#include "document/autosave.hpp"
 
-#include "analysis_runner.hpp"
-#include "app_settings.hpp"
-#include "comm_chart.hpp"
-#include "link_editor.hpp"
-#include "logical_grid_view.hpp"
-#include "logical_mesh_panel.hpp"
-#include "memory_chart.hpp"
-#include "model_picker.hpp"
-#include "overlay_controls.hpp"
-#include "param_tree_model.hpp"
-#include "physical_view.hpp"
-#include "scenario_document.hpp"
-#include "sharding_panel.hpp"
-#include "theme.hpp"
-#include "topology_editor.hpp"
-#include "training_panel.hpp"
-#include "view_export.hpp"
-#include "view_selection.hpp"
+#include "document/analysis_runner.hpp"
+#include "document/app_settings.hpp"
+#include "charts/comm_chart.hpp"
+#include "panels/link_editor.hpp"
+#include "views/logical_grid_view.hpp"
+#include "panels/logical_mesh_panel.hpp"
+#include "charts/memory_chart.hpp"
+#include "panels/model_picker.hpp"
+#include "panels/overlay_controls.hpp"
+#include "models/param_tree_model.hpp"
+#include "views/physical_view.hpp"
+#include "document/scenario_document.hpp"
+#include "panels/sharding_panel.hpp"
+#include "views/theme.hpp"
+#include "panels/topology_editor.hpp"
+#include "panels/training_panel.hpp"
+#include "views/view_export.hpp"
+#include "views/view_selection.hpp"
 
 #include <QAction>
 #include <QActionGroup>
@@ -151,7 +152,8 @@ void MainWindow::createActions() {
   add(exportMenu, tr("&Memory chart…"), {}, [this] { exportDialog("memory"); });
   add(exportMenu, tr("&Communication chart…"), {}, [this] { exportDialog("comm"); });
   add(file, tr("&Import Rules…"), QKeySequence(Qt::CTRL | Qt::Key_I), [this] { sharding_->importRulesDialog(); });
-  add(file, tr("E&xport Rules…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I), [this] { sharding_->exportRulesDialog(); });
+  add(file, tr("E&xport Rules…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I),
+      [this] { sharding_->exportRulesDialog(); });
   file->addSeparator();
   add(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
 
@@ -172,7 +174,8 @@ void MainWindow::createActions() {
     a->setChecked(static_cast<int>(selection_->mode()) == m);
     modes->addAction(a);
     connect(a, &QAction::triggered, this, [this, m] { selection_->setMode(static_cast<OverlayMode>(m)); });
-    connect(selection_, &ViewSelection::modeChanged, a, [a, m](OverlayMode mode) { a->setChecked(static_cast<int>(mode) == m); });
+    connect(selection_, &ViewSelection::modeChanged, a,
+            [a, m](OverlayMode mode) { a->setChecked(static_cast<int>(mode) == m); });
   }
   viewMenu_->addSeparator();
   add(viewMenu_, tr("Reset &Zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { physical_->resetZoom(); });
@@ -267,7 +270,7 @@ bool MainWindow::selectParam(const QString& path) {
   const QModelIndex index = sharding_->paramModel()->indexOfPath(path);
   if (!index.isValid()) return false;
   sharding_->tree()->scrollTo(index);
-  sharding_->tree()->setCurrentIndex(index);  // selects it everywhere, as a click does
+  sharding_->tree()->setCurrentIndex(index); // selects it everywhere, as a click does
   return true;
 }
 
@@ -292,13 +295,15 @@ void MainWindow::onAnalysisFinished() {
     statusError_->setToolTip(lines.join("\n"));
   }
   const double ms = runner_->lastWallMs();
-  statusTime_->setText(tr("Recomputed in %1 ms (%2 devices)").arg(ms, 0, 'f', ms < 1 ? 2 : 1).arg(analysis->mesh.devices.size()));
+  statusTime_->setText(
+      tr("Recomputed in %1 ms (%2 devices)").arg(ms, 0, 'f', ms < 1 ? 2 : 1).arg(analysis->mesh.devices.size()));
 }
 
 void MainWindow::onAnalysisFailed(const QString& message) {
   logical_->setError(message, runner_->errorKind(), runner_->lastValid() != nullptr);
   if (!runner_->lastValid())
-    physical_->setEmptyMessage(tr("This mesh cannot be placed on the hardware yet.\nThe Logical mesh panel shows why, and the fix when there is one."));
+    physical_->setEmptyMessage(tr("This mesh cannot be placed on the hardware yet.\nThe Logical mesh panel shows why, "
+                                  "and the fix when there is one."));
   // The first sentence in the status bar; the whole message is in the panel and the tooltip.
   const qsizetype stop = message.indexOf(". ");
   statusError_->setText(tr("Cannot place this mesh: %1").arg(stop > 0 ? message.left(stop + 1) : message));
@@ -343,35 +348,42 @@ void MainWindow::openDialog() {
 bool MainWindow::saveDialog(bool saveAs) {
   QString path = document_->filePath();
   if (saveAs || path.isEmpty()) {
-    path = QFileDialog::getSaveFileName(this, tr("Save workspace"), AppSettings().lastDirectory() + "/workspace.shardscope.json",
+    path = QFileDialog::getSaveFileName(this, tr("Save workspace"),
+                                        AppSettings().lastDirectory() + "/workspace.shardscope.json",
                                         tr("Shardscope workspaces (*.json)"));
     if (path.isEmpty()) return false;
   }
   QString error;
   if (!saveFile(path, &error)) {
-    QMessageBox::warning(this, tr("Save workspace"), tr("%1\n\nThe previous file, if any, was left unchanged.").arg(error));
+    QMessageBox::warning(this, tr("Save workspace"),
+                         tr("%1\n\nThe previous file, if any, was left unchanged.").arg(error));
     return false;
   }
   return true;
 }
 
 void MainWindow::exportDialog(const QString& which) {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), AppSettings().lastDirectory() + "/" + which + ".png",
-                                                    tr("PNG image (*.png);;SVG drawing (*.svg)"));
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export view"), AppSettings().lastDirectory() + "/" + which + ".png",
+                                   tr("PNG image (*.png);;SVG drawing (*.svg)"));
   if (path.isEmpty()) return;
   QString error;
   bool ok = false;
   if (which == "physical")
-    ok = exportView(physical_, [this](QPainter& p, const QRectF& r) { physical_->render(p, r); }, path, QSize(1600, 1000), &error);
+    ok = exportView(
+        physical_, [this](QPainter& p, const QRectF& r) { physical_->render(p, r); }, path, QSize(1600, 1000), &error);
   else if (which == "logical")
-    ok = exportView(logical_->gridView(), [this](QPainter& p, const QRectF& r) { logical_->gridView()->render(p, r); }, path,
-                    QSize(1000, 800), &error);
+    ok = exportView(
+        logical_->gridView(), [this](QPainter& p, const QRectF& r) { logical_->gridView()->render(p, r); }, path,
+        QSize(1000, 800), &error);
   else if (which == "memory")
     ok = exportView(memory_, {}, path, memory_->size(), &error);
   else
     ok = exportView(comm_, {}, path, comm_->size(), &error);
-  if (ok) statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
-  else QMessageBox::warning(this, tr("Export view"), error);
+  if (ok)
+    statusBar()->showMessage(tr("Exported %1").arg(path), 4000);
+  else
+    QMessageBox::warning(this, tr("Export view"), error);
 }
 
 void MainWindow::rebuildRecentMenu() {
@@ -399,7 +411,8 @@ bool MainWindow::offerCrashRestore() {
   const auto orphans = autosave_->orphans();
   if (orphans.empty()) return false;
   const auto& newest = orphans.front();
-  const QString what = newest.originalPath.isEmpty() ? tr("an untitled workspace") : QFileInfo(newest.originalPath).fileName();
+  const QString what =
+      newest.originalPath.isEmpty() ? tr("an untitled workspace") : QFileInfo(newest.originalPath).fileName();
   const auto answer = QMessageBox::question(
       this, tr("Restore unsaved work?"),
       tr("Shardscope did not close cleanly last time. Restore the unsaved changes to %1 (autosaved %2)?")

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Shardscope main window: the physical view in the centre, docks for the logical mesh,
 // sharding, memory and communication, pickers in the toolbar. It owns the document, the analysis
 // runner and the shared selection, and hands every new analysis to every view.
 #pragma once
 
-#include "shardscope/analysis.hpp"
+#include "shardscope/analysis/analysis.hpp"
 
 #include <QMainWindow>
 

@@ -1,19 +1,23 @@
-#include "shardscope/analysis_json.hpp"
+// SPDX-License-Identifier: Apache-2.0
+#include "shardscope/analysis/analysis_json.hpp"
 
 namespace shardscope {
 
 namespace {
 const char* severityName(Diagnostic::Severity s) {
   switch (s) {
-  case Diagnostic::Severity::Info: return "info";
-  case Diagnostic::Severity::Warning: return "warning";
-  case Diagnostic::Severity::Error: return "error";
+  case Diagnostic::Severity::Info:
+    return "info";
+  case Diagnostic::Severity::Warning:
+    return "warning";
+  case Diagnostic::Severity::Error:
+    return "error";
   }
   return "info";
 }
 
 Json memoryJson(const DeviceMemory& m) {
-  return {{"params", m.params}, {"grads", m.grads},       {"optimizer", m.optimizer},
+  return {{"params", m.params},           {"grads", m.grads},       {"optimizer", m.optimizer},
           {"activations", m.activations}, {"kv_cache", m.kv_cache}, {"total", m.total()}};
 }
 } // namespace
@@ -29,7 +33,8 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
   mesh["placement"] = paths;
   Json axes = Json::array();
   for (const auto& ax : a.axes)
-    axes.push_back({{"name", ax.name}, {"size", ax.size}, {"ici", ax.ici}, {"dcn", ax.dcn}, {"explanation", ax.explanation}});
+    axes.push_back(
+        {{"name", ax.name}, {"size", ax.size}, {"ici", ax.ici}, {"dcn", ax.dcn}, {"explanation", ax.explanation}});
   mesh["axes"] = axes;
   out["mesh"] = mesh;
 
@@ -73,8 +78,8 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
     comm.push_back({{"axis", c.name},
                     {"size", c.size},
                     {"ring_closed", c.ring_closed},
-                    {"max_dilation", c.max_dilation},
-                    {"mean_dilation", c.mean_dilation},
+                    {"max_hops", c.max_hops},
+                    {"mean_hops", c.mean_hops},
                     {"max_link_load", c.max_link_load},
                     {"crosses_hosts", c.crosses_hosts},
                     {"crosses_slices", c.crosses_slices},
@@ -89,7 +94,10 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
 
   Json diagnostics = Json::array();
   for (const auto& d : a.diagnostics)
-    diagnostics.push_back({{"severity", severityName(d.severity)}, {"section", d.section}, {"subject", d.subject}, {"message", d.message}});
+    diagnostics.push_back({{"severity", severityName(d.severity)},
+                           {"section", d.section},
+                           {"subject", d.subject},
+                           {"message", d.message}});
   out["diagnostics"] = diagnostics;
   out["compute_ms"] = a.compute_ms;
   return out;

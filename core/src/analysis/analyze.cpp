@@ -1,15 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
 // analyze(): composes the engines in the order the data flows: devices -> mesh -> (model, rules,
 // shards) -> memory -> communication. Each stage reads only the previous stages' results.
-#include "shardscope/analysis.hpp"
+#include "shardscope/analysis/analysis.hpp"
 
+#include "analysis_memo.hpp"
 #include "analysis_stages.hpp"
-#include "shardscope/errors.hpp"
+#include "shardscope/base/errors.hpp"
 
 #include <chrono>
 
 namespace shardscope {
 
-Analysis analyze(const Scenario& scenario, const std::atomic<bool>* cancel) {
+AnalysisCache::AnalysisCache() : memo_(std::make_unique<Memo>()) {}
+AnalysisCache::~AnalysisCache() = default;
+
+Analysis analyze(const Scenario& scenario) {
+  AnalysisCache fresh;
+  return analyze(scenario, fresh);
+}
+
+Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atomic<bool>* cancel) {
   const auto start = std::chrono::steady_clock::now();
   Analysis out;
   analysis::buildMesh(scenario, out);
@@ -24,11 +34,12 @@ Analysis analyze(const Scenario& scenario, const std::atomic<bool>* cancel) {
   // FSDP all-gather moves per layer (the whole model when the layer count is unknown).
   double payloadBytes = 1 << 30;
   if (!cancelled()) {
-    if (auto model = analysis::loadModel(scenario.model, out); model && !cancelled()) {
-      if (auto plan = analysis::shardModel(scenario, model, out); plan && !cancelled()) {
+    if (auto model = analysis::loadModel(scenario.model, cache.memo(), out); model && !cancelled()) {
+      if (auto plan = analysis::shardModel(scenario, model, cache.memo(), out); plan && !cancelled()) {
         analysis::estimateDeviceMemory(scenario, *model, *plan, out);
         payloadBytes = static_cast<double>(plan->totals.total_bytes);
-        if (model->config && model->config->num_layers > 0) payloadBytes /= static_cast<double>(model->config->num_layers);
+        if (model->config && model->config->num_layers > 0)
+          payloadBytes /= static_cast<double>(model->config->num_layers);
       }
     }
   }

@@ -1,30 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analysis_stages.hpp"
 
-#include "shardscope/axis_report.hpp"
-#include "shardscope/collectives.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/hardware.hpp"
-#include "shardscope/link_graph.hpp"
+#include "shardscope/analysis/engine_options.hpp"
+#include "shardscope/cost/axis_report.hpp"
+#include "shardscope/cost/collectives.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/hardware/chips.hpp"
+#include "shardscope/hardware/link_graph.hpp"
 
 namespace shardscope::analysis {
-
-namespace {
-
-// The chip's published link figures with the user's overrides on top.
-LinkParams linkParamsOf(const Scenario& scenario) {
-  const ChipSpec* chip = findChip(scenario.topology.chip);
-  if (!chip) throwValueError("unknown chip '" + scenario.topology.chip + "'");
-  LinkParams p = defaultLinkParams(*chip);
-  const LinkOverrides& o = scenario.links;
-  p.ici_bandwidth = o.ici_bandwidth.value_or(p.ici_bandwidth);
-  p.ici_latency = o.ici_latency.value_or(p.ici_latency);
-  p.uplink_bandwidth = o.uplink_bandwidth.value_or(p.uplink_bandwidth);
-  p.uplink_latency = o.uplink_latency.value_or(p.uplink_latency);
-  p.twisted = o.twisted;
-  return p;
-}
-
-} // namespace
 
 void reportCommunication(const Scenario& scenario, double payloadBytes, Analysis& out) {
   try {
@@ -37,9 +21,9 @@ void reportCommunication(const Scenario& scenario, double payloadBytes, Analysis
       AxisComm c;
       c.name = r.axis;
       c.size = r.size;
-      c.ring_closed = r.closes;
-      c.max_dilation = r.max_hops;
-      c.mean_dilation = r.mean_hops;
+      c.ring_closed = r.ring_closed;
+      c.max_hops = r.max_hops;
+      c.mean_hops = r.mean_hops;
       c.max_link_load = r.max_link_load;
       c.crosses_hosts = r.crosses_hosts;
       c.crosses_slices = r.crosses_slices;

@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analysis_stages.hpp"
 
-#include "shardscope/errors.hpp"
-#include "shardscope/memory.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/analysis/engine_options.hpp"
+#include "shardscope/cost/memory.hpp"
 
 #include <algorithm>
 
@@ -62,14 +64,16 @@ void estimateDeviceMemory(const Scenario& scenario, const Model& model, const Sh
     // Parameter by parameter (not group by group), so that the sums round exactly as before.
     const int zero = scenario.training.workload == Workload::Training ? scenario.training.zero_stage : 0;
     if (zero == 0) {
-      for (const std::uint32_t g : plan.group_of) addParamShard(perDevice, plan.plans[g].layout.shard_shape, bytesPerElement[g]);
+      for (const std::uint32_t g : plan.group_of)
+        addParamShard(perDevice, plan.plans[g].layout.shard_shape, bytesPerElement[g]);
     } else {
       std::vector<int> batchAxes;
       for (const auto& name : scenario.training.batch_axes)
         if (const int a = out.mesh.axisIndex(name); a >= 0) batchAxes.push_back(a);
       std::vector<Shape> slices;
       slices.reserve(plan.plans.size());
-      for (const auto& p : plan.plans) slices.push_back(zeroSlice(p.layout.shard_shape, zeroDegree(p.layout, batchAxes, out.mesh)));
+      for (const auto& p : plan.plans)
+        slices.push_back(zeroSlice(p.layout.shard_shape, zeroDegree(p.layout, batchAxes, out.mesh)));
       for (const std::uint32_t g : plan.group_of) {
         addParamShard(perDevice, plan.plans[g].layout.shard_shape, bytesPerElement[g], /*optimizerFollows=*/false);
         addOptimizerShard(perDevice, slices[g], /*withGrads=*/zero >= 2);

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analysis_stages.hpp"
 
-#include "shardscope/errors.hpp"
-#include "shardscope/topology.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/hardware/topology.hpp"
 
 namespace shardscope::analysis {
 

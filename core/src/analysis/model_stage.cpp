@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analysis_stages.hpp"
 
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "analysis_memo.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <filesystem>
 #include <mutex>
@@ -34,26 +36,15 @@ Model load(const ModelChoice& choice) {
   return loadPresetModel(choice.preset);
 }
 
-struct ModelCache {
-  std::mutex mutex;
-  std::string key;
-  std::shared_ptr<const Model> model;
-};
-
-ModelCache& cache() {
-  static ModelCache c;
-  return c;
-}
-
 } // namespace
 
 void note(Analysis& out, Diagnostic::Severity severity, std::string section, std::string subject, std::string message) {
   out.diagnostics.push_back({severity, std::move(section), std::move(subject), std::move(message)});
 }
 
-std::shared_ptr<const Model> loadModel(const ModelChoice& choice, Analysis& out) {
+std::shared_ptr<const Model> loadModel(const ModelChoice& choice, AnalysisCache::Memo& memo, Analysis& out) {
   const std::string key = cacheKey(choice);
-  ModelCache& c = cache();
+  auto& c = memo.model;
   {
     std::lock_guard lock(c.mutex);
     if (c.model && c.key == key) return c.model;

@@ -1,34 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "analysis_stages.hpp"
 
-#include "shardscope/dtype.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/mesh_axes.hpp"
-#include "shardscope/rules_in_effect.hpp"
+#include "analysis_memo.hpp"
+#include "shardscope/base/dtype.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/mesh/mesh_axes.hpp"
+#include "shardscope/analysis/rules_in_effect.hpp"
 
 #include <mutex>
 
 namespace shardscope::analysis {
 
 namespace {
-
-// Which parameters plan alike depends only on the model, the rule patterns (through the rule
-// each path matches) and the dtype: not on the mesh sizes or the rules' specs. The GUI reanalyzes
-// on every drag frame with those unchanged, so the grouping of the last successful plan is kept
-// and the next plan only lays out one representative per group instead of matching 46k paths.
-struct GroupingCache {
-  std::mutex mutex;
-  std::weak_ptr<const Model> model; // locked and compared: a live object at the same address
-  std::vector<std::string> patterns;
-  std::string dtype;
-  std::vector<std::uint32_t> group_of;
-  std::vector<std::size_t> first;
-  std::vector<std::int64_t> counts;
-};
-
-GroupingCache& groupingCache() {
-  static GroupingCache cache;
-  return cache;
-}
 
 std::vector<std::string> patternsOf(const RuleSet& rules) {
   std::vector<std::string> out;
@@ -38,10 +21,13 @@ std::vector<std::string> patternsOf(const RuleSet& rules) {
 }
 
 // The plan of every parameter, through the cached grouping when it applies.
+// Which parameters plan alike depends only on the model, the rule patterns (through the rule
+// each path matches) and the dtype: not on the mesh sizes or the rules' specs. The GUI reanalyzes
+// on every drag frame with those unchanged, so the grouping of the last successful plan is kept
+// and the next plan only lays out one representative per group instead of matching 46k paths.
 ShardGroups planModel(const MeshAxes& axes, const std::shared_ptr<const Model>& model, const RuleSet& rules,
-                      const DType& dtype, const ShardPlanOptions& options) {
+                      const DType& dtype, const ShardPlanOptions& options, AnalysisCache::Memo::Grouping& cache) {
   std::vector<std::string> patterns = patternsOf(rules);
-  GroupingCache& cache = groupingCache();
   {
     std::unique_lock lock(cache.mutex);
     if (cache.model.lock() == model && cache.patterns == patterns && cache.dtype == dtype.name) {
@@ -81,7 +67,7 @@ ShardGroups planModel(const MeshAxes& axes, const std::shared_ptr<const Model>& 
 } // namespace
 
 std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::shared_ptr<const Model>& modelPtr,
-                                      Analysis& out) {
+                                      AnalysisCache::Memo& memo, Analysis& out) {
   try {
     const MeshAxes axes = MeshAxes::fromMesh(out.mesh);
     const RuleSet rules(rulesInEffect(scenario.rules, &axes));
@@ -90,7 +76,7 @@ std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::share
     ShardPlanOptions options;
     options.rules = &rules;
     options.min_size = 0; // every matched tensor is sharded; eformer's 16384 default hides small ones
-    ShardGroups plan = planModel(axes, modelPtr, rules, dtype, options);
+    ShardGroups plan = planModel(axes, modelPtr, rules, dtype, options, memo.grouping);
 
     // The repeated layers and experts share a group: its spec and notes are formatted once, and
     // the table refers to the model's own paths and shapes rather than copying 46k of them.

@@ -1,8 +1,9 @@
-#include "shardscope/eval.hpp"
+// SPDX-License-Identifier: Apache-2.0
+#include "shardscope/eval/eval.hpp"
 
 #include "eval_ops.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/json_text.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
 
 #include <algorithm>
 
@@ -38,7 +39,7 @@ const std::map<std::string, EvalOp>& evalOps() {
       {"composite_rule", opCompositeRule},
       {"shard", opShard},
 
-      // interconnect (eval_interconnect_ops.cpp)
+      // comm (eval_comm_ops.cpp)
       {"links", &evalLinks},
       {"hops", &evalHops},
       {"axis_report", &evalAxisReport},
@@ -64,7 +65,8 @@ Json evalRequest(const Json& request) {
   try {
     if (!request.is_object()) return failure("ValueError", "request must be a JSON object");
     auto opIt = request.find("op");
-    if (opIt == request.end() || !opIt->is_string()) return failure("ValueError", "missing field 'op' (a string naming the operation)");
+    if (opIt == request.end() || !opIt->is_string())
+      return failure("ValueError", "missing field 'op' (a string naming the operation)");
     const auto& ops = eval::evalOps();
     auto found = ops.find(opIt->get<std::string>());
     if (found == ops.end()) {

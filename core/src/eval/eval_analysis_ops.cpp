@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `analyze` eval op: a whole workspace in, the analysis the GUI shows out.
 //   request: {"op": "analyze", "scenario": {workspace JSON, see docs/workspace.md}, "per_device": false}
 //   result:  analysisToJson (mesh, params, memory, comm, diagnostics); a mesh that cannot be placed
@@ -5,8 +6,8 @@
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
 
-#include "shardscope/analysis.hpp"
-#include "shardscope/analysis_json.hpp"
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/analysis_json.hpp"
 
 namespace shardscope::eval {
 

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eval ops for eformer's mesh creation and jaxpp's MpmdMesh, in the request and result forms of
 // ../shared/golden/eformer-jaxpp-public.json (its `meta.ops`).
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
-#include "shardscope/eformer_mesh.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/mpmd_mesh.hpp"
+#include "shardscope/mesh/eformer_mesh.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/mesh/mpmd_mesh.hpp"
 
 #include <set>
 
@@ -38,12 +39,15 @@ AxisTypesArg axisTypesFrom(const Json& request) {
   if (it == request.end() || it->is_null()) return AxisTypesArg::absent();
   if (it->is_string()) return AxisTypesArg::single(it->get<std::string>());
   if (!it->is_array())
-    throwValueError(std::string("field 'axis_types' must be null, a string or a list of strings, got ") + it->type_name());
+    throwValueError(std::string("field 'axis_types' must be null, a string or a list of strings, got ") +
+                    it->type_name());
   AxisTypesArg arg;
   arg.form = AxisTypesArg::Form::List;
   for (const auto& v : *it) {
-    if (v.is_string()) arg.entries.push_back({v.get<std::string>(), true});
-    else arg.entries.push_back({v.type_name(), false});
+    if (v.is_string())
+      arg.entries.push_back({v.get<std::string>(), true});
+    else
+      arg.entries.push_back({v.type_name(), false});
   }
   return arg;
 }
@@ -52,7 +56,8 @@ Shape optionalIntList(const Json& request, const char* name, const Shape& fallba
   return present(request, name) ? intList(request[name], name) : fallback;
 }
 
-std::vector<std::string> optionalStringList(const Json& request, const char* name, const std::vector<std::string>& fallback) {
+std::vector<std::string> optionalStringList(const Json& request, const char* name,
+                                            const std::vector<std::string>& fallback) {
   return present(request, name) ? stringList(request[name], name) : fallback;
 }
 
@@ -79,14 +84,17 @@ Json answerMesh(EformerMesh built, EvalContext& context) {
 void flattenNested(const Json& value, const Shape& shape, std::size_t level, const std::string& what,
                    std::vector<std::int64_t>& out) {
   if (level == shape.size()) {
-    if (!value.is_number_integer()) throwValueError("field '" + what + "' must hold integers, got " + value.type_name());
+    if (!value.is_number_integer())
+      throwValueError("field '" + what + "' must hold integers, got " + value.type_name());
     out.push_back(value.get<std::int64_t>());
     return;
   }
   if (!value.is_array() || static_cast<std::int64_t>(value.size()) != shape[level]) {
-    const std::string found = value.is_array() ? std::to_string(value.size()) + " entries" : std::string("a ") + value.type_name();
-    throwValueError("field '" + what + "' must be nested lists of shape " + shapeRepr(shape) + " (the mesh_axes sizes); level " +
-                    std::to_string(level) + " has " + found + " instead of " + std::to_string(shape[level]));
+    const std::string found =
+        value.is_array() ? std::to_string(value.size()) + " entries" : std::string("a ") + value.type_name();
+    throwValueError("field '" + what + "' must be nested lists of shape " + shapeRepr(shape) +
+                    " (the mesh_axes sizes); level " + std::to_string(level) + " has " + found + " instead of " +
+                    std::to_string(shape[level]));
   }
   for (const auto& v : value) flattenNested(v, shape, level + 1, what, out);
 }
@@ -145,7 +153,8 @@ Json opParseMeshFromString(const Json& request, EvalContext& context) {
 Json opMpmdMesh(const Json& request, EvalContext&) {
   const Json& axes = requireField(request, "mesh_axes");
   if (!axes.is_array()) throwValueError("field 'mesh_axes' must be a list of [name, size] pairs");
-  if (axes.size() > kMaxMeshAxes) throwValueError("field 'mesh_axes' has more than " + std::to_string(kMaxMeshAxes) + " axes");
+  if (axes.size() > kMaxMeshAxes)
+    throwValueError("field 'mesh_axes' has more than " + std::to_string(kMaxMeshAxes) + " axes");
   Mesh mesh;
   Shape shape;
   for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -168,8 +177,10 @@ Json opMpmdMesh(const Json& request, EvalContext&) {
   std::set<std::int64_t> seen;
   std::vector<int> positions;
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (!seen.insert(ids[i]).second) throwValueError("field 'device_ids' lists device " + std::to_string(ids[i]) + " twice");
-    if (processes[i] < 0 || processes[i] > (1 << 30)) throwValueError("field 'process_index' must hold process numbers >= 0");
+    if (!seen.insert(ids[i]).second)
+      throwValueError("field 'device_ids' lists device " + std::to_string(ids[i]) + " twice");
+    if (processes[i] < 0 || processes[i] > (1 << 30))
+      throwValueError("field 'process_index' must hold process numbers >= 0");
     Device d;
     d.id = ids[i];
     d.platform = Platform::Gpu;

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "eval_json.hpp"
 
-#include "shardscope/errors.hpp"
+#include "shardscope/base/errors.hpp"
 
 namespace shardscope::eval {
 
@@ -36,7 +37,8 @@ bool present(const Json& object, const char* name) {
 std::optional<std::int64_t> optionalInt(const Json& request, const char* name) {
   if (!present(request, name)) return std::nullopt;
   const Json& v = request[name];
-  if (!v.is_number_integer()) throwValueError(std::string("field '") + name + "' must be an integer or null, got " + typeName(v));
+  if (!v.is_number_integer())
+    throwValueError(std::string("field '") + name + "' must be an integer or null, got " + typeName(v));
   return v.get<std::int64_t>();
 }
 
@@ -49,7 +51,8 @@ bool boolField(const Json& request, const char* name, bool fallback) {
 
 std::int64_t intField(const Json& request, const char* name) {
   const Json& v = requireField(request, name);
-  if (!v.is_number_integer()) throwValueError(std::string("field '") + name + "' must be an integer, got " + typeName(v));
+  if (!v.is_number_integer())
+    throwValueError(std::string("field '") + name + "' must be an integer, got " + typeName(v));
   return v.get<std::int64_t>();
 }
 
@@ -60,21 +63,27 @@ std::string stringField(const Json& request, const char* name) {
 }
 
 Shape intList(const Json& value, const char* what) {
-  if (!value.is_array()) throwValueError(std::string("field '") + what + "' must be a list of integers, got " + typeName(value));
+  if (!value.is_array())
+    throwValueError(std::string("field '") + what + "' must be a list of integers, got " + typeName(value));
   Shape out;
   out.reserve(value.size());
   for (const auto& v : value) {
-    if (!v.is_number_integer()) throwValueError(std::string("field '") + what + "' must be a list of integers, got an element of type " + typeName(v));
+    if (!v.is_number_integer())
+      throwValueError(std::string("field '") + what + "' must be a list of integers, got an element of type " +
+                      typeName(v));
     out.push_back(v.get<std::int64_t>());
   }
   return out;
 }
 
 std::vector<std::string> stringList(const Json& value, const char* what) {
-  if (!value.is_array()) throwValueError(std::string("field '") + what + "' must be a list of strings, got " + typeName(value));
+  if (!value.is_array())
+    throwValueError(std::string("field '") + what + "' must be a list of strings, got " + typeName(value));
   std::vector<std::string> out;
   for (const auto& v : value) {
-    if (!v.is_string()) throwValueError(std::string("field '") + what + "' must be a list of strings, got an element of type " + typeName(v));
+    if (!v.is_string())
+      throwValueError(std::string("field '") + what + "' must be a list of strings, got an element of type " +
+                      typeName(v));
     out.push_back(v.get<std::string>());
   }
   return out;
@@ -99,16 +108,22 @@ DeviceList parseDevices(const Json& request) {
     dev.id = id->get<std::int64_t>();
 
     std::string platform;
-    if (auto p = d.find("platform"); p != d.end() && p->is_string()) platform = p->get<std::string>();
-    else if (topPlatform) platform = *topPlatform;
-    else throwValueError("field '" + where + ".platform' is missing (give it per device or once at top level)");
+    if (auto p = d.find("platform"); p != d.end() && p->is_string())
+      platform = p->get<std::string>();
+    else if (topPlatform)
+      platform = *topPlatform;
+    else
+      throwValueError("field '" + where + ".platform' is missing (give it per device or once at top level)");
     auto parsed = parsePlatform(platform);
     if (!parsed) throwValueError("field '" + where + ".platform' must be tpu, gpu or cpu, got '" + platform + "'");
     dev.platform = *parsed;
 
-    if (auto k = d.find("device_kind"); k != d.end() && k->is_string()) dev.device_kind = k->get<std::string>();
-    else if (topKind) dev.device_kind = *topKind;
-    else throwValueError("field '" + where + ".device_kind' is missing (give it per device or once at top level)");
+    if (auto k = d.find("device_kind"); k != d.end() && k->is_string())
+      dev.device_kind = k->get<std::string>();
+    else if (topKind)
+      dev.device_kind = *topKind;
+    else
+      throwValueError("field '" + where + ".device_kind' is missing (give it per device or once at top level)");
 
     if (auto c = d.find("coords"); c != d.end() && !c->is_null()) {
       if (!c->is_array() || c->size() != 3) throwValueError("field '" + where + ".coords' must be [x, y, z] or null");

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: reading eval requests. Every accessor throws a ValueError that names the field, so a
 // malformed request answers a clear error instead of a nlohmann exception text.
 #pragma once
 
-#include "shardscope/device.hpp"
-#include "shardscope/eval.hpp"
-#include "shardscope/nd_array.hpp"
+#include "shardscope/hardware/device.hpp"
+#include "shardscope/eval/eval.hpp"
+#include "shardscope/base/nd_array.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: template part of eval_json.hpp.
 #pragma once
 
-#include "shardscope/errors.hpp"
+#include "shardscope/base/errors.hpp"
 
 #include <string>
 

@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eval ops of the device-mesh engine: create_device_mesh, create_hybrid_device_mesh, make_mesh.
 // Shapes are read as the reference receives them: any JSON value, or a Python literal in
 // "<field>_repr" (how the golden files carry tuples and other non-JSON values), canonicalized
 // with Python's int() so loose inputs and their error texts match JAX.
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
-#include "shardscope/device_mesh.hpp"
-#include "shardscope/errors.hpp"
+#include "shardscope/mesh/device_mesh.hpp"
+#include "shardscope/base/errors.hpp"
 
 #include <cctype>
 

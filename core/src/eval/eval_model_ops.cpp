@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eval ops of the model loaders and the per-device memory engine (docs/formats.md). Neither has a
 // reference function to mirror, so the request fields use the names of the C++ options.
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
-#include "shardscope/dtype.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/memory.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/base/dtype.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/cost/memory.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <utility>
 
@@ -55,10 +56,12 @@ E enumField(const Json& request, const char* name, E fallback, const std::pair<c
   throwValueError("field '" + std::string(name) + "' must be one of " + known + ", got '" + value + "'");
 }
 
-constexpr std::pair<const char*, Workload> kWorkloads[] = {{"training", Workload::Training}, {"serving", Workload::Serving}};
+constexpr std::pair<const char*, Workload> kWorkloads[] = {{"training", Workload::Training},
+                                                           {"serving", Workload::Serving}};
 constexpr std::pair<const char*, Optimizer> kOptimizers[] = {
     {"adamw", Optimizer::AdamW}, {"adafactor", Optimizer::Adafactor}, {"sgd-momentum", Optimizer::SgdMomentum}};
-constexpr std::pair<const char*, Recompute> kRecompute[] = {{"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}};
+constexpr std::pair<const char*, Recompute> kRecompute[] = {
+    {"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}};
 
 } // namespace
 
@@ -95,7 +98,8 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
   } else {
     // Convenience: the whole model replicated on `device_count` devices, in `param_dtype`.
     const std::int64_t count = intOr(request, "device_count", 1);
-    if (count < 1 || count > 1'000'000) throwValueError("field 'device_count' must be between 1 and 1000000, got " + std::to_string(count));
+    if (count < 1 || count > 1'000'000)
+      throwValueError("field 'device_count' must be between 1 and 1000000, got " + std::to_string(count));
     std::optional<double> bpe;
     if (request.contains("param_dtype")) {
       const auto dtype = stringField(request, "param_dtype");
@@ -132,8 +136,13 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
 
   Json perDevice = Json::array();
   for (const auto& d : e.per_device)
-    perDevice.push_back({{"params", d.params}, {"grads", d.grads}, {"master_weights", d.master_weights}, {"optimizer", d.optimizer},
-                         {"activations", d.activations}, {"kv_cache", d.kv_cache}, {"total", d.total()}});
+    perDevice.push_back({{"params", d.params},
+                         {"grads", d.grads},
+                         {"master_weights", d.master_weights},
+                         {"optimizer", d.optimizer},
+                         {"activations", d.activations},
+                         {"kv_cache", d.kv_cache},
+                         {"total", d.total()}});
   Json out = Json::object();
   out["per_device"] = std::move(perDevice);
   out["max_bytes"] = e.max_bytes;
@@ -141,8 +150,10 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
   out["argmax"] = e.argmax;
   out["hbm_bytes"] = e.hbm_bytes;
   out["out_of_memory"] = e.out_of_memory;
-  out["activations"] = {{"per_layer", e.activations.per_layer}, {"layers", e.activations.layers},
-                        {"output_layer", e.activations.output_layer}, {"total", e.activations.total()}};
+  out["activations"] = {{"per_layer", e.activations.per_layer},
+                        {"layers", e.activations.layers},
+                        {"output_layer", e.activations.output_layer},
+                        {"total", e.activations.total()}};
   out["kv_cache_per_device"] = e.kv_cache_per_device;
   return out;
 }

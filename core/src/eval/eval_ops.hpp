@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the table of eval ops. Each module's ops live in their own eval_*.cpp file.
 #pragma once
 
-#include "shardscope/eval.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <map>
 #include <string>
@@ -40,7 +41,7 @@ Json opAutoShardingRule(const Json& request, EvalContext& context);
 Json opCompositeRule(const Json& request, EvalContext& context);
 Json opShard(const Json& request, EvalContext& context);
 
-// --- interconnect (eval_interconnect_ops.cpp)
+// --- comm: link graph and per-axis communication (eval_comm_ops.cpp)
 Json evalLinks(const Json& request, EvalContext& context);
 Json evalHops(const Json& request, EvalContext& context);
 Json evalAxisReport(const Json& request, EvalContext& context);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eval ops of the sharding module.
 //
 // Golden ops (request/result forms of ../shared/golden/eformer-jaxpp-public.json, meta.ops):
@@ -29,13 +30,13 @@
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
 
-#include "shardscope/errors.hpp"
-#include "shardscope/logical_axes.hpp"
-#include "shardscope/mesh_partition_helper.hpp"
-#include "shardscope/partition_rules.hpp"
-#include "shardscope/shard_plan.hpp"
-#include "shardscope/sharding.hpp"
-#include "shardscope/sharding_rules.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/sharding/mesh_partition_helper.hpp"
+#include "shardscope/sharding/partition_rules.hpp"
+#include "shardscope/sharding/shard_plan.hpp"
+#include "shardscope/sharding/named_sharding.hpp"
+#include "shardscope/sharding/sharding_rules.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -88,7 +89,9 @@ std::vector<ArrayShape> parseArrays(const Json& request) {
   return out;
 }
 
-MeshAxes requireMesh(const Json& request) { return MeshAxes::fromJson(requireField(request, "mesh_axes"), "mesh_axes"); }
+MeshAxes requireMesh(const Json& request) {
+  return MeshAxes::fromJson(requireField(request, "mesh_axes"), "mesh_axes");
+}
 
 // A rule that needs a mesh: eformer falls back to the legacy `with mesh:` context, absent here.
 MeshAxes meshForRule(const Json& request) {
@@ -116,7 +119,8 @@ Json diagnosticsJson(const ShardingDiagnostics& diags) {
 }
 
 void warn(EvalContext& context, const std::string& label, const ShardingDiagnostics& diags) {
-  for (const auto& d : diags) context.warnings.push_back(label + ": " + std::string(diagnosticKindName(d.kind)) + ": " + d.message);
+  for (const auto& d : diags)
+    context.warnings.push_back(label + ": " + std::string(diagnosticKindName(d.kind)) + ": " + d.message);
 }
 
 std::vector<PartitionRule> parseRules(const Json& value) {
@@ -164,10 +168,13 @@ std::shared_ptr<const ShardingRule> autoRule(const Json& spec, const Json& reque
 
 std::shared_ptr<const ShardingRule> memoryRule(const Json& spec, const Json& request, const std::string& where) {
   if (!present(spec, "max_memory_per_device"))
-    throw Error(ErrorKind::TypeError, "MemoryConstrainedShardingRule.__init__() missing 1 required positional argument: "
-                                      "'max_memory_per_device' (" + where + ")");
+    throw Error(ErrorKind::TypeError,
+                "MemoryConstrainedShardingRule.__init__() missing 1 required positional argument: "
+                "'max_memory_per_device' (" +
+                    where + ")");
   const auto limit = optionalInt(spec, "max_memory_per_device");
-  return std::make_shared<MemoryConstrainedShardingRule>(*limit, meshForRule(request), optionalAxisNames(spec, "axis_names"));
+  return std::make_shared<MemoryConstrainedShardingRule>(*limit, meshForRule(request),
+                                                         optionalAxisNames(spec, "axis_names"));
 }
 
 std::shared_ptr<const ShardingRule> shapeRule(const Json& spec, const std::string& where) {
@@ -177,18 +184,24 @@ std::shared_ptr<const ShardingRule> shapeRule(const Json& spec, const std::strin
   for (std::size_t i = 0; i < patterns.size(); ++i) {
     const std::string at = where + ".patterns[" + std::to_string(i) + "]";
     const Json& p = patterns[i];
-    if (!p.is_array() || p.size() != 2 || !p[0].is_array()) throwValueError("field '" + at + "' must be a [pattern, spec] pair");
+    if (!p.is_array() || p.size() != 2 || !p[0].is_array())
+      throwValueError("field '" + at + "' must be a [pattern, spec] pair");
     ShapePattern pattern;
     for (const auto& d : p[0]) {
-      if (d.is_null()) pattern.emplace_back(std::nullopt);
-      else if (d.is_number_integer()) pattern.emplace_back(d.get<std::int64_t>());
-      else throwValueError("field '" + at + "[0]' must hold integers or null");
+      if (d.is_null())
+        pattern.emplace_back(std::nullopt);
+      else if (d.is_number_integer())
+        pattern.emplace_back(d.get<std::int64_t>());
+      else
+        throwValueError("field '" + at + "[0]' must hold integers or null");
     }
     PartitionSpec s = PartitionSpec::fromJson(p[1], at + "[1]");
     // A Python dict keeps the first position of a repeated key with the last value.
     auto same = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == pattern; });
-    if (same != list.end()) same->second = std::move(s);
-    else list.emplace_back(std::move(pattern), std::move(s));
+    if (same != list.end())
+      same->second = std::move(s);
+    else
+      list.emplace_back(std::move(pattern), std::move(s));
   }
   return std::make_shared<ShapeBasedShardingRule>(std::move(list));
 }
@@ -211,12 +224,18 @@ PartitionAxis partitionAxisOf(const Json& request) {
   for (const auto& [key, value] : pa.items()) {
     if (!value.is_string()) throwValueError("field 'partition_axis." + key + "' must be a mesh axis name");
     const std::string v = value.get<std::string>();
-    if (key == "dp") axes.data_parallel = v;
-    else if (key == "fsdp") axes.fully_sharded_data_parallel = v;
-    else if (key == "tp") axes.tensor_parallel = v;
-    else if (key == "sp") axes.sequence_parallel = v;
-    else if (key == "ep") axes.expert_parallel = v;
-    else throwValueError("field 'partition_axis." + key + "': roles are dp, fsdp, tp, sp, ep");
+    if (key == "dp")
+      axes.data_parallel = v;
+    else if (key == "fsdp")
+      axes.fully_sharded_data_parallel = v;
+    else if (key == "tp")
+      axes.tensor_parallel = v;
+    else if (key == "sp")
+      axes.sequence_parallel = v;
+    else if (key == "ep")
+      axes.expert_parallel = v;
+    else
+      throwValueError("field 'partition_axis." + key + "': roles are dp, fsdp, tp, sp, ep");
   }
   return axes;
 }
@@ -227,7 +246,8 @@ std::vector<std::int64_t> deviceIdsOf(const Json& request, const MeshAxes& mesh)
   // Walk the nested lists, checking each level's length against the mesh axis sizes.
   auto walk = [&](auto&& self, const Json& v, std::size_t depth) -> void {
     if (depth == mesh.rank()) {
-      if (!v.is_number_integer()) throwValueError("field 'device_ids' must hold integers at depth " + std::to_string(depth));
+      if (!v.is_number_integer())
+        throwValueError("field 'device_ids' must hold integers at depth " + std::to_string(depth));
       ids.push_back(v.get<std::int64_t>());
       return;
     }
@@ -293,7 +313,8 @@ Json opMatchPartitionRules(const Json& request, EvalContext& context) {
     const Json& p = paramAt(list, i);
     ParamLeaf leaf;
     leaf.path = stringField(p, "path");
-    if (!paths.insert(leaf.path).second) throwValueError("field '" + where + ".path': path '" + leaf.path + "' appears twice");
+    if (!paths.insert(leaf.path).second)
+      throwValueError("field '" + where + ".path': path '" + leaf.path + "' appears twice");
     if (present(p, "shape")) leaf.shape = shapeOf(p["shape"], where + ".shape");
     leaf.dtype = dtypeOf(p, where);
     leaves.push_back(std::move(leaf));
@@ -320,13 +341,15 @@ Json opCorrectedSharding(const Json& request, EvalContext& context) {
   ShardingDiagnostics diags;
   Json out;
   if (via == "get_corrected_named_sharding") {
-    out = getCorrectedNamedSharding(mesh ? &*mesh : nullptr, shape, spec, boolField(request, "raise_mesh_error", true), &diags)
+    out = getCorrectedNamedSharding(mesh ? &*mesh : nullptr, shape, spec, boolField(request, "raise_mesh_error", true),
+                                    &diags)
               .toJson();
   } else if (via == "with_sharding_constraint") {
     auto applied = withShardingConstraintSpec(mesh ? &*mesh : nullptr, shape, spec, &diags);
     out = applied ? applied->toJson() : Json(nullptr);
   } else {
-    throwValueError("field 'via' must be 'get_corrected_named_sharding' or 'with_sharding_constraint', got '" + via + "'");
+    throwValueError("field 'via' must be 'get_corrected_named_sharding' or 'with_sharding_constraint', got '" + via +
+                    "'");
   }
   warn(context, "spec", diags);
   return out;
@@ -356,10 +379,14 @@ Json opCompositeRule(const Json& request, EvalContext& context) {
     auto kindIt = r.find("kind");
     if (kindIt == r.end() || !kindIt->is_string()) throwValueError("field '" + where + ".kind' must be a string");
     const std::string kind = kindIt->get<std::string>();
-    if (kind == "shape_based") rules.push_back(shapeRule(r, where));
-    else if (kind == "memory_constrained") rules.push_back(memoryRule(r, request, where));
-    else if (kind == "auto") rules.push_back(autoRule(r, request, referenceBugs));
-    else throwValueError("field '" + where + ".kind' must be shape_based, memory_constrained or auto, got '" + kind + "'");
+    if (kind == "shape_based")
+      rules.push_back(shapeRule(r, where));
+    else if (kind == "memory_constrained")
+      rules.push_back(memoryRule(r, request, where));
+    else if (kind == "auto")
+      rules.push_back(autoRule(r, request, referenceBugs));
+    else
+      throwValueError("field '" + where + ".kind' must be shape_based, memory_constrained or auto, got '" + kind + "'");
   }
   return applyRule(CompositeShardingRule(std::move(rules)), request, context);
 }
@@ -389,13 +416,15 @@ Json opShard(const Json& request, EvalContext& context) {
   if (present(request, "rules") && present(request, "preset"))
     throwValueError("give either 'rules' or 'preset', not both");
   std::optional<RuleSet> rules;
-  if (present(request, "rules")) rules.emplace(parseRules(request["rules"]));
+  if (present(request, "rules"))
+    rules.emplace(parseRules(request["rules"]));
   else if (present(request, "preset"))
     rules.emplace(presetRules(stringField(request, "preset"), partitionAxisOf(request), &mesh));
   if (!rules)
     for (std::size_t i = 0; i < params.size(); ++i)
       if (!params[i].spec)
-        throwValueError("field 'params[" + std::to_string(i) + "]' has no 'spec' and the request gives no 'rules' or 'preset'");
+        throwValueError("field 'params[" + std::to_string(i) +
+                        "]' has no 'spec' and the request gives no 'rules' or 'preset'");
 
   ShardPlanOptions options;
   options.rules = rules ? &*rules : nullptr;

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Hub checkpoint folder holds config.json beside its safetensors files. The tensors come from the
 // headers; the architecture numbers (layers, heads, ...) that activations and the KV cache need come
 // from that config, when it is there and describes a family we know.
 #include "checkpoint_config.hpp"
 
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
 
 namespace shardscope {
 

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: reading the architecture of a checkpoint from the config.json next to it.
 #pragma once
 
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <filesystem>
 

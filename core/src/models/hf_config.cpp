@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the architecture numbers out of a Hugging Face config.json. Key names and defaults follow
 // each family's transformers configuration class, so a config that omits a key means what it
 // means to transformers (num_key_value_heads defaults to num_attention_heads, Gemma ties its
 // embeddings, ...).
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +15,9 @@ namespace shardscope {
 namespace {
 
 // The families we synthesize, by HF model_type.
-const std::vector<std::string> kSupported = {"llama",   "mistral", "mixtral", "qwen2",       "qwen3",      "qwen3_moe", "gemma",
-                                             "gemma2",  "gemma3",  "gemma3_text", "gpt2",    "deepseek_v2", "deepseek_v3"};
+const std::vector<std::string> kSupported = {"llama",     "mistral",     "mixtral",    "qwen2",  "qwen3",
+                                             "qwen3_moe", "gemma",       "gemma2",     "gemma3", "gemma3_text",
+                                             "gpt2",      "deepseek_v2", "deepseek_v3"};
 
 std::string where(const char* key) { return std::string("config.json: '") + key + "'"; }
 
@@ -29,7 +31,7 @@ const Json* find(const Json& config, const char* key) {
 std::int64_t readInt(const Json& value, const char* key, std::int64_t minimum) {
   // Configs written by Python sometimes say 4096.0; accept integral floats, but test the range
   // before converting, since casting an out-of-range double to an integer is undefined.
-  constexpr std::int64_t kLimit = std::int64_t{1} << 31;  // products of a few dims stay in int64
+  constexpr std::int64_t kLimit = std::int64_t{1} << 31; // products of a few dims stay in int64
   std::int64_t v = 0;
   if (value.is_number_integer()) {
     if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(kLimit))
@@ -37,13 +39,16 @@ std::int64_t readInt(const Json& value, const char* key, std::int64_t minimum) {
     v = value.get<std::int64_t>();
   } else if (value.is_number_float()) {
     const double d = value.get<double>();
-    if (!std::isfinite(d) || d != std::trunc(d)) throwValueError(where(key) + " must be an integer, got " + jsonRepr(value));
-    if (std::fabs(d) > static_cast<double>(kLimit)) throwValueError(where(key) + " is implausibly large (" + value.dump() + ")");
+    if (!std::isfinite(d) || d != std::trunc(d))
+      throwValueError(where(key) + " must be an integer, got " + jsonRepr(value));
+    if (std::fabs(d) > static_cast<double>(kLimit))
+      throwValueError(where(key) + " is implausibly large (" + value.dump() + ")");
     v = static_cast<std::int64_t>(d);
   } else {
     throwValueError(where(key) + " must be an integer, got " + jsonRepr(value));
   }
-  if (v < minimum) throwValueError(where(key) + " must be >= " + std::to_string(minimum) + ", got " + std::to_string(v));
+  if (v < minimum)
+    throwValueError(where(key) + " must be >= " + std::to_string(minimum) + ", got " + std::to_string(v));
   if (v > kLimit) throwValueError(where(key) + " is implausibly large (" + std::to_string(v) + ")");
   return v;
 }
@@ -82,7 +87,8 @@ void applyLayerTypes(const Json& config, ModelConfig& c) {
   for (std::size_t i = 0; i < types->size(); ++i) {
     const Json& t = (*types)[i];
     if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
-      throwValueError(where("layer_types") + "[" + std::to_string(i) + "] must be \"sliding_attention\" or \"full_attention\"");
+      throwValueError(where("layer_types") + "[" + std::to_string(i) +
+                      "] must be \"sliding_attention\" or \"full_attention\"");
     sliding.push_back(t == "sliding_attention");
   }
   const auto firstGlobal = std::find(sliding.begin(), sliding.end(), false);
@@ -91,7 +97,8 @@ void applyLayerTypes(const Json& config, ModelConfig& c) {
     return;
   }
   if (c.sliding_window <= 0) c.sliding_window = optInt(config, "sliding_window", 0);
-  if (c.sliding_window <= 0) throwValueError(where("layer_types") + " has sliding layers but 'sliding_window' is missing");
+  if (c.sliding_window <= 0)
+    throwValueError(where("layer_types") + " has sliding layers but 'sliding_window' is missing");
   c.sliding_window_pattern = firstGlobal == sliding.end() ? 0 : (firstGlobal - sliding.begin()) + 1;
   for (std::int64_t i = 0; i < c.num_layers; ++i)
     if (c.isSlidingLayer(i) != sliding[static_cast<std::size_t>(i)])
@@ -129,7 +136,8 @@ ModelConfig modelConfigFromHf(const Json& configIn) {
     c.vocab = requireInt(config, "vocab_size");
     c.max_positions = requireInt(config, "n_positions");
     c.ffn = optInt(config, "n_inner", 4 * c.hidden, 1);
-    if (c.hidden % c.heads != 0) throwValueError(where("n_embd") + " (" + std::to_string(c.hidden) + ") is not a multiple of n_head");
+    if (c.hidden % c.heads != 0)
+      throwValueError(where("n_embd") + " (" + std::to_string(c.hidden) + ") is not a multiple of n_head");
     c.head_dim = c.hidden / c.heads;
     return c;
   }
@@ -142,13 +150,14 @@ ModelConfig modelConfigFromHf(const Json& configIn) {
   c.max_positions = optInt(config, "max_position_embeddings", 0);
   c.ffn = requireInt(config, "intermediate_size");
   if (c.heads % c.kv_heads != 0)
-    throwValueError(where("num_key_value_heads") + " (" + std::to_string(c.kv_heads) + ") does not divide num_attention_heads (" +
-                    std::to_string(c.heads) + ")");
+    throwValueError(where("num_key_value_heads") + " (" + std::to_string(c.kv_heads) +
+                    ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
   if (find(config, "head_dim")) {
     c.head_dim = requireInt(config, "head_dim");
   } else {
     if (c.hidden % c.heads != 0)
-      throwValueError(where("hidden_size") + " (" + std::to_string(c.hidden) + ") is not a multiple of num_attention_heads and head_dim is absent");
+      throwValueError(where("hidden_size") + " (" + std::to_string(c.hidden) +
+                      ") is not a multiple of num_attention_heads and head_dim is absent");
     c.head_dim = c.hidden / c.heads;
   }
 

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synthesizes the tensors of a Hugging Face checkpoint from its config.json: the names and shapes
 // that model.safetensors would hold, without downloading it (as `accelerate estimate-memory`
 // builds the model on the meta device). Linear weights are [out_features, in_features] as
 // torch.nn.Linear stores them; GPT-2's Conv1D stores [in, out].
-#include "shardscope/dtype.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "shardscope/base/dtype.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <algorithm>
 
@@ -36,7 +37,9 @@ std::string dtypeOf(const Json& config) {
     if (it == config.end() || it->is_null()) continue;
     if (!it->is_string()) throwValueError(std::string("config.json: '") + key + "' must be a string");
     auto name = canonicalDtype(it->get<std::string>());
-    if (!name) throwValueError(std::string("config.json: '") + key + "' names an unknown dtype '" + it->get<std::string>() + "'");
+    if (!name)
+      throwValueError(std::string("config.json: '") + key + "' names an unknown dtype '" + it->get<std::string>() +
+                      "'");
     return *name;
   }
   if (auto text = config.find("text_config"); text != config.end() && text->is_object()) return dtypeOf(*text);
@@ -145,7 +148,8 @@ void llamaLike(Builder& b, const ModelConfig& c, const Json& config) {
   if (t == "qwen3_moe") {
     auto it = config.find("decoder_sparse_step");
     if (it != config.end() && !it->is_null()) {
-      if (!it->is_number_integer() || it->get<std::int64_t>() < 1) throwValueError("config.json: 'decoder_sparse_step' must be a positive integer");
+      if (!it->is_number_integer() || it->get<std::int64_t>() < 1)
+        throwValueError("config.json: 'decoder_sparse_step' must be a positive integer");
       sparseStep = it->get<std::int64_t>();
     }
   }
@@ -171,7 +175,8 @@ void llamaLike(Builder& b, const ModelConfig& c, const Json& config) {
     } else if (t == "qwen3_moe" && c.experts > 0 && std::find(mlpOnly.begin(), mlpOnly.end(), i) == mlpOnly.end() &&
                (i + 1) % sparseStep == 0) {
       b.linear(p + ".mlp.gate", c.hidden, c.experts);
-      for (std::int64_t e = 0; e < c.experts; ++e) gatedMlp(b, p + ".mlp.experts." + std::to_string(e), c.hidden, c.moe_ffn);
+      for (std::int64_t e = 0; e < c.experts; ++e)
+        gatedMlp(b, p + ".mlp.experts." + std::to_string(e), c.hidden, c.moe_ffn);
     } else {
       gatedMlp(b, p + ".mlp", c.hidden, c.ffn, mlpBias);
     }
@@ -187,7 +192,8 @@ void deepseek(Builder& b, const ModelConfig& c, const Json& config) {
   if (auto it = config.find("topk_method"); it != config.end() && it->is_string()) topk = it->get<std::string>();
   std::int64_t moeFreq = 1;
   if (auto it = config.find("moe_layer_freq"); it != config.end() && !it->is_null()) {
-    if (!it->is_number_integer() || it->get<std::int64_t>() < 1) throwValueError("config.json: 'moe_layer_freq' must be a positive integer");
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 1)
+      throwValueError("config.json: 'moe_layer_freq' must be a positive integer");
     moeFreq = it->get<std::int64_t>();
   }
   b.add("model.embed_tokens.weight", {c.vocab, c.hidden});
@@ -203,7 +209,8 @@ void deepseek(Builder& b, const ModelConfig& c, const Json& config) {
     }
     b.linear(p + ".mlp.gate", c.hidden, c.experts);
     if (topk == "noaux_tc") b.add(p + ".mlp.gate.e_score_correction_bias", {c.experts});
-    for (std::int64_t e = 0; e < c.experts; ++e) gatedMlp(b, p + ".mlp.experts." + std::to_string(e), c.hidden, c.moe_ffn);
+    for (std::int64_t e = 0; e < c.experts; ++e)
+      gatedMlp(b, p + ".mlp.experts." + std::to_string(e), c.hidden, c.moe_ffn);
     if (c.shared_experts > 0) gatedMlp(b, p + ".mlp.shared_experts", c.hidden, c.moe_ffn * c.shared_experts);
   }
   b.add("model.norm.weight", {c.hidden});

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 // One entry point for "a model file the user picked": the loader follows the file name, then the
 // content (a config.json is recognised by its model_type key).
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 namespace shardscope {
 

@@ -1,10 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Our JSON form of a model (docs/formats.md): a name, a list of {path, shape, dtype} and, optionally,
 // the architecture numbers under "config" with the field names of ModelConfig.
-#include "shardscope/dtype.hpp"
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
-
+#include "shardscope/base/dtype.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 namespace shardscope {
 
@@ -38,10 +38,11 @@ Param paramFromJson(const Json& p, std::size_t index, const std::optional<std::s
 }
 
 // ModelConfig <-> JSON, field by field (the names of the struct members).
-#define SHARDSCOPE_CONFIG_INT_FIELDS(X)                                                                          \
-  X(num_layers) X(hidden) X(heads) X(kv_heads) X(head_dim) X(ffn) X(vocab) X(max_positions) X(experts)           \
-  X(experts_per_token) X(moe_ffn) X(shared_experts) X(first_dense_layers) X(q_lora_rank) X(kv_lora_rank)        \
-  X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim) X(sliding_window) X(sliding_window_pattern)
+#define SHARDSCOPE_CONFIG_INT_FIELDS(X)                                                                                \
+  X(num_layers)                                                                                                        \
+  X(hidden) X(heads) X(kv_heads) X(head_dim) X(ffn) X(vocab) X(max_positions) X(experts) X(experts_per_token)          \
+      X(moe_ffn) X(shared_experts) X(first_dense_layers) X(q_lora_rank) X(kv_lora_rank) X(qk_nope_head_dim)            \
+          X(qk_rope_head_dim) X(v_head_dim) X(sliding_window) X(sliding_window_pattern)
 
 ModelConfig configFromJson(const Json& j) {
   if (!j.is_object()) throwValueError("config must be an object");
@@ -59,11 +60,11 @@ ModelConfig configFromJson(const Json& j) {
       c.tie_embeddings = it->get<bool>();
       continue;
     }
-#define SHARDSCOPE_READ(field)                                                                                   \
-  if (key == #field) {                                                                                           \
-    c.field = nonNegativeInt(*it, what);                                                                         \
-    if (c.field > (std::int64_t{1} << 31)) throwValueError(what + " is implausibly large");                     \
-    continue;                                                                                                    \
+#define SHARDSCOPE_READ(field)                                                                                         \
+  if (key == #field) {                                                                                                 \
+    c.field = nonNegativeInt(*it, what);                                                                               \
+    if (c.field > (std::int64_t{1} << 31)) throwValueError(what + " is implausibly large");                            \
+    continue;                                                                                                          \
   }
     SHARDSCOPE_CONFIG_INT_FIELDS(SHARDSCOPE_READ)
 #undef SHARDSCOPE_READ
@@ -78,7 +79,8 @@ Json configToJson(const ModelConfig& c) {
   Json j = Json::object();
   j["model_type"] = c.model_type;
   j["tie_embeddings"] = c.tie_embeddings;
-#define SHARDSCOPE_WRITE(field) if (c.field != 0) j[#field] = c.field;
+#define SHARDSCOPE_WRITE(field)                                                                                        \
+  if (c.field != 0) j[#field] = c.field;
   SHARDSCOPE_CONFIG_INT_FIELDS(SHARDSCOPE_WRITE)
 #undef SHARDSCOPE_WRITE
   return j;
@@ -98,13 +100,15 @@ Model modelFromJson(const Json& json) {
       model.name = name->get<std::string>();
     }
     if (auto dtype = json.find("dtype"); dtype != json.end()) {
-      if (!dtype->is_string() || !canonicalDtype(dtype->get<std::string>())) throwValueError("dtype must name a known dtype, got " + jsonRepr(*dtype));
+      if (!dtype->is_string() || !canonicalDtype(dtype->get<std::string>()))
+        throwValueError("dtype must name a known dtype, got " + jsonRepr(*dtype));
       defaultDtype = canonicalDtype(dtype->get<std::string>());
     }
     auto p = json.find("params");
     if (p == json.end() || !p->is_array()) throwValueError("params must be a list of {path, shape, dtype} objects");
     params = &*p;
-    if (auto config = json.find("config"); config != json.end() && !config->is_null()) model.config = configFromJson(*config);
+    if (auto config = json.find("config"); config != json.end() && !config->is_null())
+      model.config = configFromJson(*config);
   } else {
     throwValueError("a model must be an object {name, params, config?} or a list of params");
   }

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // Built-in models: Hugging Face config.json files under <resourceDir()>/models (the source tree while
 // developing, <prefix>/share/shardscope/resources once installed).
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
-#include "shardscope/resources.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
+#include "shardscope/base/resources.hpp"
 
 #include <algorithm>
 

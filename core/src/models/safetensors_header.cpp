@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // safetensors files (huggingface/safetensors, docs "Format"): an 8-byte little-endian header length
 // N, N bytes of JSON {tensor: {dtype, shape, data_offsets}, "__metadata__"?: {...}}, then the raw
 // data. Only the header is read: we never need the weights, and a checkpoint may be hundreds of GB.
-#include "shardscope/dtype.hpp"
+#include "shardscope/base/dtype.hpp"
 #include "checkpoint_config.hpp"
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -15,9 +16,11 @@ namespace shardscope {
 namespace {
 
 // Parses the header; `ends` (when given) receives each tensor's data_offsets end.
-std::vector<Param> parseHeader(std::string_view headerJson, const std::string& source, std::vector<std::int64_t>* ends) {
+std::vector<Param> parseHeader(std::string_view headerJson, const std::string& source,
+                               std::vector<std::int64_t>* ends) {
   const Json header = parseJsonText(headerJson, source + ": the header");
-  if (!header.is_object()) throwValueError(source + ": the header must be a JSON object, got " + std::string(header.type_name()));
+  if (!header.is_object())
+    throwValueError(source + ": the header must be a JSON object, got " + std::string(header.type_name()));
   std::vector<Param> params;
   params.reserve(header.size());
   for (auto it = header.begin(); it != header.end(); ++it) {
@@ -34,12 +37,15 @@ std::vector<Param> parseHeader(std::string_view headerJson, const std::string& s
     p.dtype = *name;
     auto shape = t.find("shape");
     if (shape == t.end() || !shape->is_array()) throwValueError(at + ": 'shape' is missing or not a list");
-    for (std::size_t d = 0; d < shape->size(); ++d) p.shape.push_back(nonNegativeInt((*shape)[d], at + ": 'shape'[" + std::to_string(d) + "]"));
+    for (std::size_t d = 0; d < shape->size(); ++d)
+      p.shape.push_back(nonNegativeInt((*shape)[d], at + ": 'shape'[" + std::to_string(d) + "]"));
     auto offsets = t.find("data_offsets");
-    if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2) throwValueError(at + ": 'data_offsets' must be a list [begin, end]");
+    if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2)
+      throwValueError(at + ": 'data_offsets' must be a list [begin, end]");
     const auto begin = nonNegativeInt((*offsets)[0], at + ": 'data_offsets'[0]");
     const auto end = nonNegativeInt((*offsets)[1], at + ": 'data_offsets'[1]");
-    if (end < begin) throwValueError(at + ": 'data_offsets' end " + std::to_string(end) + " is before begin " + std::to_string(begin));
+    if (end < begin)
+      throwValueError(at + ": 'data_offsets' end " + std::to_string(end) + " is before begin " + std::to_string(begin));
     params.push_back(std::move(p));
     if (ends) ends->push_back(end);
     // The byte range must hold exactly shape x dtype (safetensors' own validation). Checked after
@@ -48,10 +54,12 @@ std::vector<Param> parseHeader(std::string_view headerJson, const std::string& s
     probe.name = source;
     probe.params = {params.back()};
     validateModel(probe);
-    const double expected = std::ceil(static_cast<double>(params.back().elements()) * dtypeBytes(params.back().dtype).value_or(0));
+    const double expected =
+        std::ceil(static_cast<double>(params.back().elements()) * dtypeBytes(params.back().dtype).value_or(0));
     if (static_cast<double>(end - begin) != expected)
-      throwValueError(at + ": 'data_offsets' span " + std::to_string(end - begin) + " bytes but shape " + shapeRepr(params.back().shape) +
-                      " of " + params.back().dtype + " needs " + std::to_string(static_cast<std::int64_t>(expected)));
+      throwValueError(at + ": 'data_offsets' span " + std::to_string(end - begin) + " bytes but shape " +
+                      shapeRepr(params.back().shape) + " of " + params.back().dtype + " needs " +
+                      std::to_string(static_cast<std::int64_t>(expected)));
   }
   return params;
 }
@@ -71,13 +79,15 @@ Model readSafetensorsHeader(const std::filesystem::path& file) {
   if (!in) throwValueError(source + ": cannot open file");
   unsigned char lengthBytes[8];
   if (size < 8 || !in.read(reinterpret_cast<char*>(lengthBytes), 8))
-    throwValueError(source + ": truncated: the file is shorter than the 8-byte header length (" + std::to_string(size) + " bytes)");
+    throwValueError(source + ": truncated: the file is shorter than the 8-byte header length (" + std::to_string(size) +
+                    " bytes)");
   std::uint64_t length = 0;
   for (int i = 7; i >= 0; --i) length = (length << 8) | lengthBytes[i];
   if (length > kMaxSafetensorsHeader)
     throwValueError(source + ": header length " + std::to_string(length) + " exceeds the 100 MB limit");
   if (length > size - 8)
-    throwValueError(source + ": header length " + std::to_string(length) + " runs past the end of the file (" + std::to_string(size) + " bytes)");
+    throwValueError(source + ": header length " + std::to_string(length) + " runs past the end of the file (" +
+                    std::to_string(size) + " bytes)");
   std::string header(static_cast<std::size_t>(length), '\0');
   if (!in.read(header.data(), static_cast<std::streamsize>(length))) throwValueError(source + ": truncated header");
   Model model;
@@ -88,8 +98,8 @@ Model readSafetensorsHeader(const std::filesystem::path& file) {
   const std::uint64_t dataSize = size - 8 - length;
   for (std::size_t i = 0; i < ends.size(); ++i)
     if (static_cast<std::uint64_t>(ends[i]) > dataSize)
-      throwValueError(source + ": tensor '" + model.params[i].path + "': 'data_offsets' end " + std::to_string(ends[i]) +
-                      " runs past the data section (" + std::to_string(dataSize) + " bytes)");
+      throwValueError(source + ": tensor '" + model.params[i].path + "': 'data_offsets' end " +
+                      std::to_string(ends[i]) + " runs past the data section (" + std::to_string(dataSize) + " bytes)");
   validateModel(model);
   return model;
 }

@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // A sharded checkpoint: model.safetensors.index.json maps every tensor name to the shard file that
 // holds it ({"metadata": {...}, "weight_map": {name: "model-00001-of-00004.safetensors"}}). We read
 // the index, then only the header of each shard, and keep the tensors in index order.
 #include "checkpoint_config.hpp"
-#include "json_input.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/model_loaders.hpp"
+#include "base/json_input.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <map>
 #include <unordered_map>
@@ -18,7 +19,8 @@ namespace {
 void checkShardName(const std::string& shard, const std::string& tensor, const std::string& source) {
   const std::filesystem::path p(shard);
   if (shard.empty() || p.is_absolute() || p.has_parent_path() || shard == "." || shard == "..")
-    throwValueError(source + ": weight_map['" + tensor + "'] must name a shard file in the same folder, got '" + shard + "'");
+    throwValueError(source + ": weight_map['" + tensor + "'] must name a shard file in the same folder, got '" + shard +
+                    "'");
 }
 
 } // namespace
@@ -37,7 +39,8 @@ Model loadSafetensorsIndex(const std::filesystem::path& indexFile) {
     checkShardName(shard, it.key(), source);
     if (shards.count(shard)) continue;
     const auto shardPath = indexFile.parent_path() / shard;
-    if (!std::filesystem::exists(shardPath)) throwValueError(source + ": shard '" + shard + "' (for tensor '" + it.key() + "') does not exist");
+    if (!std::filesystem::exists(shardPath))
+      throwValueError(source + ": shard '" + shard + "' (for tensor '" + it.key() + "') does not exist");
     auto& byName = shards[shard];
     for (auto& p : readSafetensorsHeader(shardPath).params) {
       std::string key = p.path;
@@ -53,7 +56,8 @@ Model loadSafetensorsIndex(const std::filesystem::path& indexFile) {
     auto& byName = shards[shard];
     auto found = byName.find(it.key());
     if (found == byName.end())
-      throwValueError(source + ": tensor '" + it.key() + "' is mapped to shard '" + shard + "' whose header does not list it");
+      throwValueError(source + ": tensor '" + it.key() + "' is mapped to shard '" + shard +
+                      "' whose header does not list it");
     model.params.push_back(found->second);
   }
   validateModel(model);

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// analyze(Scenario) -> Analysis: the one pure function the GUI and the CLI call. Each section is
+// filled by its engine (device mesh, sharding, memory, comm); a section that could not be
+// computed is empty and `diagnostics` says why.
+#pragma once
+
+#include "shardscope/mesh/device_mesh.hpp"
+#include "shardscope/mesh/named_mesh.hpp"
+#include "shardscope/sharding/param_table.hpp"
+#include "shardscope/analysis/analysis_cache.hpp"
+#include "shardscope/analysis/scenario.hpp"
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+class LinkGraph;
+
+struct Diagnostic {
+  enum class Severity { Info, Warning, Error };
+  Severity severity = Severity::Info;
+  std::string section; // "mesh", "model", "rules", "memory", "comm"
+  std::string subject; // parameter path or axis name, may be empty
+  std::string message;
+};
+
+// Per logical axis: which physical axes it took and how, in words for the GUI's explanation line.
+struct AxisPlacement {
+  std::string name;
+  std::int64_t size = 1;
+  std::int64_t ici = 1;
+  std::int64_t dcn = 1;
+  std::string explanation; // e.g. "tp = 4 takes physical z (4) whole"
+};
+
+struct DeviceMemory {
+  double params = 0, grads = 0, optimizer = 0, activations = 0, kv_cache = 0;
+  double total() const { return params + grads + optimizer + activations + kv_cache; }
+};
+
+struct MemorySummary {
+  std::vector<DeviceMemory> per_device; // indexed like Analysis::mesh.devices
+  double max_bytes = 0, mean_bytes = 0;
+  int argmax = -1; // device position of the fullest device
+  double hbm_bytes = 0;
+  bool out_of_memory = false;
+};
+
+struct AxisComm {
+  std::string name;
+  std::int64_t size = 1;
+  bool ring_closed = false;
+  int max_hops = 0;
+  double mean_hops = 0;
+  int max_link_load = 0;
+  bool crosses_hosts = false, crosses_slices = false;
+  std::string slowest_link; // "ici", "dcn", "nvlink", "network", or "none" (one chip)
+  double bytes = 0;         // the payload the times below are for: one layer's parameters
+  double all_gather_s = 0, reduce_scatter_s = 0, all_reduce_s = 0, all_to_all_s = 0;
+};
+
+struct Analysis {
+  Mesh mesh;                             // the assigned logical mesh (devices + grid + names)
+  std::vector<MeshPlacement> placements; // one per slice (one entry for single-slice)
+  std::vector<AxisPlacement> axes;
+  ParamTable params; // every parameter with its spec and shard
+  MemorySummary memory;
+  std::vector<AxisComm> comm;
+  std::shared_ptr<const LinkGraph> links; // the topology's physical link graph (hop counts for views)
+  std::vector<Diagnostic> diagnostics;
+  double compute_ms = 0; // how long analyze took
+};
+
+// Throws Error when the mesh itself cannot be built (the reference's error, unchanged); problems
+// further down (model, rules, memory) become diagnostics so the mesh still shows. `cancel`, when
+// set by another thread, makes the call return early with a Warning diagnostic. `cache` keeps the
+// loaded model and the parameter grouping for the next call (analysis_cache.hpp); the result is
+// the same with a fresh cache or a used one.
+Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atomic<bool>* cancel = nullptr);
+// With a fresh cache: loads the model and plans every parameter.
+Analysis analyze(const Scenario& scenario);
+
+} // namespace shardscope

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+// The JSON form of an Analysis (what `shardscope-cli shard --format json` and the `analyze` eval op
+// print). Per-device memory is summarised unless asked for, since a pod has thousands of devices.
+#pragma once
+
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/base/json.hpp"
+
+namespace shardscope {
+
+Json analysisToJson(const Analysis& analysis, bool perDevice = false);
+
+} // namespace shardscope

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// The adapters from a workspace (Scenario) to each engine's own options: the engines in cost/ and
+// hardware/ take plain option structs and never see the workspace format, so this is the one place
+// that says which workspace field feeds which engine figure.
+#pragma once
+
+#include "shardscope/analysis/scenario.hpp"
+#include "shardscope/cost/memory.hpp"
+#include "shardscope/hardware/link_graph.hpp"
+
+#include <string>
+
+namespace shardscope {
+
+// The memory engine's options for this workload; the caller fills the degrees from the mesh
+// (products of the sizes of training.batch_axes / seq_axes and of the tensor axes).
+MemoryOptions memoryOptionsFromTraining(const TrainingOptions& training, const std::string& deviceKind);
+
+// The chip's published link figures with the user's `links` overrides on top. Throws ValueError
+// for a chip the catalogue does not know.
+LinkParams linkParamsOf(const Scenario& scenario);
+
+} // namespace shardscope

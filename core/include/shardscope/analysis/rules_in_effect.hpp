@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// Between a scenario's rule choice (its own [regex, spec] pairs plus a preset) and the ordered
+// rule list the sharding engine applies: used by the analysis, rule-file import and export.
+#pragma once
+
+#include "shardscope/mesh/mesh_axes.hpp"
+#include "shardscope/sharding/partition_rules.hpp"
+#include "shardscope/analysis/scenario.hpp"
+
+#include <vector>
+
+namespace shardscope {
+
+// The scenario's own rules first (an edited spec becomes an exact-path rule there), then the
+// preset's for `mesh` (null: for no particular mesh), so an override changes one parameter and the
+// preset covers the rest. Throws ValueError naming a bad spec ("rules[2] spec: ...") or preset.
+std::vector<PartitionRule> rulesInEffect(const RulesChoice& choice, const MeshAxes* mesh);
+
+// A rule list as a scenario's rule choice with the preset off: what a rule file means.
+RulesChoice rulesChoiceOf(const std::vector<PartitionRule>& rules);
+
+} // namespace shardscope

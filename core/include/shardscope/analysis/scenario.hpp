@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// A Scenario is everything the user decides: hardware, logical mesh, model, rules, and training or
+// serving options. It is a plain value; its JSON form is the workspace file (*.shardscope.json).
+#pragma once
+
+#include "shardscope/base/json.hpp"
+#include "shardscope/cost/workload.hpp"
+#include "shardscope/mesh/named_mesh.hpp"
+#include "shardscope/hardware/topology.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+// One logical axis as the user edits it. `ici` may be -1 (absorb the remaining chips); `dcn` is
+// the part across slices (1 for single-slice).
+struct MeshAxis {
+  std::string name;
+  std::int64_t ici = 1;
+  std::int64_t dcn = 1;
+  AxisType type = AxisType::Explicit;
+
+  bool operator==(const MeshAxis&) const = default;
+};
+
+struct MeshConfig {
+  std::vector<MeshAxis> axes{{"dp", 2, 1}, {"fsdp", 16, 1}, {"tp", 4, 1}};
+  // On by default: the default fsdp:16 cannot take whole axes of a 4x4x8 torus once tp has x
+  // (16 is neither 4 nor 8 nor 32), so the documented default needs JAX's splitting.
+  bool allow_split_physical_axes = true;
+  bool contiguous_submeshes = false;
+
+  bool operator==(const MeshConfig&) const = default;
+};
+
+struct ModelChoice {
+  std::string preset = "llama-3.1-8b"; // a built-in model, or empty when `path` or `inline_params` is used
+  std::string path;                    // a model file (our JSON, safetensors, index.json, config.json)
+  Json inline_params;                  // our JSON parameter list, when the workspace carries the model
+
+  bool operator==(const ModelChoice&) const = default;
+};
+
+struct RulesChoice {
+  std::string preset = "fsdp-tp"; // a built-in rule set, or empty when `rules` is used
+  // Ordered [regex, spec] pairs, spec in the JSON form [null, "tp", ["fsdp", "sp"]].
+  std::vector<std::pair<std::string, Json>> rules;
+
+  bool operator==(const RulesChoice&) const = default;
+};
+
+struct TrainingOptions {
+  Workload workload = Workload::Training;
+  std::string param_dtype = "bfloat16";
+  Optimizer optimizer = Optimizer::AdamW;
+  bool master_weights_fp32 = false;
+  // ZeRO (Rajbhandari et al.): 0 keeps optimizer state and gradients laid out like their
+  // parameters; 1 also splits the optimizer state (and fp32 master weights) over the batch axes
+  // the parameter is not already sharded on; 2 splits the gradients that way too. (Stage 3 is
+  // the fsdp rule set: the parameters themselves sharded.)
+  int zero_stage = 0;
+  // Global micro-batch in sequences, split over the batch axes. 32 gives each of the default
+  // scenario's dp x fsdp = 32 replicas one sequence (fewer would leave replicas padding).
+  std::int64_t micro_batch = 32;
+  std::int64_t seq_len = 4096;
+  Recompute recompute = Recompute::Selective;
+  std::vector<std::string> batch_axes{"dp", "fsdp"}; // mesh axes that shard the batch
+  std::vector<std::string> seq_axes;                 // mesh axes that shard the sequence
+  // Serving
+  std::int64_t serve_batch = 8;
+  std::int64_t context_len = 8192;
+  std::string kv_dtype = "bfloat16";
+  std::optional<double> hbm_bytes_override; // the chip's HBM, edited by the user
+
+  bool operator==(const TrainingOptions&) const = default;
+};
+
+// The user's edits to the chip's published link figures (hardware.hpp); an unset figure keeps the
+// chip's default. Bandwidths in bytes/s one way per link, latencies in seconds per hop.
+struct LinkOverrides {
+  std::optional<double> ici_bandwidth, ici_latency;       // torus links (TPU) or NVLink (GPU)
+  std::optional<double> uplink_bandwidth, uplink_latency; // DCN (TPU) or the network NIC (GPU)
+  bool twisted = false;                                   // twisted torus wiring (k x k x 2k)
+
+  bool operator==(const LinkOverrides&) const = default;
+};
+
+struct Scenario {
+  std::string name = "Default: TPU v4 4x4x8, Llama-3.1-8B, FSDP+TP";
+  TopologySpec topology; // defaults to v4 4x4x8
+  MeshConfig mesh;
+  ModelChoice model;
+  RulesChoice rules;
+  TrainingOptions training;
+  LinkOverrides links;
+
+  bool operator==(const Scenario&) const = default;
+};
+
+// The built-in scenario the app opens with.
+Scenario defaultScenario();
+
+// JSON round trip. fromJson throws ValueError naming the field ("mesh.axes[1].ici must be ...").
+Json scenarioToJson(const Scenario& scenario);
+Scenario scenarioFromJson(const Json& json);
+// Reads a workspace file (at most 100 MB, JSON depth-bounded). Throws IOError "cannot open
+// workspace '<path>'" when it cannot be read, ValueError naming the file for bad contents.
+Scenario loadScenarioFile(const std::filesystem::path& file);
+
+// Resolves -1 entries of ICI sizes against the chip count of one slice, checks names are unique
+// and sizes positive; throws ValueError naming the axis.
+Shape resolveIciShape(const MeshConfig& mesh, std::int64_t chipsPerSlice);
+
+} // namespace shardscope

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// What one logical mesh axis does on the physical links (spec §3.3): the device groups
+// that talk along it, each group's ring in mesh order, whether that ring closes on physical
+// links, how stretched it is (dilation) and how much the groups' rings collide on links when they
+// all run at once (link load, a.k.a. congestion).
+#pragma once
+
+#include "shardscope/hardware/link_graph.hpp"
+#include "shardscope/mesh/named_mesh.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+// One group of devices that differ only in the axis' coordinate, in mesh order.
+struct RingGroup {
+  std::vector<std::int64_t> device_ids;
+  std::vector<int> hops;    // hops[i]: ring neighbours i -> i+1, the last entry last -> first
+  bool ring_closed = false; // every neighbour pair (closing pair included) is <= 1 hop
+  int max_hops = 0;
+  double mean_hops = 0;
+  bool crosses_hosts = false;
+  bool crosses_slices = false;
+};
+
+struct AxisReport {
+  std::string axis;
+  int axis_index = 0;
+  std::int64_t size = 1; // devices per group (p)
+  std::int64_t group_count = 0;
+  std::vector<RingGroup> groups; // empty when not requested
+  bool ring_closed = false;      // every group's ring closes
+  int max_hops = 0;              // dilation: max over all groups
+  double mean_hops = 0;          // dilation: mean over all ring neighbour pairs
+  // Link load with every group of the axis running its ring at once, neighbour pairs routed on
+  // shortest paths (see LinkGraph::route). `max_link_load`: ring edges through the busiest link
+  // in either direction (what a bidirectional ring sees per direction); `max_directed_link_load`:
+  // ring edges through the busiest link in one direction (a unidirectional ring).
+  int max_link_load = 0;
+  int max_directed_link_load = 0;
+  bool crosses_hosts = false;
+  bool crosses_slices = false;             // devices of different slice_index in one group
+  bool uses_fabric = false;                // some neighbour pair goes through DCN / the network
+  LinkClass slowest_link = LinkClass::Ici; // slowest class among the links the rings use
+  bool uses_links = false;                 // false when no ring needs a link (p == 1, or all on one chip)
+  // Per-rank bandwidth (bytes/s) a unidirectional ring gets: min over used links of
+  // bandwidth / directed load. Bidirectional: min over used links of 2 * bandwidth / load.
+  double ring_bandwidth = 0;
+  double bidi_ring_bandwidth = 0;
+  double step_latency = 0; // the slowest neighbour route's summed link latency (seconds)
+  // TPU form inputs (spec §3.2): physical axes a group spans and the sum of its extents on them
+  // (max over groups); 0/p for groups that leave their slice or on GPUs.
+  int physical_axes = 0;
+  int physical_extent_sum = 0;
+};
+
+// Report for axis `axisIndex` of `mesh`. Every mesh device must be in the graph (by id).
+// `keepGroups` keeps per-group detail (costly for large meshes only in memory).
+AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, bool keepGroups = false);
+// All axes, in mesh order.
+std::vector<AxisReport> axisReports(const LinkGraph& graph, const Mesh& mesh, bool keepGroups = false);
+
+} // namespace shardscope

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// Collective cost over one logical axis (spec §3.1 classic alpha-beta ring, §3.2 TPU form), from
+// the axis' ring figures (axis_report.hpp): the slowest link class it crosses, its link load and
+// its per-step latency. Model-level estimates, not measurements.
+#pragma once
+
+#include "shardscope/cost/axis_report.hpp"
+
+#include <array>
+#include <string_view>
+
+namespace shardscope {
+
+enum class Collective { AllGather, ReduceScatter, AllReduce, AllToAll };
+std::string_view collectiveName(Collective c); // "all_gather", "reduce_scatter", "all_reduce", "all_to_all"
+inline constexpr std::array<Collective, 4> kCollectives{Collective::AllGather, Collective::ReduceScatter,
+                                                        Collective::AllReduce, Collective::AllToAll};
+
+struct CollectiveTime {
+  double alpha_beta = 0; // seconds, classic ring (§3.1)
+  double tpu_form = 0;   // seconds, scaling-book form (§3.2)
+};
+
+// What the cost models need of an axis, separable so tests can give numbers by hand.
+struct RingCostInputs {
+  std::int64_t p = 1;             // ranks in the ring
+  double step_latency = 0;        // alpha: seconds per ring step
+  double ring_bandwidth = 0;      // B: per-rank bytes/s of a unidirectional ring
+  double bidi_ring_bandwidth = 0; // W: bytes/s of a bidirectional ring (both directions)
+  int physical_axes = 1;          // n_axes of §3.2
+  int physical_extent_sum = 1;    // sum of |X_i| of §3.2
+  bool ring_closed = true;        // a closed ring runs both directions (all-to-all ~ AG/4, else AG/2)
+};
+RingCostInputs ringCostInputs(const AxisReport& report);
+
+// `bytes` is the full (gathered / unreduced) array size, n of §3.1 and V of §3.2.
+//  alpha-beta: AG = RS = (p-1)a + (p-1)/p n/B;  AR = 2 AG;  A2A = (p-1)a + (p-1)/p n/B
+//    (the bandwidth term is NCCL-tests' factor; the latency term is ours: p-1 message steps).
+//  TPU form:   AG = RS = max(a * sum|X_i|/2, V/(W n_axes));  AR = 2 AG;  A2A = AG/4 closed, AG/2 open.
+// p == 1 or bytes == 0 costs nothing.
+CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& in);
+CollectiveTime collectiveTime(Collective c, double bytes, const AxisReport& report);
+
+// FSDP over one axis (ZeRO-3): every layer's parameters are all-gathered before use in the
+// forward and again in the backward pass, and its gradients reduce-scattered once per step.
+struct FsdpCommCost {
+  double layer_all_gather_seconds = 0;             // one layer's parameters (alpha-beta)
+  double layer_reduce_scatter_seconds = 0;         // one layer's gradients (alpha-beta)
+  double bytes_received_per_device_all_gather = 0; // (p-1)/p of the layer's parameter bytes
+  double bytes_sent_per_device_reduce_scatter = 0; // (p-1)/p of the layer's gradient bytes
+  double step_bytes_per_device = 0;                // layers x (2 all-gathers + 1 reduce-scatter), bytes
+  double step_seconds = 0;                         // layers x (2 all-gathers + 1 reduce-scatter)
+  double step_seconds_tpu_form = 0;
+};
+FsdpCommCost fsdpCommCost(const AxisReport& report, double layerParamBytes, double layerGradBytes, int layers);
+
+} // namespace shardscope

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// Bytes every device must hold, by category, for a training step or for serving
+// (../shared/spec/anchors-hardware-memory-comm.md §2). The sharding engine says which parameter
+// shards each device holds; this engine turns that into parameters, gradients, optimizer state,
+// activations (Korthikanti et al. 2022) and KV cache, then compares the fullest device with the
+// chip's HBM.
+#pragma once
+
+#include "shardscope/models/model.hpp"
+#include "shardscope/cost/workload.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+// What one device position holds of the parameters, as the sharding engine computes it (sums of
+// its shards' local sizes, spec §2.5). Optimizer state and gradients follow the parameters unless
+// a separate layout is given (ZeRO-1 shards only optimizer state, ZeRO-2 also gradients).
+struct DeviceParamShards {
+  double param_elements = 0;                // elements of the parameter shards held
+  double param_bytes = 0;                   // their bytes in the parameter dtype(s)
+  std::optional<double> grad_elements;      // gradient shard elements; default param_elements
+  std::optional<double> optimizer_elements; // optimizer-state shard elements; default param_elements
+  // Adafactor: fp32 values of the factored second moment this device holds (sum of
+  // adafactorStateElements over its optimizer-state shard shapes). Default: optimizer_elements
+  // times the model-wide factored ratio.
+  std::optional<double> adafactor_elements;
+};
+
+// Accumulates one parameter shard of `localShape` into a device's totals: its elements and bytes,
+// and, when the optimizer state is laid out like the parameters (no ZeRO-1/2 rule set), the same
+// shard as optimizer state with its Adafactor factored size. Call it per (device, parameter).
+inline void addParamShard(DeviceParamShards& d, const Shape& localShape, double bytesPerElement,
+                          bool optimizerFollows = true);
+// One optimizer-state shard of a separate (ZeRO-1/2) layout; `withGrads` for ZeRO-2's gradients.
+inline void addOptimizerShard(DeviceParamShards& d, const Shape& localShape, bool withGrads = false);
+
+// Every parameter of `model`, unsharded (one device holding everything), with bytes at
+// `bytesPerElement` when given (the training dtype), else each parameter's own dtype.
+DeviceParamShards wholeModelShards(const Model& model, std::optional<double> bytesPerElement = std::nullopt);
+
+// optax.adafactor's second-moment size for one tensor: factored into row and column statistics
+// over its two largest dimensions when the smaller of them is >= 128, else a full fp32 copy.
+double adafactorStateElements(const Shape& shape);
+
+inline void addParamShard(DeviceParamShards& d, const Shape& localShape, double bytesPerElement,
+                          bool optimizerFollows) {
+  const double n = static_cast<double>(shapeSize(localShape));
+  d.param_elements += n;
+  d.param_bytes += n * bytesPerElement;
+  if (optimizerFollows) {
+    d.optimizer_elements = d.optimizer_elements.value_or(0.0) + n;
+    d.adafactor_elements = d.adafactor_elements.value_or(0.0) + adafactorStateElements(localShape);
+  }
+}
+
+inline void addOptimizerShard(DeviceParamShards& d, const Shape& localShape, bool withGrads) {
+  const double n = static_cast<double>(shapeSize(localShape));
+  d.optimizer_elements = d.optimizer_elements.value_or(0.0) + n;
+  d.adafactor_elements = d.adafactor_elements.value_or(0.0) + adafactorStateElements(localShape);
+  if (withGrads) d.grad_elements = d.grad_elements.value_or(0.0) + n;
+}
+
+struct MemoryOptions {
+  Workload workload = Workload::Training;
+  // Training
+  Optimizer optimizer = Optimizer::AdamW;
+  bool master_weights_fp32 = false;  // an fp32 copy of the parameters, sharded as the optimizer state
+  double grad_bytes_per_element = 0; // 0: same as the parameters (param_bytes / param_elements)
+  std::int64_t micro_batch = 1;      // global micro-batch in sequences, split over batch_degree
+  std::int64_t seq_len = 4096;
+  Recompute recompute = Recompute::Selective;
+  // Sharding degrees of the activations: products of the sizes of the mesh axes that shard the
+  // batch, the sequence (context parallelism) and the hidden/heads dimension (tensor parallelism).
+  std::int64_t batch_degree = 1;
+  std::int64_t seq_degree = 1;
+  std::int64_t tensor_degree = 1;
+  // Megatron sequence parallelism: layer norms and dropouts are split over the tensor axis too.
+  bool sequence_parallel = false;
+  // The final norm, output projection input and fp32 logits of the loss (Korthikanti §4.3).
+  bool include_output_layer = true;
+  // Serving
+  std::int64_t serve_batch = 8;
+  std::int64_t context_len = 8192;
+  double kv_bytes_per_element = 2;
+  // The chip: HBM from hardware.hpp by device kind or key, unless overridden.
+  std::string device_kind;
+  std::optional<double> hbm_bytes_override;
+};
+
+// The Korthikanti et al. per-layer activation memory (Table 2, 16-bit activations with dropout
+// masks), for one device. `seq` is the local query length, `keySeq` the key length attention scores
+// span (the full sequence under all-gather context parallelism; equal to `seq` without it).
+struct LayerActivationShape {
+  double seq = 0, key_seq = 0, batch = 0, hidden = 0, heads = 0;
+  double tensor = 1;
+  bool sequence_parallel = false;
+};
+double activationBytesPerLayer(const LayerActivationShape& shape, Recompute recompute);
+
+// Bytes of the KV cache one device holds for `batch` sequences of `context` tokens. Ordinary
+// attention stores K and V per KV head (heads split over `tensorDegree`, at least one per device);
+// MLA stores the compressed latent plus the shared rotary key, which tensor parallelism does not
+// split; sliding-window layers keep at most the window.
+double kvCacheBytes(const ModelConfig& config, std::int64_t batch, std::int64_t context, double bytesPerElement,
+                    std::int64_t tensorDegree = 1, std::int64_t seqDegree = 1);
+
+struct DeviceBytes {
+  double params = 0, grads = 0, master_weights = 0, optimizer = 0, activations = 0, kv_cache = 0;
+  double total() const { return params + grads + master_weights + optimizer + activations + kv_cache; }
+};
+
+struct ActivationBreakdown {
+  double per_layer = 0; // one transformer layer, one device
+  std::int64_t layers = 0;
+  double output_layer = 0; // final norm + logits
+  double total() const { return per_layer * static_cast<double>(layers) + output_layer; }
+};
+
+struct MemoryEstimate {
+  std::vector<DeviceBytes> per_device; // same order as the input
+  double max_bytes = 0, mean_bytes = 0;
+  int argmax = -1;      // first device holding max_bytes
+  double hbm_bytes = 0; // 0 when the chip is unknown and not overridden
+  bool out_of_memory = false;
+  ActivationBreakdown activations; // the same on every device
+  double kv_cache_per_device = 0;
+  std::vector<std::string> notes; // what could not be estimated, and why
+};
+
+// Throws ValueError naming the option when a size or degree is not positive.
+MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, const Model& model,
+                              const MemoryOptions& options);
+
+} // namespace shardscope

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "shardscope/analysis/rules_in_effect.hpp"
+
+#include "shardscope/sharding/logical_axes.hpp"
+
+#include <iterator>
+
+namespace shardscope {
+
+std::vector<PartitionRule> rulesInEffect(const RulesChoice& choice, const MeshAxes* mesh) {
+  std::vector<PartitionRule> rules;
+  for (std::size_t i = 0; i < choice.rules.size(); ++i)
+    rules.push_back({choice.rules[i].first,
+                     PartitionSpec::fromJson(choice.rules[i].second, "rules[" + std::to_string(i) + "] spec")});
+  if (!choice.preset.empty()) {
+    auto preset = presetRules(choice.preset, {}, mesh);
+    rules.insert(rules.end(), std::make_move_iterator(preset.begin()), std::make_move_iterator(preset.end()));
+  }
+  return rules;
+}
+
+RulesChoice rulesChoiceOf(const std::vector<PartitionRule>& rules) {
+  RulesChoice choice;
+  choice.preset.clear();
+  for (const auto& r : rules) choice.rules.emplace_back(r.pattern, r.spec.toJson());
+  return choice;
+}
+
+} // namespace shardscope

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-axis ring analysis: walk every group of the axis, measure its neighbour hops, route every
+// neighbour pair and count link usage per direction. Linear in devices x route length, so the
+// 8960-chip v5p pod stays within a few milliseconds.
+#include "shardscope/cost/axis_report.hpp"
+
+#include "shardscope/base/errors.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace shardscope {
+
+AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, bool keepGroups) {
+  const Shape& shape = mesh.shape();
+  if (axisIndex < 0 || static_cast<std::size_t>(axisIndex) >= shape.size())
+    throwValueError("axis_report: axis index " + std::to_string(axisIndex) + " outside the mesh's " +
+                    std::to_string(shape.size()) + " axes");
+  AxisReport r;
+  r.axis_index = axisIndex;
+  r.axis = static_cast<std::size_t>(axisIndex) < mesh.axis_names.size()
+               ? mesh.axis_names[static_cast<std::size_t>(axisIndex)]
+               : std::string{};
+  const std::int64_t p = shape[static_cast<std::size_t>(axisIndex)];
+  std::int64_t outer = 1, inner = 1;
+  for (int a = 0; a < axisIndex; ++a) outer *= shape[static_cast<std::size_t>(a)];
+  for (std::size_t a = static_cast<std::size_t>(axisIndex) + 1; a < shape.size(); ++a) inner *= shape[a];
+  r.size = p;
+  r.group_count = outer * inner;
+
+  // Chip node and device of every grid cell, looked up once.
+  const auto& cells = mesh.grid.data();
+  std::vector<int> nodeOfCell(cells.size());
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const int pos = cells[i];
+    if (pos < 0 || static_cast<std::size_t>(pos) >= mesh.devices.size())
+      throwValueError("axis_report: mesh grid entry " + std::to_string(pos) + " is not a position in its device list");
+    const auto& dev = mesh.devices[static_cast<std::size_t>(pos)];
+    nodeOfCell[i] = graph.nodeOfDevice(dev.id);
+    if (nodeOfCell[i] < 0)
+      throwValueError("axis_report: mesh device id " + std::to_string(dev.id) + " is not in the topology");
+  }
+
+  const auto& links = graph.links();
+  const auto& nodes = graph.nodes();
+  std::vector<int> loadPlus(links.size(), 0), loadMinus(links.size(), 0);
+  std::vector<std::pair<int, int>> route;
+  std::vector<char> seenCoord;
+  const auto& dims = graph.dims();
+  const bool tpu = graph.platform() == Platform::Tpu;
+  double hopSum = 0;
+  std::int64_t pairCount = 0;
+  bool allClose = true;
+  r.step_latency = 0;
+
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t in = 0; in < inner; ++in) {
+      RingGroup g;
+      g.ring_closed = true;
+      auto cellAt = [&](std::int64_t j) { return static_cast<std::size_t>((o * p + j) * inner + in); };
+      const auto& first = mesh.devices[static_cast<std::size_t>(cells[cellAt(0)])];
+      int groupHopSum = 0;
+      bool leavesSlice = false;
+      for (std::int64_t j = 0; j < p; ++j) {
+        const auto& dev = mesh.devices[static_cast<std::size_t>(cells[cellAt(j)])];
+        if (keepGroups) g.device_ids.push_back(dev.id);
+        if (dev.process_index != first.process_index) g.crosses_hosts = true;
+        if (dev.slice_index.value_or(0) != first.slice_index.value_or(0)) g.crosses_slices = true;
+        if (p < 2) continue;
+        // A ring of two is one pair used both ways; counting it twice is what the ring does.
+        const int a = nodeOfCell[cellAt(j)], b = nodeOfCell[cellAt((j + 1) % p)];
+        // Routes are shortest paths, so their length is the hop count (tests check both agree).
+        route.clear();
+        graph.route(a, b, route);
+        const int h = static_cast<int>(route.size());
+        if (keepGroups) g.hops.push_back(h);
+        if (h > 1) g.ring_closed = false;
+        g.max_hops = std::max(g.max_hops, h);
+        groupHopSum += h;
+        double latency = 0;
+        for (auto [id, dir] : route) {
+          (dir > 0 ? loadPlus : loadMinus)[static_cast<std::size_t>(id)]++;
+          latency += links[static_cast<std::size_t>(id)].latency;
+          if (links[static_cast<std::size_t>(id)].b < 0) r.uses_fabric = true;
+        }
+        r.step_latency = std::max(r.step_latency, latency);
+        if (nodes[static_cast<std::size_t>(a)].slice != nodes[static_cast<std::size_t>(b)].slice) leavesSlice = true;
+      }
+      if (p >= 2) g.mean_hops = static_cast<double>(groupHopSum) / static_cast<double>(p);
+      hopSum += groupHopSum;
+      pairCount += p >= 2 ? p : 0;
+      allClose = allClose && g.ring_closed;
+      r.max_hops = std::max(r.max_hops, g.max_hops);
+      r.crosses_hosts = r.crosses_hosts || g.crosses_hosts;
+      r.crosses_slices = r.crosses_slices || g.crosses_slices;
+      // Physical extent of the group, for the TPU form of the cost.
+      if (tpu && !leavesSlice) {
+        int axes = 0, extentSum = 0;
+        for (std::size_t d = 0; d < 3; ++d) {
+          seenCoord.assign(static_cast<std::size_t>(dims[d]), 0);
+          int distinct = 0;
+          for (std::int64_t j = 0; j < p; ++j) {
+            const int c = nodes[static_cast<std::size_t>(nodeOfCell[cellAt(j)])].coords[d];
+            if (!seenCoord[static_cast<std::size_t>(c)]) {
+              seenCoord[static_cast<std::size_t>(c)] = 1;
+              ++distinct;
+            }
+          }
+          if (distinct > 1) {
+            ++axes;
+            extentSum += distinct;
+          }
+        }
+        r.physical_axes = std::max(r.physical_axes, axes);
+        r.physical_extent_sum = std::max(r.physical_extent_sum, extentSum);
+      } else {
+        r.physical_axes = std::max(r.physical_axes, p > 1 ? 1 : 0);
+        r.physical_extent_sum = std::max<int>(r.physical_extent_sum, static_cast<int>(p > 1 ? p : 0));
+      }
+      if (keepGroups) r.groups.push_back(std::move(g));
+    }
+  r.ring_closed = allClose && p >= 2;
+  if (p < 2) r.ring_closed = true; // a single device needs no link: trivially a ring
+  r.mean_hops = pairCount ? hopSum / static_cast<double>(pairCount) : 0.0;
+
+  double ringBw = std::numeric_limits<double>::infinity(), bidiBw = ringBw, slowest = ringBw;
+  for (std::size_t id = 0; id < links.size(); ++id) {
+    const int plus = loadPlus[id], minus = loadMinus[id];
+    if (plus == 0 && minus == 0) continue;
+    r.uses_links = true;
+    const auto& link = links[id];
+    r.max_link_load = std::max(r.max_link_load, plus + minus);
+    r.max_directed_link_load = std::max({r.max_directed_link_load, plus, minus});
+    ringBw = std::min(ringBw, link.bandwidth / std::max(plus, minus));
+    bidiBw = std::min(bidiBw, 2.0 * link.bandwidth / (plus + minus));
+    if (link.bandwidth < slowest) {
+      slowest = link.bandwidth;
+      r.slowest_link = link.link_class;
+    }
+  }
+  if (r.uses_links) {
+    r.ring_bandwidth = ringBw;
+    r.bidi_ring_bandwidth = bidiBw;
+  } else if (graph.platform() != Platform::Tpu) {
+    r.slowest_link = LinkClass::NvLink;
+  }
+  return r;
+}
+
+std::vector<AxisReport> axisReports(const LinkGraph& graph, const Mesh& mesh, bool keepGroups) {
+  std::vector<AxisReport> out;
+  for (std::size_t a = 0; a < mesh.shape().size(); ++a)
+    out.push_back(axisReport(graph, mesh, static_cast<int>(a), keepGroups));
+  return out;
+}
+
+} // namespace shardscope

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "shardscope/cost/memory.hpp"
+
+#include "shardscope/base/dtype.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/hardware/chips.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope {
+
+namespace {
+
+double ceilDiv(std::int64_t n, std::int64_t d) { return static_cast<double>((n + d - 1) / d); }
+
+void requirePositive(std::int64_t value, const char* name) {
+  if (value < 1) throwValueError(std::string(name) + " must be a positive integer, got " + std::to_string(value));
+}
+
+// Model-wide share of Adafactor state per parameter element, for devices whose factored size the
+// caller did not compute from shard shapes.
+double adafactorRatio(const Model& model) {
+  double elements = 0, state = 0;
+  for (const auto& p : model.params) {
+    elements += static_cast<double>(p.elements());
+    state += adafactorStateElements(p.shape);
+  }
+  return elements > 0 ? state / elements : 1.0;
+}
+
+ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o) {
+  ActivationBreakdown a;
+  LayerActivationShape s;
+  // Uneven splits pad to the largest local piece, which is what the fullest device holds.
+  s.batch = ceilDiv(o.micro_batch, o.batch_degree);
+  s.seq = ceilDiv(o.seq_len, o.seq_degree);
+  // Context parallelism all-gathers keys and values, so each local query still scores the whole
+  // sequence (MaxText's and Llama 3's scheme); ring attention would hold less.
+  s.key_seq = static_cast<double>(o.seq_len);
+  s.hidden = static_cast<double>(c.hidden);
+  s.heads = static_cast<double>(c.heads);
+  s.tensor = static_cast<double>(o.tensor_degree);
+  s.sequence_parallel = o.sequence_parallel;
+  a.per_layer = activationBytesPerLayer(s, o.recompute);
+  a.layers = c.num_layers;
+  if (o.include_output_layer) {
+    // Korthikanti §4.3: the final layer norm and projection inputs (2sbh each, 16-bit) and the
+    // fp32 logits of the cross entropy (4sbv), the vocabulary split over the tensor axis.
+    const double sb = s.seq * s.batch;
+    const double normInputs = 4 * sb * s.hidden / (o.sequence_parallel ? s.tensor : 1.0);
+    a.output_layer = normInputs + 4 * sb * static_cast<double>(c.vocab) / s.tensor;
+  }
+  return a;
+}
+
+} // namespace
+
+DeviceParamShards wholeModelShards(const Model& model, std::optional<double> bytesPerElement) {
+  DeviceParamShards d;
+  for (const auto& p : model.params) {
+    const double n = static_cast<double>(p.elements());
+    d.param_elements += n;
+    d.param_bytes += n * (bytesPerElement ? *bytesPerElement : dtypeBytes(p.dtype).value_or(0.0));
+  }
+  return d;
+}
+
+double adafactorStateElements(const Shape& shape) {
+  const double full = static_cast<double>(shapeSize(shape));
+  if (shape.size() < 2) return full;
+  // optax picks the two largest dimensions and factors only when the smaller one is >= 128
+  // (min_dim_size_to_factor). Found in one pass: this runs for every parameter on every estimate.
+  std::int64_t a = -1, b = -1; // largest, second largest
+  for (auto d : shape) {
+    if (d > a) {
+      b = a;
+      a = d;
+    } else if (d > b) {
+      b = d;
+    }
+  }
+  if (b < 128) return full;
+  return full / (static_cast<double>(a) * static_cast<double>(b)) * static_cast<double>(a + b);
+}
+
+double activationBytesPerLayer(const LayerActivationShape& s, Recompute recompute) {
+  const double sbh = s.seq * s.batch * s.hidden;
+  const double t = s.tensor;
+  switch (recompute) {
+  case Recompute::Full:
+    // Only the layer input is kept (2sbh), split over the tensor axis under sequence parallelism.
+    return 2 * sbh / (s.sequence_parallel ? t : 1.0);
+  case Recompute::Selective:
+    // The attention scores, softmax and its dropout (the 5as/h term) are recomputed.
+    return s.sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t);
+  case Recompute::None:
+    break;
+  }
+  // The 5·a·s²·b score term, written with separate query and key lengths: 5·a·s_q·s_k·b / t.
+  const double scores = 5 * s.heads * s.seq * s.key_seq * s.batch / t;
+  return (s.sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t)) + scores;
+}
+
+double kvCacheBytes(const ModelConfig& c, std::int64_t batch, std::int64_t context, double bytesPerElement,
+                    std::int64_t tensorDegree, std::int64_t seqDegree) {
+  requirePositive(tensorDegree, "tensor_degree");
+  requirePositive(seqDegree, "seq_degree");
+  if (batch < 0 || context < 0) throwValueError("KV cache: batch and context must not be negative");
+  // Per token and layer. MLA caches the latent c_kv and the shared rotary key k_pe, as DeepSeek's
+  // own inference and vLLM/SGLang do (not the decompressed per-head K and V of the naive HF code).
+  const double perToken = c.usesMla() ? static_cast<double>(c.kv_lora_rank + c.qk_rope_head_dim)
+                                      : 2.0 * ceilDiv(c.kv_heads, tensorDegree) * static_cast<double>(c.head_dim);
+  double tokens = 0;
+  for (std::int64_t layer = 0; layer < c.num_layers; ++layer) {
+    const std::int64_t kept = c.isSlidingLayer(layer) ? std::min(context, c.sliding_window) : context;
+    tokens += ceilDiv(kept, seqDegree);
+  }
+  return perToken * tokens * static_cast<double>(batch) * bytesPerElement;
+}
+
+MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, const Model& model,
+                              const MemoryOptions& o) {
+  requirePositive(o.micro_batch, "micro_batch");
+  requirePositive(o.seq_len, "seq_len");
+  requirePositive(o.batch_degree, "batch_degree");
+  requirePositive(o.seq_degree, "seq_degree");
+  requirePositive(o.tensor_degree, "tensor_degree");
+  if (o.serve_batch < 0) throwValueError("serve_batch must not be negative, got " + std::to_string(o.serve_batch));
+  if (o.context_len < 0) throwValueError("context_len must not be negative, got " + std::to_string(o.context_len));
+  if (!(o.kv_bytes_per_element > 0)) throwValueError("kv_bytes_per_element must be positive");
+  if (o.grad_bytes_per_element < 0) throwValueError("grad_bytes_per_element must not be negative");
+  if (o.hbm_bytes_override && !(*o.hbm_bytes_override > 0)) throwValueError("hbm_bytes_override must be positive");
+
+  MemoryEstimate out;
+  const bool training = o.workload == Workload::Training;
+  double activationBytes = 0;
+  if (model.config && model.config->num_layers > 0 && model.config->hidden > 0) {
+    if (training) {
+      out.activations = activationsFor(*model.config, o);
+      activationBytes = out.activations.total();
+    } else {
+      out.kv_cache_per_device =
+          kvCacheBytes(*model.config, static_cast<std::int64_t>(ceilDiv(o.serve_batch, o.batch_degree)), o.context_len,
+                       o.kv_bytes_per_element, o.tensor_degree, o.seq_degree);
+    }
+    // Past the trained positions the estimate still holds, but the model would not work there.
+    const std::int64_t length = training ? o.seq_len : o.context_len;
+    if (model.config->max_positions > 0 && length > model.config->max_positions)
+      out.notes.push_back(std::string(training ? "seq_len " : "context_len ") + std::to_string(length) +
+                          " exceeds the model's " + std::to_string(model.config->max_positions) + " positions");
+  } else {
+    out.notes.push_back(std::string("model '") + model.name + "' has no architecture config: " +
+                        (training ? "activations" : "the KV cache") + " not estimated");
+  }
+
+  const bool adafactor = training && o.optimizer == Optimizer::Adafactor;
+  const double ratio = adafactor ? adafactorRatio(model) : 1.0;
+  out.per_device.resize(devices.size());
+  double sum = 0;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const DeviceParamShards& d = devices[i];
+    DeviceBytes& b = out.per_device[i];
+    b.params = d.param_bytes;
+    if (training) {
+      const double paramBpe = d.param_elements > 0 ? d.param_bytes / d.param_elements : 0.0;
+      const double gradBpe = o.grad_bytes_per_element > 0 ? o.grad_bytes_per_element : paramBpe;
+      const double optElements = d.optimizer_elements.value_or(d.param_elements);
+      b.grads = d.grad_elements.value_or(d.param_elements) * gradBpe;
+      if (o.master_weights_fp32) b.master_weights = 4 * optElements;
+      switch (o.optimizer) {
+      case Optimizer::AdamW:
+        b.optimizer = 8 * optElements;
+        break; // fp32 m and v
+      case Optimizer::SgdMomentum:
+        b.optimizer = 4 * optElements;
+        break; // fp32 momentum
+      case Optimizer::Adafactor:
+        b.optimizer = 4 * d.adafactor_elements.value_or(optElements * ratio);
+        break;
+      }
+      b.activations = activationBytes;
+    } else {
+      b.kv_cache = out.kv_cache_per_device;
+    }
+    const double total = b.total();
+    sum += total;
+    if (out.argmax < 0 || total > out.max_bytes) {
+      out.max_bytes = total;
+      out.argmax = static_cast<int>(i);
+    }
+  }
+  out.mean_bytes = devices.empty() ? 0.0 : sum / static_cast<double>(devices.size());
+
+  if (o.hbm_bytes_override) {
+    out.hbm_bytes = *o.hbm_bytes_override;
+  } else if (const ChipSpec* chip = findChip(o.device_kind)) {
+    out.hbm_bytes = chip->hbm_bytes;
+  } else {
+    out.notes.push_back("unknown chip '" + o.device_kind + "': no HBM size to compare with");
+  }
+  out.out_of_memory = out.hbm_bytes > 0 && out.max_bytes > out.hbm_bytes;
+  return out;
+}
+
+} // namespace shardscope

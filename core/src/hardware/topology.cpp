@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+// Device lists in jax.devices() order for the built-in hardware kinds, and the text form of a
+// topology. The TPU order reproduces the JAX test helper mock_tpu_devices (spec §7.1), which is
+// what the golden cases and every hard-coded JAX expectation were built from.
+#include "shardscope/hardware/topology.hpp"
+
+#include "base/quoted_text.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/hardware/chips.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+namespace shardscope {
+
+namespace {
+
+// A positive integer of at most kMaxTopologyDevices; `what` names the part of the text.
+int parsePositive(std::string_view text, std::string_view what, std::string_view whole) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value <= 0 || value > kMaxTopologyDevices)
+    throwValueError("topology " + quoted(whole) + ": " + std::string(what) + " must be a positive integer, got " +
+                    quoted(text));
+  return value;
+}
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const auto pos = text.find(sep, start);
+    parts.push_back(text.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
+    if (pos == std::string_view::npos) return parts;
+    start = pos + 1;
+  }
+}
+
+std::vector<int> parseDims(std::string_view text, std::string_view what, std::string_view whole, std::size_t maxDims) {
+  std::vector<int> dims;
+  for (auto part : split(text, 'x')) dims.push_back(parsePositive(part, what, whole));
+  if (dims.size() > maxDims)
+    throwValueError("topology " + quoted(whole) + ": " + std::string(what) + " has " + std::to_string(dims.size()) +
+                    " dimensions, at most " + std::to_string(maxDims) + " allowed");
+  return dims;
+}
+
+const ChipSpec& requireChip(std::string_view key) {
+  const ChipSpec* chip = findChip(key);
+  if (!chip) {
+    std::string known;
+    for (const auto& c : chipCatalog()) known += (known.empty() ? "" : ", ") + c.key;
+    throwValueError("unknown chip " + quoted(key) + "; known chips: " + known);
+  }
+  return *chip;
+}
+
+std::string dimsText(std::initializer_list<int> dims) {
+  std::string out;
+  for (int d : dims) {
+    if (!out.empty()) out.push_back('x');
+    out += std::to_string(d);
+  }
+  return out;
+}
+
+void checkDeviceCount(std::int64_t n) {
+  if (n > kMaxTopologyDevices)
+    throwValueError("topology has " + std::to_string(n) + " devices, more than the supported " +
+                    std::to_string(kMaxTopologyDevices));
+}
+
+DeviceList makeTpuDevices(const TopologySpec& spec, const ChipSpec& chip) {
+  const int cores = spec.cores_per_chip > 0 ? spec.cores_per_chip : chip.default_cores_per_chip;
+  std::array<int, 3> dims = spec.shape, block{};
+  static const char* axisName[] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    if (dims[a] <= 0)
+      throwValueError(std::string("topology: chips along ") + axisName[a] + " must be positive, got " +
+                      std::to_string(dims[a]));
+    const int requested = spec.host_block[a] > 0 ? spec.host_block[a] : chip.host_block[a];
+    // A host never spans more than the slice: a 1x2x1 slice has 1x2x1 hosts (as mock_tpu_devices).
+    block[a] = std::min(dims[a], std::max(1, requested));
+    if (dims[a] % block[a] != 0)
+      throwValueError(std::string("topology: host block ") + dimsText({block[0], block[1], block[2]}) +
+                      " does not divide the slice " + dimsText({dims[0], dims[1], dims[2]}) + " along " + axisName[a]);
+  }
+  if (cores <= 0) throwValueError("topology: cores per chip must be positive, got " + std::to_string(cores));
+  if (spec.slices <= 0) throwValueError("topology: slices must be positive, got " + std::to_string(spec.slices));
+  const std::int64_t chipsPerSlice = std::int64_t{dims[0]} * dims[1] * dims[2];
+  checkDeviceCount(chipsPerSlice * cores * spec.slices);
+
+  const int nxp = dims[0] / block[0], nyp = dims[1] / block[1], nzp = dims[2] / block[2];
+  const std::string kind = spec.device_kind_override.empty() ? chip.device_kind : spec.device_kind_override;
+  DeviceList out;
+  out.reserve(static_cast<std::size_t>(chipsPerSlice * cores * spec.slices));
+  for (int s = 0; s < spec.slices; ++s)
+    for (int zp = 0; zp < nzp; ++zp)
+      for (int yp = 0; yp < nyp; ++yp)
+        for (int xp = 0; xp < nxp; ++xp)
+          for (int zd = 0; zd < block[2]; ++zd)
+            for (int yd = 0; yd < block[1]; ++yd)
+              for (int xd = 0; xd < block[0]; ++xd)
+                for (int c = 0; c < cores; ++c) {
+                  const int x = xd + block[0] * xp, y = yd + block[1] * yp, z = zd + block[2] * zp;
+                  Device d;
+                  d.platform = Platform::Tpu;
+                  d.device_kind = kind;
+                  d.coords = std::array<int, 3>{x, y, z};
+                  d.core_on_chip = c;
+                  d.process_index = xp + nxp * (yp + nyp * (zp + nzp * s));
+                  d.slice_index = s;
+                  d.id =
+                      c + std::int64_t{cores} * (x + std::int64_t{dims[0]} *
+                                                         (y + std::int64_t{dims[1]} * (z + std::int64_t{dims[2]} * s)));
+                  out.push_back(std::move(d));
+                }
+  return out;
+}
+
+DeviceList makeHostDevices(const TopologySpec& spec, const ChipSpec& chip) {
+  const int hosts = spec.shape[0], perHost = spec.shape[1];
+  if (hosts <= 0 || perHost <= 0 || spec.shape[2] != 1)
+    throwValueError("topology: a GPU/CPU topology is hosts x devices per host, got " +
+                    dimsText({spec.shape[0], spec.shape[1], spec.shape[2]}));
+  if (spec.slices <= 0) throwValueError("topology: slices must be positive, got " + std::to_string(spec.slices));
+  const std::int64_t processes = std::int64_t{hosts} * spec.slices;
+  const std::int64_t total = processes * perHost;
+  checkDeviceCount(total);
+  const std::string kind = spec.device_kind_override.empty() ? chip.device_kind : spec.device_kind_override;
+  DeviceList out;
+  out.reserve(static_cast<std::size_t>(total));
+  for (std::int64_t p = 0; p < processes; ++p)
+    for (int k = 0; k < perHost; ++k) {
+      Device d;
+      d.platform = chip.platform;
+      d.device_kind = kind;
+      d.process_index = static_cast<int>(p);
+      d.id = spec.interleaved_gpu_ids ? k * processes + p : p * perHost + k;
+      if (spec.slices > 1) d.slice_index = static_cast<int>(p / hosts);
+      out.push_back(std::move(d));
+    }
+  return out;
+}
+
+} // namespace
+
+DeviceList makeDevices(const TopologySpec& spec) {
+  const ChipSpec& chip = requireChip(spec.chip);
+  if (chip.platform == Platform::Tpu) return makeTpuDevices(spec, chip);
+  return makeHostDevices(spec, chip);
+}
+
+TopologySpec parseTopology(std::string_view text) {
+  const auto parts = split(text, ':');
+  if (parts.size() < 2 || parts[0].empty())
+    throwValueError("topology " + quoted(text) +
+                    " must look like CHIP:DIMS[:OPTION...], e.g. v5p:16x20x28 or h100:32x8");
+  const ChipSpec& chip = requireChip(parts[0]);
+  TopologySpec spec;
+  spec.chip = chip.key;
+  if (chip.platform == Platform::Tpu) {
+    const auto dims = parseDims(parts[1], "chip dimensions", text, 3);
+    spec.shape = {dims[0], dims.size() > 1 ? dims[1] : 1, dims.size() > 2 ? dims[2] : 1};
+  } else {
+    const auto dims = parseDims(parts[1], "hosts x devices per host", text, 2);
+    if (dims.size() == 2) {
+      spec.shape = {dims[0], dims[1], 1};
+    } else {
+      // A bare count: GPUs come in hosts of the chip's usual size once there are more than one
+      // host's worth; CPUs are one process.
+      const int perHost = chip.platform == Platform::Gpu ? std::max(1, chip.host_block[0]) : dims[0];
+      if (dims[0] <= perHost)
+        spec.shape = {1, dims[0], 1};
+      else if (dims[0] % perHost == 0)
+        spec.shape = {dims[0] / perHost, perHost, 1};
+      else
+        throwValueError("topology " + quoted(text) + ": " + std::to_string(dims[0]) + " GPUs do not fill hosts of " +
+                        std::to_string(perHost) + "; write HOSTSxGPUS");
+    }
+  }
+  for (std::size_t i = 2; i < parts.size(); ++i) {
+    const auto option = parts[i];
+    const auto eq = option.find('=');
+    const auto name = option.substr(0, eq);
+    const auto value = eq == std::string_view::npos ? std::string_view{} : option.substr(eq + 1);
+    if (name == "interleaved" && eq == std::string_view::npos) {
+      if (chip.platform != Platform::Gpu)
+        throwValueError("topology " + quoted(text) + ": 'interleaved' applies to GPUs only");
+      spec.interleaved_gpu_ids = true;
+    } else if (eq == std::string_view::npos) {
+      throwValueError("topology " + quoted(text) + ": option " + quoted(option) +
+                      " must be NAME=VALUE (slices, cores, host, kind) or 'interleaved'");
+    } else if (name == "slices") {
+      spec.slices = parsePositive(value, "slices", text);
+    } else if (name == "cores") {
+      if (chip.platform != Platform::Tpu)
+        throwValueError("topology " + quoted(text) + ": 'cores' applies to TPUs only");
+      spec.cores_per_chip = parsePositive(value, "cores", text);
+    } else if (name == "host") {
+      if (chip.platform != Platform::Tpu) throwValueError("topology " + quoted(text) + ": 'host' applies to TPUs only");
+      const auto dims = parseDims(value, "host block", text, 3);
+      spec.host_block = {dims[0], dims.size() > 1 ? dims[1] : 1, dims.size() > 2 ? dims[2] : 1};
+    } else if (name == "kind") {
+      if (value.empty()) throwValueError("topology " + quoted(text) + ": 'kind' needs a device kind name");
+      spec.device_kind_override = std::string(value);
+    } else {
+      throwValueError("topology " + quoted(text) + ": unknown option " + quoted(name) +
+                      " (known: slices, cores, host, kind, interleaved)");
+    }
+  }
+  return spec;
+}
+
+std::string formatTopology(const TopologySpec& spec) {
+  const ChipSpec* chip = findChip(spec.chip);
+  const Platform platform = chip ? chip->platform : Platform::Tpu;
+  std::string out = (chip ? chip->key : spec.chip) + ":";
+  const auto& s = spec.shape;
+  if (platform == Platform::Tpu)
+    out += s[2] != 1 ? dimsText({s[0], s[1], s[2]}) : s[1] != 1 ? dimsText({s[0], s[1]}) : dimsText({s[0]});
+  else
+    out += dimsText({s[0], s[1]});
+  if (spec.slices != 1) out += ":slices=" + std::to_string(spec.slices);
+  if (spec.cores_per_chip != 0) out += ":cores=" + std::to_string(spec.cores_per_chip);
+  if (spec.host_block != std::array<int, 3>{0, 0, 0})
+    out += ":host=" + dimsText({spec.host_block[0], spec.host_block[1], spec.host_block[2]});
+  if (spec.interleaved_gpu_ids) out += ":interleaved";
+  if (!spec.device_kind_override.empty()) out += ":kind=" + spec.device_kind_override;
+  return out;
+}
+
+} // namespace shardscope

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "shardscope/models/model.hpp"
+
+#include "shardscope/base/dtype.hpp"
+#include "shardscope/base/errors.hpp"
+
+#include <unordered_set>
+
+namespace shardscope {
+
+bool ModelConfig::isSlidingLayer(std::int64_t layer) const {
+  if (sliding_window <= 0) return false;
+  if (sliding_window_pattern <= 0) return true;
+  // HF Gemma 2/3: a layer is global when (index + 1) is a multiple of the pattern.
+  return (layer + 1) % sliding_window_pattern != 0;
+}
+
+std::int64_t Model::parameterCount() const {
+  std::int64_t n = 0;
+  for (const auto& p : params) n += p.elements();
+  return n;
+}
+
+double Model::parameterBytes() const {
+  double bytes = 0;
+  for (const auto& p : params) bytes += static_cast<double>(p.elements()) * dtypeBytes(p.dtype).value_or(0.0);
+  return bytes;
+}
+
+void validateModel(const Model& model) {
+  std::unordered_set<std::string> seen;
+  seen.reserve(model.params.size());
+  for (const auto& p : model.params) {
+    if (p.path.empty()) throwValueError("model '" + model.name + "': a parameter has an empty path");
+    if (!seen.insert(p.path).second)
+      throwValueError("model '" + model.name + "': parameter '" + p.path + "' appears twice");
+    for (std::size_t i = 0; i < p.shape.size(); ++i)
+      if (p.shape[i] < 0)
+        throwValueError("parameter '" + p.path + "': dimension " + std::to_string(i) + " is negative (" +
+                        std::to_string(p.shape[i]) + ")");
+    // Bound the element count so sums and byte totals stay exact in int64 and double.
+    constexpr std::int64_t kMaxElements = std::int64_t{1} << 53;
+    std::int64_t n = 1;
+    for (auto d : p.shape) {
+      if (d != 0 && n > kMaxElements / d)
+        throwValueError("parameter '" + p.path + "': shape " + shapeRepr(p.shape) + " has more than 2^53 elements");
+      n *= d;
+    }
+    if (!dtypeBytes(p.dtype)) throwValueError("parameter '" + p.path + "': unknown dtype '" + p.dtype + "'");
+  }
+}
+
+} // namespace shardscope

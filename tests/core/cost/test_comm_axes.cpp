@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-axis ring figures on meshes built by hand, and the cost models with numbers worked by hand.
+#include "shardscope/cost/collectives.hpp"
+#include "shardscope/mesh/mesh_string.hpp"
+
+#include "core/cost/comm_test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace shardscope;
+using namespace shardscope::testing;
+
+namespace {
+std::shared_ptr<const LinkGraph> graphOf(const std::string& topology) {
+  return cachedLinkGraph(parseTopology(topology));
+}
+} // namespace
+
+TEST_CASE("JAX's v5e 4x4 16-ring closes on physical links", "[comm]") {
+  auto g = graphOf("v5e:4x4"); // no wraparound: the ring must snake
+  const std::vector<int> order{0, 1, 2, 3, 7, 6, 5, 9, 10, 11, 15, 14, 13, 12, 8, 4}; // _TRAY_4x4_RING_ORDER
+  const auto r = axisReport(*g, ringMeshXFastest(g->devices(), order), 0, true);
+  CHECK(r.ring_closed);
+  CHECK(r.max_hops == 1);
+  CHECK(r.mean_hops == Approx(1.0));
+  CHECK(r.max_link_load == 1);
+  CHECK(r.group_count == 1);
+  CHECK(r.crosses_hosts); // a v5e host holds 4x2 chips
+  CHECK_FALSE(r.crosses_slices);
+  CHECK(r.physical_axes == 2);
+  CHECK(r.physical_extent_sum == 8);
+  // Plain x-fastest order is not a ring: row ends jump back.
+  std::vector<int> iota(16);
+  for (int i = 0; i < 16; ++i) iota[static_cast<std::size_t>(i)] = i;
+  const auto plain = axisReport(*g, ringMeshXFastest(g->devices(), iota), 0, true);
+  CHECK_FALSE(plain.ring_closed);
+  CHECK(plain.max_hops == 6); // (3,3) -> (0,0)
+}
+
+TEST_CASE("v3 tray ring on 2x2 chips with 2 cores closes", "[comm]") {
+  auto g = graphOf("v3:2x2");
+  REQUIRE(g->devices().size() == 8);
+  const std::vector<int> order{0, 1, 2, 3, 6, 7, 4, 5}; // _TRAY_RING_ORDER over list positions
+  const auto r = axisReport(
+      *g, handMesh(g->devices(), {8}, {"x"}, [&](const auto& i) { return order[static_cast<std::size_t>(i[0])]; }), 0,
+      true);
+  CHECK(r.ring_closed);
+  CHECK(r.max_hops == 1);
+  CHECK(r.mean_hops == Approx(0.5)); // four core-to-core steps on one chip, four chip-to-chip hops
+  REQUIRE(r.groups.size() == 1);
+  CHECK(r.groups[0].hops == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1});
+}
+
+TEST_CASE("the v5e tray 'ring' on a 2x4 slice is not a ring (jax-mesh-utils §9 item 2)", "[comm]") {
+  const std::vector<int> order{0, 1, 2, 3, 7, 6, 5, 4}; // _V5E_TRAY_RING_ORDER
+  auto wide = graphOf("v5e:4x2");
+  const auto ok = axisReport(*wide, ringMeshXFastest(wide->devices(), order), 0, true);
+  CHECK(ok.ring_closed);
+  CHECK(ok.max_hops == 1);
+  auto tall = graphOf("v5e:2x4");
+  const auto bad = axisReport(*tall, ringMeshXFastest(tall->devices(), order), 0, true);
+  CHECK_FALSE(bad.ring_closed);
+  REQUIRE(bad.groups.size() == 1);
+  // (0,0)(1,0)(0,1)(1,1)(1,3)(0,3)(1,2)(0,2): every other step is 2 hops.
+  CHECK(bad.groups[0].hops == std::vector<int>{1, 2, 1, 2, 1, 2, 1, 2});
+  CHECK(bad.max_hops == 2);
+  CHECK(bad.mean_hops == Approx(1.5));
+}
+
+TEST_CASE("link load by hand on v5e rows", "[comm]") {
+  SECTION("open 4x4: each row ring goes out and comes back along the same links") {
+    auto g = graphOf("v5e:4x4");
+    const auto m = handMesh(g->devices(), {4, 4}, {"y", "x"},
+                            [&](const auto& i) { return positionOf(g->devices(), int(i[1]), int(i[0])); });
+    const auto r = axisReport(*g, m, 1);
+    CHECK_FALSE(r.ring_closed);
+    CHECK(r.group_count == 4);
+    CHECK(r.max_hops == 3);
+    CHECK(r.mean_hops == Approx(1.5)); // (1 + 1 + 1 + 3) / 4
+    CHECK(r.max_link_load == 2);       // forward once, closing route once
+    CHECK(r.max_directed_link_load == 1);
+    CHECK(r.ring_bandwidth == Approx(4.5e10));      // one direction per link is free
+    CHECK(r.bidi_ring_bandwidth == Approx(4.5e10)); // 2 x 4.5e10 / 2
+    CHECK(r.step_latency == Approx(3e-6));
+  }
+  SECTION("16x16 torus, x split 4 (outer) x 4 (inner)") {
+    auto g = graphOf("v5e:16x16");
+    const auto m = handMesh(g->devices(), {4, 4, 16}, {"a", "b", "y"},
+                            [&](const auto& i) { return positionOf(g->devices(), int(4 * i[0] + i[1]), int(i[2])); });
+    const auto outer = axisReport(*g, m, 0);
+    CHECK(outer.group_count == 64);
+    CHECK_FALSE(outer.ring_closed);
+    CHECK(outer.max_hops == 4); // stride 4, wrap closes 12 -> 0 in 4 hops
+    CHECK(outer.mean_hops == Approx(4.0));
+    CHECK(outer.max_link_load == 4); // the 4 groups of a row each cross every link once
+    CHECK(outer.max_directed_link_load == 4);
+    CHECK(outer.ring_bandwidth == Approx(4.5e10 / 4));
+    const auto inner = axisReport(*g, m, 1);
+    CHECK_FALSE(inner.ring_closed);
+    CHECK(inner.max_hops == 3);
+    CHECK(inner.max_link_load == 2);
+    CHECK(inner.max_directed_link_load == 1);
+    const auto y = axisReport(*g, m, 2);
+    CHECK(y.ring_closed); // whole wrapped axis
+    CHECK(y.max_link_load == 1);
+    CHECK(y.physical_axes == 1);
+    CHECK(y.physical_extent_sum == 16);
+  }
+}
+
+TEST_CASE("axes that cross slices go over DCN, GPU hosts over the network", "[comm]") {
+  auto g = graphOf("v4:2x2:slices=2");
+  const auto& d = g->devices();
+  const auto m = handMesh(d, {2, 4}, {"dcn", "ici"}, [&](const auto& i) { return int(i[0] * 4 + i[1]); });
+  const auto dcn = axisReport(*g, m, 0);
+  CHECK(dcn.crosses_slices);
+  CHECK(dcn.uses_fabric);
+  CHECK(dcn.slowest_link == LinkClass::Dcn);
+  CHECK(dcn.max_hops == 2);
+  CHECK_FALSE(dcn.ring_closed);
+  CHECK(dcn.max_link_load == 2); // each uplink carries the pair up and the pair back down
+  CHECK(dcn.max_directed_link_load == 1);
+  CHECK(dcn.ring_bandwidth == Approx(6.25e9));
+  CHECK(dcn.step_latency == Approx(20e-6));
+  const auto ici = axisReport(*g, m, 1);
+  CHECK_FALSE(ici.crosses_slices);
+  CHECK_FALSE(ici.crosses_hosts); // a 2x2 slice is one host
+  CHECK(ici.slowest_link == LinkClass::Ici);
+  // List order (0,0)(1,0)(0,1)(1,1) is x-major, not a ring (jax-mesh-utils §9 item 16): hops 1, 2, 1, 2.
+  CHECK_FALSE(ici.ring_closed);
+  CHECK(ici.max_hops == 2);
+  CHECK(ici.mean_hops == Approx(1.5));
+
+  auto h = graphOf("h100:2x8");
+  const auto gm = handMesh(h->devices(), {2, 8}, {"dp", "tp"}, [&](const auto& i) { return int(i[0] * 8 + i[1]); });
+  const auto tp = axisReport(*h, gm, 1);
+  CHECK(tp.ring_closed);
+  CHECK(tp.slowest_link == LinkClass::NvLink);
+  CHECK(tp.max_link_load == 1);
+  CHECK(tp.ring_bandwidth == Approx(450e9));
+  const auto dp = axisReport(*h, gm, 0);
+  CHECK(dp.crosses_hosts);
+  CHECK(dp.slowest_link == LinkClass::Network);
+  CHECK(dp.ring_bandwidth == Approx(50e9));
+}
+
+TEST_CASE("mesh devices must be in the topology", "[comm]") {
+  auto g = graphOf("v4:2x2");
+  auto devices = g->devices();
+  devices[0].id = 77;
+  const auto m = handMesh(devices, {4}, {"x"}, [](const auto& i) { return int(i[0]); });
+  CHECK_THROWS_WITH(axisReport(*g, m, 0), Catch::Contains("device id 77"));
+  CHECK_THROWS_WITH(axisReport(*g, m, 1), Catch::Contains("axis index 1"));
+}
+
+TEST_CASE("alpha-beta and TPU-form collective times by hand", "[comm]") {
+  RingCostInputs in;
+  in.p = 4;
+  in.step_latency = 1e-6;
+  in.ring_bandwidth = 4.5e10;
+  in.bidi_ring_bandwidth = 9e10;
+  in.physical_axes = 1;
+  in.physical_extent_sum = 4;
+  in.ring_closed = true;
+  const double n = 1e8;
+  const double ag = 3e-6 + 0.75 * n / 4.5e10;
+  CHECK(collectiveTime(Collective::AllGather, n, in).alpha_beta == Approx(ag));
+  CHECK(collectiveTime(Collective::ReduceScatter, n, in).alpha_beta == Approx(ag));
+  CHECK(collectiveTime(Collective::AllReduce, n, in).alpha_beta == Approx(2 * ag));
+  CHECK(collectiveTime(Collective::AllToAll, n, in).alpha_beta == Approx(ag));
+  CHECK(collectiveTime(Collective::AllGather, n, in).tpu_form == Approx(n / 9e10));
+  CHECK(collectiveTime(Collective::AllReduce, n, in).tpu_form == Approx(2 * n / 9e10));
+  CHECK(collectiveTime(Collective::AllToAll, n, in).tpu_form == Approx(n / 9e10 / 4));
+  // Latency-bound: 1 kB is below T_min * |X| / 2.
+  CHECK(collectiveTime(Collective::AllGather, 1e3, in).tpu_form == Approx(2e-6));
+  in.ring_closed = false;
+  CHECK(collectiveTime(Collective::AllToAll, n, in).tpu_form == Approx(n / 9e10 / 2));
+  in.physical_axes = 2;
+  CHECK(collectiveTime(Collective::AllGather, n, in).tpu_form == Approx(n / 9e10 / 2));
+  in.p = 1;
+  CHECK(collectiveTime(Collective::AllReduce, n, in).alpha_beta == 0);
+  CHECK_THROWS_WITH(collectiveTime(Collective::AllGather, -1, in), Catch::Contains("bytes"));
+}
+
+TEST_CASE("scaling-book v5e example: a whole wrapped 16-axis all-gathers at V/W", "[comm]") {
+  auto g = graphOf("v5e:16x16");
+  const auto m = handMesh(g->devices(), {16, 16}, {"y", "x"},
+                          [&](const auto& i) { return positionOf(g->devices(), int(i[1]), int(i[0])); });
+  const auto x = axisReport(*g, m, 1);
+  REQUIRE(x.ring_closed);
+  const double V = 34e6;
+  CHECK(collectiveTime(Collective::AllGather, V, x).tpu_form == Approx(V / 9e10)); // ~378 us
+  CHECK(collectiveTime(Collective::AllGather, V, x).alpha_beta == Approx(15e-6 + 15.0 / 16 * V / 4.5e10));
+  // FSDP over x: 2 all-gathers of the parameters and 1 reduce-scatter of the gradients per layer.
+  const auto f = fsdpCommCost(x, 1e8, 2e8, 10);
+  const double ag = 15e-6 + 15.0 / 16 * 1e8 / 4.5e10, rs = 15e-6 + 15.0 / 16 * 2e8 / 4.5e10;
+  CHECK(f.layer_all_gather_seconds == Approx(ag));
+  CHECK(f.layer_reduce_scatter_seconds == Approx(rs));
+  CHECK(f.bytes_received_per_device_all_gather == Approx(15.0 / 16 * 1e8));
+  CHECK(f.step_seconds == Approx(10 * (2 * ag + rs)));
+  CHECK(f.step_bytes_per_device == Approx(10 * 15.0 / 16 * (2 * 1e8 + 2e8)));
+  CHECK_THROWS_WITH(fsdpCommCost(x, 1e8, 2e8, -1), Catch::Contains("layers"));
+  CHECK(f.step_seconds_tpu_form == Approx(10 * (2 * 1e8 / 9e10 + 2e8 / 9e10)));
+}
+
+TEST_CASE("mesh axis strings", "[comm]") {
+  auto a = parseMeshAxes("fsdp:-1,tp:4", 8960);
+  CHECK(a.names == std::vector<std::string>{"fsdp", "tp"});
+  CHECK(a.sizes == Shape{2240, 4});
+  CHECK(parseMeshAxes("data:2,fsdp:2,tp:2", 8).sizes == Shape{2, 2, 2});
+  CHECK_THROWS_WITH(parseMeshAxes("fsdp:-1,tp:3", 8), Catch::Contains("do not divide"));
+  CHECK_THROWS_WITH(parseMeshAxes("fsdp:-1,tp:-1", 8), Catch::Contains("at most one axis"));
+  CHECK_THROWS_WITH(parseMeshAxes("fsdp:2,tp:2", 8), Catch::Contains("multiply to 4"));
+  CHECK_THROWS_WITH(parseMeshAxes("fsdp:2,fsdp:4", 8), Catch::Contains("appears twice"));
+  CHECK_THROWS_WITH(parseMeshAxes("fsdp", 8), Catch::Contains("NAME:SIZE"));
+  CHECK_THROWS_WITH(parseMeshAxes("fsdp:x", 8), Catch::Contains("size of axis 'fsdp'"));
+  CHECK_THROWS_WITH(parseMeshAxes("fsdp:0", 8), Catch::Contains("size of axis 'fsdp'"));
+  CHECK_THROWS_WITH(parseMeshAxes(":4", 4), Catch::Contains("empty name"));
+  CHECK_THROWS_WITH(parseMeshAxes("a:8,b:8,c:8,d:8", 8), Catch::Contains("more than 8"));
+  CHECK_THROWS_WITH(parseMeshAxes("", 8), Catch::Contains("NAME:SIZE"));
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+// The per-device memory engine: ZeRO's worked example, Korthikanti's activation formulas, KV cache
+// and the optimizer variants, each against numbers computed by hand in the comments.
+#include "shardscope/base/errors.hpp"
+#include "shardscope/analysis/engine_options.hpp"
+#include "shardscope/cost/memory.hpp"
+#include "shardscope/models/model_loaders.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace shardscope;
+
+namespace {
+
+// The ZeRO paper's model: Ψ = 7.5B parameters, no architecture (so no activations).
+constexpr double kPsi = 7.5e9;
+constexpr int kDevices = 64;
+
+MemoryOptions mixedPrecisionAdam() {
+  MemoryOptions o;
+  o.optimizer = Optimizer::AdamW;
+  o.master_weights_fp32 = true; // K = 12: fp32 master + m + v
+  o.device_kind = "v5p";
+  return o;
+}
+
+// Each device's bytes under one ZeRO stage: what is sharded over the 64 data-parallel devices.
+double zeroStage(bool shardOptimizer, bool shardGrads, bool shardParams) {
+  DeviceParamShards d;
+  d.param_elements = shardParams ? kPsi / kDevices : kPsi;
+  d.param_bytes = 2 * d.param_elements; // fp16/bf16 weights
+  d.grad_elements = shardGrads ? kPsi / kDevices : d.param_elements;
+  d.optimizer_elements = shardOptimizer ? kPsi / kDevices : d.param_elements;
+  const MemoryEstimate e = estimateMemory(std::vector<DeviceParamShards>(kDevices, d), Model{}, mixedPrecisionAdam());
+  REQUIRE(e.per_device.size() == kDevices);
+  CHECK(e.max_bytes == Approx(e.mean_bytes));
+  CHECK(e.per_device[0].activations == 0);
+  return e.max_bytes;
+}
+
+} // namespace
+
+TEST_CASE("ZeRO paper: 7.5B params on 64 devices, 120 -> 31.4 -> 16.6 -> 1.9 GB", "[memory]") {
+  CHECK(zeroStage(false, false, false) == Approx(120e9));     // (2 + 2 + 12) Ψ
+  CHECK(zeroStage(true, false, false) == Approx(31.40625e9)); // 4Ψ + 12Ψ/64
+  CHECK(zeroStage(true, true, false) == Approx(16.640625e9)); // 2Ψ + 14Ψ/64
+  CHECK(zeroStage(true, true, true) == Approx(1.875e9));      // 16Ψ/64
+
+  // Category split of the baseline: 15 GB weights, 15 GB grads, 30 GB master, 60 GB m+v.
+  DeviceParamShards d{kPsi, 2 * kPsi, {}, {}, {}};
+  const auto e = estimateMemory({d}, Model{}, mixedPrecisionAdam());
+  CHECK(e.per_device[0].params == Approx(15e9));
+  CHECK(e.per_device[0].grads == Approx(15e9));
+  CHECK(e.per_device[0].master_weights == Approx(30e9));
+  CHECK(e.per_device[0].optimizer == Approx(60e9));
+  CHECK(e.hbm_bytes == Approx(95.0 * 1024 * 1024 * 1024));
+  CHECK(e.out_of_memory); // 120 GB > 95 GiB
+  REQUIRE(e.notes.size() == 1);
+  CHECK(e.notes[0] == "model '' has no architecture config: activations not estimated");
+}
+
+TEST_CASE("Korthikanti per-layer activations match Table 2 by hand", "[memory]") {
+  // s = 2048, b = 1, h = 4096, a = 32: sbh = 8,388,608 and 5as/h = 80.
+  LayerActivationShape s{2048, 2048, 1, 4096, 32, 1, false};
+  CHECK(activationBytesPerLayer(s, Recompute::None) == 956'301'312.0);      // sbh (34 + 80)
+  CHECK(activationBytesPerLayer(s, Recompute::Selective) == 285'212'672.0); // 34 sbh
+  CHECK(activationBytesPerLayer(s, Recompute::Full) == 16'777'216.0);       // 2 sbh
+  s.tensor = 8;
+  CHECK(activationBytesPerLayer(s, Recompute::None) == 192'937'984.0);      // sbh (10 + 24/8 + 80/8)
+  CHECK(activationBytesPerLayer(s, Recompute::Selective) == 109'051'904.0); // sbh (10 + 3)
+  CHECK(activationBytesPerLayer(s, Recompute::Full) == 16'777'216.0);       // layer input is not split without SP
+  s.sequence_parallel = true;
+  CHECK(activationBytesPerLayer(s, Recompute::None) == 119'537'664.0);     // sbh/8 (34 + 80)
+  CHECK(activationBytesPerLayer(s, Recompute::Selective) == 35'651'584.0); // 34 sbh / 8
+  CHECK(activationBytesPerLayer(s, Recompute::Full) == 2'097'152.0);       // 2 sbh / 8
+}
+
+TEST_CASE("training activations for Llama-3.1-8B: layers, logits, batch and context sharding", "[memory]") {
+  const Model m = loadPresetModel("llama-3.1-8b");
+  MemoryOptions o;
+  o.device_kind = "TPU v5p";
+  o.micro_batch = 8;
+  o.batch_degree = 8; // one sequence per device
+  o.seq_len = 4096;
+  o.recompute = Recompute::Selective;
+  const auto e = estimateMemory({wholeModelShards(m)}, m, o);
+  // per layer 34 * 4096 * 1 * 4096 = 570,425,344; 32 layers = 18,253,611,008;
+  // output 4 * 4096 * (4096 + 128256) = 2,168,455,168.
+  CHECK(e.activations.per_layer == 570'425'344.0);
+  CHECK(e.activations.layers == 32);
+  CHECK(e.activations.output_layer == 2'168'455'168.0);
+  CHECK(e.per_device[0].activations == 20'422'066'176.0);
+  // bf16 params and grads, AdamW m and v without master weights: 2 + 2 + 8 bytes per parameter.
+  CHECK(e.per_device[0].params == 2.0 * 8'030'261'248);
+  CHECK(e.per_device[0].grads == 2.0 * 8'030'261'248);
+  CHECK(e.per_device[0].optimizer == 8.0 * 8'030'261'248);
+  CHECK(e.per_device[0].master_weights == 0);
+  CHECK(e.max_bytes == Approx(12.0 * 8'030'261'248 + 20'422'066'176.0));
+  CHECK(e.out_of_memory == (e.max_bytes > 95.0 * 1024 * 1024 * 1024));
+
+  // Context parallelism over 2 devices, no recompute: s_q = 2048 but scores span all 4096 keys.
+  o.recompute = Recompute::None;
+  o.seq_degree = 2;
+  o.include_output_layer = false;
+  const auto cp = estimateMemory({wholeModelShards(m)}, m, o);
+  // 34 * 2048 * 4096 + 5 * 32 * 2048 * 4096 = 285,212,672 + 1,342,177,280
+  CHECK(cp.activations.per_layer == 1'627'389'952.0);
+  CHECK(cp.activations.output_layer == 0);
+
+  // An uneven batch pads: 3 sequences over 2 devices -> 2 per device.
+  o.seq_degree = 1;
+  o.recompute = Recompute::Full;
+  o.micro_batch = 3;
+  o.batch_degree = 2;
+  CHECK(estimateMemory({wholeModelShards(m)}, m, o).activations.per_layer == 2.0 * 4096 * 2 * 4096);
+}
+
+TEST_CASE("KV cache by hand: GQA, tensor split, MLA latent, sliding windows", "[memory]") {
+  const auto llama = *loadPresetModel("llama-3.1-8b").config;
+  // 2 (K and V) * 8 kv heads * 128 * 32 layers * 8192 tokens * 8 sequences * 2 bytes
+  CHECK(kvCacheBytes(llama, 8, 8192, 2) == 8'589'934'592.0);
+  CHECK(kvCacheBytes(llama, 8, 8192, 2, 4) == 2'147'483'648.0);    // 2 kv heads per device
+  CHECK(kvCacheBytes(llama, 8, 8192, 2, 16) == 1'073'741'824.0);   // heads replicated: still 1 per device
+  CHECK(kvCacheBytes(llama, 8, 8192, 2, 1, 4) == 2'147'483'648.0); // context split 4 ways
+  const auto deepseek = *loadPresetModel("deepseek-v3").config;
+  // (kv_lora_rank 512 + rope 64) * 61 layers * 2 bytes = 70,272 bytes per token
+  CHECK(kvCacheBytes(deepseek, 1, 1000, 2) == 70'272'000.0);
+  CHECK(kvCacheBytes(deepseek, 1, 1000, 2, 8) == 70'272'000.0); // the latent is not split by heads
+  const auto gemma = *loadPresetModel("gemma-2-27b").config;
+  // 23 sliding layers keep 4096 tokens, 23 global keep 8192; 2 * 16 * 128 * 2 bytes = 8192 per token-layer
+  CHECK(kvCacheBytes(gemma, 1, 8192, 2) == (23.0 * 4096 + 23.0 * 8192) * 8192);
+  CHECK(kvCacheBytes(gemma, 1, 1000, 2) == 46.0 * 1000 * 8192); // below the window every layer keeps all
+}
+
+TEST_CASE("serving: weights plus KV cache per device, fullest device found", "[memory]") {
+  const Model m = loadPresetModel("llama-3.1-8b");
+  MemoryOptions o;
+  o.workload = Workload::Serving;
+  o.serve_batch = 16;
+  o.batch_degree = 2;
+  o.context_len = 8192;
+  o.tensor_degree = 4;
+  o.device_kind = "v5e";
+  std::vector<DeviceParamShards> devices(8);
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    devices[i] = {1e9, 2e9 + static_cast<double>(i == 5) * 1e6, {}, {}, {}};
+  const auto e = estimateMemory(devices, m, o);
+  // 8 sequences per device, 2 kv heads per device: 8,589,934,592 / 4
+  CHECK(e.kv_cache_per_device == 2'147'483'648.0);
+  CHECK(e.per_device[0].kv_cache == 2'147'483'648.0);
+  CHECK(e.per_device[0].grads == 0);
+  CHECK(e.per_device[0].optimizer == 0);
+  CHECK(e.argmax == 5);
+  CHECK(e.max_bytes == 2e9 + 1e6 + 2'147'483'648.0);
+  CHECK(e.mean_bytes == Approx(2e9 + 1e6 / 8 + 2'147'483'648.0));
+  CHECK(e.hbm_bytes == 16e9);
+  CHECK_FALSE(e.out_of_memory);
+  o.hbm_bytes_override = 4e9;
+  CHECK(estimateMemory(devices, m, o).out_of_memory);
+}
+
+TEST_CASE("optimizer variants: SGD momentum and factored Adafactor", "[memory]") {
+  CHECK(adafactorStateElements({4096, 14336}) == 4096 + 14336);
+  CHECK(adafactorStateElements({4096}) == 4096);
+  CHECK(adafactorStateElements({8, 4096}) == 8 * 4096); // second-largest dim < 128: not factored
+  CHECK(adafactorStateElements({8, 256, 512}) == 8 * (256 + 512));
+  CHECK(adafactorStateElements({}) == 1);
+
+  Model m;
+  m.name = "toy";
+  m.params = {{"w", {256, 512}, "bfloat16"}, {"b", {64}, "bfloat16"}};
+  MemoryOptions o;
+  o.device_kind = "v4";
+  o.optimizer = Optimizer::Adafactor;
+  auto whole = wholeModelShards(m);
+  CHECK(whole.param_elements == 131'136);
+  CHECK(whole.param_bytes == 262'272);
+  // Without per-device factored sizes: the model-wide ratio (768 + 64) / 131,136.
+  CHECK(estimateMemory({whole}, m, o).per_device[0].optimizer == Approx(4.0 * 832));
+  whole.adafactor_elements = 100;
+  CHECK(estimateMemory({whole}, m, o).per_device[0].optimizer == 400);
+  o.optimizer = Optimizer::SgdMomentum;
+  o.master_weights_fp32 = true;
+  const auto sgd = estimateMemory({whole}, m, o).per_device[0];
+  CHECK(sgd.optimizer == 4.0 * 131'136);
+  CHECK(sgd.master_weights == 4.0 * 131'136);
+  o.grad_bytes_per_element = 4; // fp32 gradients
+  CHECK(estimateMemory({whole}, m, o).per_device[0].grads == 4.0 * 131'136);
+  // Training dtype override: fp32 weights of a bf16 checkpoint.
+  CHECK(wholeModelShards(m, 4.0).param_bytes == 4.0 * 131'136);
+}
+
+TEST_CASE("memory options are validated and map from the scenario", "[memory]") {
+  MemoryOptions o;
+  o.tensor_degree = 0;
+  CHECK_THROWS_WITH(estimateMemory({}, Model{}, o), "tensor_degree must be a positive integer, got 0");
+  o = MemoryOptions{};
+  o.micro_batch = -1;
+  CHECK_THROWS_WITH(estimateMemory({}, Model{}, o), "micro_batch must be a positive integer, got -1");
+  o = MemoryOptions{};
+  o.hbm_bytes_override = 0;
+  CHECK_THROWS_WITH(estimateMemory({}, Model{}, o), "hbm_bytes_override must be positive");
+  o = MemoryOptions{};
+  o.device_kind = "TPU v99";
+  const auto e = estimateMemory({}, Model{}, o);
+  CHECK(e.argmax == -1);
+  CHECK(e.hbm_bytes == 0);
+  CHECK_FALSE(e.out_of_memory);
+  CHECK(e.notes.back() == "unknown chip 'TPU v99': no HBM size to compare with");
+
+  TrainingOptions t;
+  t.workload = Workload::Serving;
+  t.optimizer = Optimizer::SgdMomentum;
+  t.recompute = Recompute::Full;
+  t.micro_batch = 4;
+  t.seq_len = 1024;
+  t.kv_dtype = "float8_e4m3fn";
+  t.hbm_bytes_override = 1e9;
+  const auto mapped = memoryOptionsFromTraining(t, "TPU v4");
+  CHECK(mapped.workload == Workload::Serving);
+  CHECK(mapped.optimizer == Optimizer::SgdMomentum);
+  CHECK(mapped.recompute == Recompute::Full);
+  CHECK(mapped.micro_batch == 4);
+  CHECK(mapped.seq_len == 1024);
+  CHECK(mapped.kv_bytes_per_element == 1.0);
+  CHECK(mapped.device_kind == "TPU v4");
+  CHECK(mapped.hbm_bytes_override == 1e9);
+  t.kv_dtype = "float7";
+  CHECK_THROWS_WITH(memoryOptionsFromTraining(t, "v4"), "training.kv_dtype: unknown dtype 'float7'");
+}
+
+TEST_CASE("shard accumulation helpers and the max-positions note", "[memory]") {
+  DeviceParamShards d;
+  addParamShard(d, {1024, 512}, 2.0);
+  addParamShard(d, {512}, 4.0);
+  CHECK(d.param_elements == 524'800);
+  CHECK(d.param_bytes == 1024.0 * 512 * 2 + 512 * 4);
+  CHECK(d.optimizer_elements == 524'800);
+  CHECK(d.adafactor_elements == 1024 + 512 + 512);
+  CHECK_FALSE(d.grad_elements);
+  // ZeRO-2 layout: the optimizer state and gradients of a 1/4 slice.
+  DeviceParamShards z;
+  addParamShard(z, {1024, 512}, 2.0, false);
+  addOptimizerShard(z, {256, 512}, true);
+  CHECK_FALSE(z.adafactor_elements == std::nullopt);
+  CHECK(z.optimizer_elements == 131'072);
+  CHECK(z.grad_elements == 131'072);
+  CHECK(z.adafactor_elements == 256 + 512);
+
+  const Model gpt2 = loadPresetModel("gpt2");
+  MemoryOptions o;
+  o.device_kind = "v4";
+  o.seq_len = 2048;
+  const auto e = estimateMemory({wholeModelShards(gpt2)}, gpt2, o);
+  REQUIRE(e.notes.size() == 1);
+  CHECK(e.notes[0] == "seq_len 2048 exceeds the model's 1024 positions");
+}

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: Apache-2.0
+// Named hostile inputs, one per way a file or request can go wrong, each with the error it must
+// produce. The byte-level cases live in tests/data/hostile/. Every case must answer quickly: the
+// parsers bound sizes before they allocate or loop on them.
+#include "shardscope/mesh/eformer_mesh.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/eval/eval.hpp"
+#include "shardscope/base/json_text.hpp"
+#include "shardscope/mesh/mesh_axes.hpp"
+#include "shardscope/mesh/mesh_string.hpp"
+#include "shardscope/models/model_loaders.hpp"
+#include "shardscope/sharding/partition_rules.hpp"
+#include "shardscope/sharding/partition_spec.hpp"
+#include "shardscope/sharding/rule_file.hpp"
+#include "shardscope/analysis/scenario.hpp"
+#include "shardscope/hardware/topology.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+using namespace shardscope;
+using Catch::Matchers::Equals;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+std::filesystem::path hostile(const char* name) {
+  return std::filesystem::path(SHARDSCOPE_TEST_DATA "/hostile") / name;
+}
+
+// "[[[[...]]]]" nested `depth` levels.
+std::string nestedLists(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// "a<i>", built by appending (GCC 12 warns falsely, -Wrestrict, on "literal" + std::string&&).
+std::string axisName(int i) {
+  std::string name = "a";
+  name.append(std::to_string(i));
+  return name;
+}
+
+// "a0:1,a1:1,..." with `count` distinct axis names.
+std::string manyAxes(std::size_t count) {
+  std::string text;
+  for (std::size_t i = 0; i < count; ++i) {
+    text.append(i ? ",a" : "a");
+    text.append(std::to_string(i));
+    text.append(":1");
+  }
+  return text;
+}
+
+} // namespace
+
+// --- safetensors headers -------------------------------------------------------------------------
+
+TEST_CASE("hostile safetensors: file shorter than the 8-byte length", "[hostile]") {
+  REQUIRE_THROWS_WITH(
+      loadSafetensors(hostile("truncated-length.safetensors")),
+      Equals("truncated-length.safetensors: truncated: the file is shorter than the 8-byte header length (5 bytes)"));
+}
+
+TEST_CASE("hostile safetensors: header length over the 100 MB limit", "[hostile]") {
+  REQUIRE_THROWS_WITH(loadSafetensors(hostile("oversized-header.safetensors")),
+                      Equals("oversized-header.safetensors: header length 1099511627776 exceeds the 100 MB limit"));
+}
+
+TEST_CASE("hostile safetensors: header length pointing past the file", "[hostile]") {
+  REQUIRE_THROWS_WITH(
+      loadSafetensors(hostile("header-past-end.safetensors")),
+      Equals("header-past-end.safetensors: header length 1000 runs past the end of the file (29 bytes)"));
+}
+
+TEST_CASE("hostile safetensors: header JSON cut short", "[hostile]") {
+  REQUIRE_THROWS_WITH(loadSafetensors(hostile("truncated-header-json.safetensors")),
+                      StartsWith("truncated-header-json.safetensors: the header is not valid JSON"));
+}
+
+TEST_CASE("hostile safetensors: tensor name that is not UTF-8", "[hostile]") {
+  REQUIRE_THROWS_WITH(loadSafetensors(hostile("non-utf8-name.safetensors")),
+                      StartsWith("non-utf8-name.safetensors: the header is not valid JSON"));
+}
+
+TEST_CASE("hostile safetensors: a dimension of 0 is a valid empty tensor", "[hostile]") {
+  const Model m = loadSafetensors(hostile("dim-zero.safetensors"));
+  REQUIRE(m.params.size() == 2);
+  CHECK(m.params[0].path == "empty");
+  CHECK(m.params[0].shape == Shape{0, 4});
+  CHECK(m.params[0].elements() == 0);
+  CHECK(m.params[1].elements() == 2);
+}
+
+TEST_CASE("hostile safetensors: a dimension of 2^62", "[hostile]") {
+  REQUIRE_THROWS_WITH(loadSafetensors(hostile("dim-2pow62.safetensors")),
+                      Equals("parameter 'w': shape (4611686018427387904,) has more than 2^53 elements"));
+}
+
+TEST_CASE("hostile safetensors: a shape whose product overflows 64 bits", "[hostile]") {
+  REQUIRE_THROWS_WITH(loadSafetensors(hostile("shape-overflow.safetensors")),
+                      Equals("parameter 'w': shape (4294967296, 4294967296, 16) has more than 2^53 elements"));
+}
+
+TEST_CASE("hostile safetensors: data_offsets past the data section", "[hostile]") {
+  REQUIRE_THROWS_WITH(
+      loadSafetensors(hostile("data-past-end.safetensors")),
+      Equals("data-past-end.safetensors: tensor 'w': 'data_offsets' end 16 runs past the data section (8 bytes)"));
+}
+
+TEST_CASE("hostile safetensors: a data offset of 2^64-1", "[hostile]") {
+  REQUIRE_THROWS_WITH(
+      loadSafetensors(hostile("offset-2pow64.safetensors")),
+      Equals("offset-2pow64.safetensors: tensor 'w': 'data_offsets'[1] is too large (18446744073709551615)"));
+}
+
+// --- mesh strings, mesh JSON, scenario axes ------------------------------------------------------
+
+TEST_CASE("hostile mesh string: a million axes", "[hostile]") {
+  const std::string text = manyAxes(1'000'000);
+  REQUIRE_THROWS_WITH(parseMeshAxes(text, 8),
+                      StartsWith("mesh 'a0:1,a1:1,a2:1,") && Catch::Matchers::EndsWith(": more than 16 axes"));
+  // The message quotes a bounded prefix of the text, not 10 MB of it.
+  try {
+    parseMeshAxes(text, 8);
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).size() < 200);
+  }
+}
+
+TEST_CASE("hostile mesh string: eformer axis_dims with a million axes", "[hostile]") {
+  REQUIRE_THROWS_WITH(parseMeshString(std::string(2'000'000 - 1, ',').insert(0, "1"), {"dp", "tp"}),
+                      Equals("invalid literal for int() with base 10: ''"));
+  std::string ones;
+  for (int i = 0; i < 1'000'000; ++i) ones += i ? ",1" : "1";
+  REQUIRE_THROWS_WITH(parseMeshString(ones, {"dp", "tp"}), Equals("Number of dimensions and names must match"));
+}
+
+TEST_CASE("hostile mesh string: duplicate axis names", "[hostile]") {
+  REQUIRE_THROWS_WITH(parseMeshAxes("tp:2,tp:4", 8), Equals("mesh 'tp:2,tp:4': axis name 'tp' appears twice"));
+  REQUIRE_THROWS_WITH(MeshAxes({"tp", "tp"}, {2, 4}), Equals("mesh axes: axis name 'tp' appears twice"));
+}
+
+TEST_CASE("hostile mesh string: sizes of 0 and 2^62", "[hostile]") {
+  REQUIRE_THROWS_WITH(
+      parseMeshAxes("dp:0", 8),
+      Equals("mesh 'dp:0': size of axis 'dp' must be a positive integer up to the device count (8) or -1, got '0'"));
+  REQUIRE_THROWS_WITH(parseMeshAxes("dp:4611686018427387904", 8),
+                      Equals("mesh 'dp:4611686018427387904': size of axis 'dp' must be a positive integer up to the "
+                             "device count (8) or -1, got "
+                             "'4611686018427387904'"));
+}
+
+TEST_CASE("hostile mesh string: sizes whose product overflows 64 bits", "[hostile]") {
+  const std::int64_t big = std::int64_t{1} << 62;
+  REQUIRE_THROWS_WITH(parseMeshAxes("a:4294967296,b:4294967296,c:4294967296", big),
+                      Equals("mesh 'a:4294967296,b:4294967296,c:4294967296': axis sizes multiply to more than "
+                             "4611686018427387904, not the "
+                             "4611686018427387904 devices"));
+  REQUIRE_THROWS_WITH(MeshAxes({"a", "b", "c"}, {std::int64_t{1} << 32, std::int64_t{1} << 32, std::int64_t{1} << 32}),
+                      Equals("mesh axes: the mesh has more than 2^32 devices"));
+}
+
+TEST_CASE("hostile mesh JSON: mesh_axes with a million entries", "[hostile]") {
+  Json axes = Json::array();
+  for (int i = 0; i < 1'000'000; ++i) axes.push_back(Json::array({axisName(i), 1}));
+  REQUIRE_THROWS_WITH(MeshAxes::fromJson(axes), Equals("mesh axes: 1000000 axes; at most 64 are supported"));
+}
+
+TEST_CASE("hostile eval: mesh_shape with a million entries", "[hostile]") {
+  Json r = {{"op", "create_device_mesh"}, {"device_kind", "TPU v4"}, {"platform", "tpu"}};
+  r["devices"] =
+      Json::array({{{"id", 0}, {"coords", {0, 0, 0}}, {"core_on_chip", 0}, {"process_index", 0}, {"slice_index", 0}}});
+  r["mesh_shape"] = Json::array();
+  for (int i = 0; i < 1'000'000; ++i) r["mesh_shape"].push_back(1);
+  // NumPy refuses arrays of rank > 64 (JAX reshapes the device list with it); so do we, instead of
+  // overflowing the stack writing a list nested a million deep.
+  const Json answer = evalRequest(r);
+  REQUIRE(answer["ok"] == false);
+  CHECK(answer["error"]["type"] == "ValueError");
+  CHECK(answer["error"]["message"] == "maximum supported dimension for an ndarray is currently 64, found 1000000");
+}
+
+TEST_CASE("hostile scenario: ICI axes whose product overflows 64 bits", "[hostile]") {
+  MeshConfig mesh;
+  for (int i = 0; i < 4; ++i) mesh.axes.push_back({axisName(i), 1 << 24, 1, AxisType::Explicit});
+  REQUIRE_THROWS_WITH(resolveIciShape(mesh, 256), Equals("the product of the mesh axis sizes overflows"));
+}
+
+TEST_CASE("hostile scenario: duplicate and excessive axes", "[hostile]") {
+  MeshConfig mesh;
+  mesh.axes.push_back({"tp", 2, 1, AxisType::Explicit});
+  mesh.axes.push_back({"tp", 2, 1, AxisType::Explicit});
+  REQUIRE_THROWS_WITH(resolveIciShape(mesh, 4), Equals("axis name 'tp' is used twice"));
+  Json ws = scenarioToJson(defaultScenario());
+  ws["mesh"]["axes"] = Json::array();
+  for (int i = 0; i < 1'000'000; ++i) ws["mesh"]["axes"].push_back({{"name", axisName(i)}, {"ici", 1}});
+  REQUIRE_THROWS_WITH(scenarioFromJson(ws), Equals("mesh.axes has 1000000 axes; at most 64 are supported"));
+}
+
+// --- topology and device kinds -------------------------------------------------------------------
+
+TEST_CASE("hostile topology: unknown chip name", "[hostile]") {
+  REQUIRE_THROWS_WITH(parseTopology("v99:2x2"), StartsWith("unknown chip 'v99'; known chips: v2, "));
+}
+
+TEST_CASE("hostile topology: dimensions of 0, 2^62 and an overflowing product", "[hostile]") {
+  REQUIRE_THROWS_WITH(parseTopology("v4:0x2"),
+                      Equals("topology 'v4:0x2': chip dimensions must be a positive integer, got '0'"));
+  REQUIRE_THROWS_WITH(
+      parseTopology("v4:4611686018427387904"),
+      Equals(
+          "topology 'v4:4611686018427387904': chip dimensions must be a positive integer, got '4611686018427387904'"));
+  REQUIRE_THROWS_WITH(makeDevices(parseTopology("v4:65536x65536x65536")),
+                      Equals("topology has 281474976710656 devices, more than the supported 1048576"));
+  std::string million = "v4:";
+  million.append(1'000'000, 'x');
+  std::string expected = "topology 'v4:";
+  expected.append(57, 'x');
+  expected.append("...': chip dimensions must be a positive integer, got ''");
+  REQUIRE_THROWS_WITH(parseTopology(million), Equals(expected));
+}
+
+TEST_CASE("hostile eval: a device_kind no handler knows still builds a mesh", "[hostile]") {
+  // JAX falls back to the generic (non-torus-aware) ordering for unknown TPU kinds.
+  Json r = {{"op", "create_device_mesh"},
+            {"device_kind", "TPU v99 experimental"},
+            {"platform", "tpu"},
+            {"mesh_shape", {2, 2}}};
+  r["devices"] = Json::array();
+  for (int k = 0; k < 4; ++k)
+    r["devices"].push_back(
+        {{"id", k}, {"coords", {k % 2, k / 2, 0}}, {"core_on_chip", 0}, {"process_index", 0}, {"slice_index", 0}});
+  const Json answer = evalRequest(r);
+  INFO(answer.dump());
+  REQUIRE(answer["ok"] == true);
+}
+
+// --- regex rules -------------------------------------------------------------------------------
+
+TEST_CASE("hostile rules: catastrophic backtracking is stopped by the match limit", "[hostile]") {
+  const RuleSet rules({{"(a+)+$", PartitionSpec::ofAxes({"tp"})}});
+  const std::string path = std::string(64, 'a') + "!";
+  REQUIRE_THROWS_WITH(rules.firstMatch(path),
+                      StartsWith("partition rule 0 '(a+)+$' is too complex to match against '" + path +
+                                 "' (catastrophic backtracking; simplify nested quantifiers)"));
+}
+
+TEST_CASE("hostile rules: a pattern that does not compile", "[hostile]") {
+  REQUIRE_THROWS_WITH(RuleSet({{"(unclosed", PartitionSpec()}}),
+                      StartsWith("partition rule 0: invalid regular expression '(unclosed': "));
+}
+
+TEST_CASE("hostile rule file: wrong shapes name the rule", "[hostile]") {
+  REQUIRE_THROWS_WITH(parseRuleFile("{\"rule\": []}", "r.json"),
+                      Equals("r.json: missing key 'rules' (a list of [regex, spec] pairs)"));
+  REQUIRE_THROWS_WITH(parseRuleFile("{\"rules\": 3}", "r.json"),
+                      Equals("r.json: 'rules' must be a list of [regex, spec] pairs, got 3"));
+  REQUIRE_THROWS_WITH(parseRuleFile("[[\".*\"]]", "r.json"),
+                      Equals("r.json: rules[0] must be a [regex, spec] pair, got a list"));
+  REQUIRE_THROWS_WITH(parseRuleFile("[[1, []]]", "r.json"),
+                      Equals("r.json: rules[0][0] (the regex) must be a string, got 1"));
+  REQUIRE_THROWS_WITH(parseRuleFile("[[\".*\", 5]]", "r.json"), StartsWith("r.json: rules[0][1]"));
+  REQUIRE_THROWS_WITH(parseRuleFile(nestedLists(100000), "r.json"), Equals("r.json nests deeper than 128 levels"));
+}
+
+// --- deeply nested JSON everywhere -------------------------------------------------------------
+
+TEST_CASE("hostile JSON: deeply nested eval request", "[hostile]") {
+  const Json answer = Json::parse(evalLine(nestedLists(1'000'000)));
+  CHECK(answer["ok"] == false);
+  CHECK_THAT(answer["error"]["message"].get<std::string>(), Equals("request nests deeper than 128 levels"));
+}
+
+TEST_CASE("hostile JSON: deeply nested workspace, model JSON and HF config", "[hostile]") {
+  const std::string deep = "{\"a\": " + nestedLists(100000) + "}";
+  REQUIRE_THROWS_WITH(parseJsonText(deep, "workspace.shardscope.json"),
+                      Equals("workspace.shardscope.json nests deeper than 128 levels"));
+  const auto dir = std::filesystem::temp_directory_path() / "shardscope-hostile-test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "deep-model.json") << deep;
+    std::ofstream(dir / "config.json") << "{\"model_type\": \"llama\", \"x\": " << nestedLists(100000) << "}";
+  }
+  REQUIRE_THROWS_WITH(loadModelFile(dir / "deep-model.json"), Equals("deep-model.json nests deeper than 128 levels"));
+  REQUIRE_THROWS_WITH(loadModelFile(dir / "config.json"), Equals("config.json nests deeper than 128 levels"));
+  std::filesystem::remove_all(dir);
+}
+
+// --- models ----------------------------------------------------------------------------------
+
+TEST_CASE("hostile model JSON: dimensions of 2^62 and overflowing shapes", "[hostile]") {
+  const Json big =
+      Json::parse(R"({"name": "m", "params": [{"path": "w", "shape": [4611686018427387904], "dtype": "float32"}]})");
+  REQUIRE_THROWS_WITH(modelFromJson(big),
+                      Equals("parameter 'w': shape (4611686018427387904,) has more than 2^53 elements"));
+  const Json over = Json::parse(
+      R"({"name": "m", "params": [{"path": "w", "shape": [4294967296, 4294967296, 4294967296], "dtype": "float32"}]})");
+  REQUIRE_THROWS_WITH(modelFromJson(over),
+                      Equals("parameter 'w': shape (4294967296, 4294967296, 4294967296) has more than 2^53 elements"));
+}
+
+TEST_CASE("hostile HF config: billions of layers and experts", "[hostile]") {
+  Json c =
+      Json::parse(R"({"model_type": "mixtral", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+                           "num_key_value_heads": 4, "vocab_size": 100, "num_local_experts": 2147483648,
+                           "num_experts_per_tok": 2, "num_hidden_layers": 2147483648})");
+  REQUIRE_THROWS_WITH(
+      modelFromHfConfig(c, "m"),
+      Equals("config.json: 2147483648 layers of 8589934608+ tensors each would synthesize more than 1048576 tensors"));
+  c["model_type"] = "llama";
+  REQUIRE_THROWS_WITH(
+      modelFromHfConfig(c, "m"),
+      Equals("config.json: 2147483648 layers of 16+ tensors each would synthesize more than 1048576 tensors"));
+}
+
+TEST_CASE("hostile HF config: unknown model_type", "[hostile]") {
+  const Json c = Json::parse(R"({"model_type": "not-a-model"})");
+  REQUIRE_THROWS_WITH(modelFromHfConfig(c, "m"),
+                      StartsWith("config.json: model_type 'not-a-model' is not supported (supported: "));
+}

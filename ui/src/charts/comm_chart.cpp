@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "charts/comm_chart.hpp"
+
+#include "charts/chart_legend.hpp"
+#include "views/device_overlay.hpp"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QLabel>
+#include <QStackedWidget>
+#include <QToolTip>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace shardscope::ui {
+
+namespace {
+// Seconds in the unit that reads best for the largest value.
+struct TimeUnit {
+  double scale;
+  const char* name;
+};
+TimeUnit unitFor(double maxSeconds) {
+  if (maxSeconds >= 1) return {1, "s"};
+  if (maxSeconds >= 1e-3) return {1e3, "ms"};
+  return {1e6, "µs"};
+}
+} // namespace
+
+CommChart::CommChart(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  stack_ = new QStackedWidget(this);
+  placeholder_ = new QLabel(tr("No communication estimate yet.\nIt appears when the comm engine has run."), stack_);
+  placeholder_->setAlignment(Qt::AlignCenter);
+  placeholder_->setWordWrap(true);
+  stack_->addWidget(placeholder_);
+  page_ = new QWidget(stack_);
+  auto* pageLayout = new QVBoxLayout(page_);
+  pageLayout->setContentsMargins(0, 0, 0, 0);
+  details_ = new QLabel(page_);
+  details_->setWordWrap(true);
+  QFont small = details_->font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  details_->setFont(small);
+  pageLayout->addWidget(details_);
+  view_ = new QChartView(page_);
+  view_->setRenderHint(QPainter::Antialiasing);
+  view_->setMinimumHeight(160);
+  pageLayout->addWidget(view_, 1);
+  legend_ = makeLegendLabel(page_);
+  pageLayout->addWidget(legend_);
+  stack_->addWidget(page_);
+  layout->addWidget(stack_);
+  setWhatsThis(
+      tr("<b>Communication per axis</b><br>Estimated time of each collective over each logical axis for "
+         "the payload shown, from link bandwidths, hop counts and whether the ring leaves the host or slice."));
+}
+
+void CommChart::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+  analysis_ = std::move(analysis);
+  rebuild();
+}
+
+void CommChart::rebuild() {
+  if (!hasData()) {
+    stack_->setCurrentWidget(placeholder_);
+    return;
+  }
+  stack_->setCurrentWidget(page_);
+  const auto& comm = analysis_->comm;
+  double maxT = 0;
+  for (const auto& a : comm)
+    maxT = std::max({maxT, a.all_gather_s, a.reduce_scatter_s, a.all_reduce_s, a.all_to_all_s});
+  const TimeUnit unit = unitFor(maxT);
+
+  auto* chart = new QChart;
+  const bool dark = palette().color(QPalette::Window).lightnessF() < 0.5;
+  chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+  chart->setBackgroundRoundness(0);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->legend()->hide(); // legend_ below wraps where QLegend would elide
+  auto* series = new QBarSeries;
+  const char* names[] = {"all-gather", "reduce-scatter", "all-reduce", "all-to-all"};
+  const QColor colors[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759)};
+  QStringList categories;
+  QStringList lines;
+  std::vector<LegendEntry> legend;
+  for (int k = 0; k < 4; ++k) {
+    legend.push_back({colors[k], tr(names[k])});
+    auto* set = new QBarSet(tr(names[k]));
+    set->setColor(colors[k]);
+    for (const auto& a : comm) {
+      const double t[] = {a.all_gather_s, a.reduce_scatter_s, a.all_reduce_s, a.all_to_all_s};
+      *set << t[k] * unit.scale;
+    }
+    series->append(set);
+  }
+  for (const auto& a : comm) {
+    // The axis label stays short enough for a narrow dock; its size is in the line above the chart.
+    categories << QString::fromStdString(a.name);
+    QStringList facts;
+    facts << (a.ring_closed ? tr("closed ring") : tr("open ring"));
+    facts << tr("dilation max %1, mean %2").arg(a.max_hops).arg(a.mean_hops, 0, 'f', 2);
+    if (a.max_link_load > 0) facts << tr("max link load %1").arg(a.max_link_load);
+    if (a.crosses_slices)
+      facts << tr("crosses slices");
+    else if (a.crosses_hosts)
+      facts << tr("crosses hosts");
+    if (!a.slowest_link.empty()) facts << tr("slowest link %1").arg(QString::fromStdString(a.slowest_link));
+    lines << QStringLiteral("<b>%1</b> (%2): %3")
+                 .arg(QString::fromStdString(a.name).toHtmlEscaped())
+                 .arg(a.size)
+                 .arg(facts.join(", "));
+  }
+  const double payload = comm.front().bytes;
+  legend_->setText(legendHtml(legend));
+  details_->setText(tr("Payload %1 per collective.<br>%2").arg(formatBytes(payload), lines.join("<br>")));
+  auto* axisX = new QBarCategoryAxis;
+  axisX->append(categories);
+  auto* axisY = new QValueAxis;
+  axisY->setTitleText(QString::fromUtf8(unit.name));
+  chart->addSeries(series);
+  chart->addAxis(axisX, Qt::AlignBottom);
+  chart->addAxis(axisY, Qt::AlignLeft);
+  series->attachAxis(axisX);
+  series->attachAxis(axisY);
+  axisY->applyNiceNumbers();
+  connect(series, &QBarSeries::hovered, this, [this, unit](bool status, int index, QBarSet* set) {
+    if (!status || !set) return;
+    QToolTip::showText(
+        QCursor::pos(),
+        QStringLiteral("%1: %2 %3").arg(set->label()).arg(set->at(index), 0, 'g', 4).arg(QString::fromUtf8(unit.name)),
+        this);
+  });
+  QChart* previous = view_->chart();
+  view_->setChart(chart);
+  delete previous;
+}
+
+} // namespace shardscope::ui

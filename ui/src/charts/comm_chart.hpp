@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-axis collective times (Qt Charts): all-gather, reduce-scatter, all-reduce and all-to-all
+// for each logical axis, with the ring facts (closed ring, dilation, slowest link) in the tooltip.
+#pragma once
+
+#include "shardscope/analysis/analysis.hpp"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QStackedWidget;
+QT_BEGIN_NAMESPACE
+class QChartView;
+QT_END_NAMESPACE
+
+namespace shardscope::ui {
+
+class CommChart : public QWidget {
+  Q_OBJECT
+public:
+  explicit CommChart(QWidget* parent = nullptr);
+  void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  bool hasData() const { return analysis_ && !analysis_->comm.empty(); }
+
+private:
+  void rebuild();
+
+  std::shared_ptr<const Analysis> analysis_;
+  QStackedWidget* stack_;
+  QLabel* placeholder_;
+  QWidget* page_;
+  QLabel* details_;
+  QChartView* view_;
+  QLabel* legend_; // wraps where QLegend would elide
+};
+
+} // namespace shardscope::ui

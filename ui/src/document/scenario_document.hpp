@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// The open workspace: the Scenario value, its file, whether it changed since the last save, and
+// the undo stack through which every edit goes.
+#pragma once
+
+#include "shardscope/analysis/scenario.hpp"
+
+#include <QObject>
+#include <QString>
+#include <QUndoStack>
+
+#include <functional>
+
+namespace shardscope::ui {
+
+class ScenarioDocument : public QObject {
+  Q_OBJECT
+public:
+  explicit ScenarioDocument(QObject* parent = nullptr);
+
+  const Scenario& scenario() const { return scenario_; }
+  QUndoStack* undoStack() { return &undoStack_; }
+
+  // Applies `change` to a copy of the scenario and pushes it as one undoable step named `text`;
+  // nothing happens when the change leaves the scenario equal.
+  void edit(const QString& text, const std::function<void(Scenario&)>& change, const QString& mergeKey = {});
+
+  QString filePath() const { return filePath_; }
+  // The file name, or "Untitled" before the first save.
+  QString displayName() const;
+  bool isModified() const { return !undoStack_.isClean(); }
+
+  // Starts over with the default scenario (clears undo history).
+  void newDocument();
+  // Reads a workspace; on failure the current document stays and `error` says why.
+  bool load(const QString& path, QString* error);
+  // Writes atomically (QSaveFile): on failure the old file is untouched and `error` says why.
+  bool save(const QString& path, QString* error);
+
+  // Called by EditScenarioCommand only.
+  void setScenarioFromCommand(const Scenario& scenario);
+  // Brings back an autosaved scenario after a crash: the file path it belonged to (may be empty)
+  // and the scenario as one undoable edit, so the document shows as modified until saved.
+  void restore(const Scenario& scenario, const QString& originalPath);
+
+signals:
+  void scenarioChanged();
+  void modifiedChanged(bool modified);
+  void filePathChanged(const QString& path);
+
+private:
+  Scenario scenario_;
+  QString filePath_;
+  QUndoStack undoStack_;
+};
+
+} // namespace shardscope::ui

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "panels/logical_mesh_panel.hpp"
+
+#include "models/axis_type_delegate.hpp"
+#include "models/logical_axes_model.hpp"
+#include "views/logical_grid_view.hpp"
+#include "models/presets.hpp"
+#include "document/scenario_document.hpp"
+#include "views/view_selection.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace shardscope::ui {
+
+LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* selection, QWidget* parent)
+    : QWidget(parent), document_(document), selection_(selection), model_(new LogicalAxesModel(document, this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+
+  // Presets and row tools.
+  auto* tools = new QHBoxLayout;
+  presets_ = new QComboBox(this);
+  presets_->addItem(tr("Preset…"));
+  for (const QString& name : meshPresetNames()) {
+    presets_->addItem(name);
+    presets_->setItemData(presets_->count() - 1, meshPresetDescription(name), Qt::ToolTipRole);
+  }
+  presets_->setToolTip(tr("Replace the axes with a common layout; -1 sizes adapt to the chip count."));
+  connect(presets_, &QComboBox::activated, this, [this](int i) {
+    if (i <= 0) return;
+    const QString name = presets_->itemText(i);
+    document_->edit(tr("Mesh preset %1").arg(name),
+                    [&](Scenario& s) { s.mesh.axes = meshPresetAxes(name, s.topology.slices); });
+    presets_->setCurrentIndex(0);
+  });
+  tools->addWidget(presets_, 1);
+  auto addTool = [&](const QString& text, const QString& tip, auto slot) {
+    auto* b = new QToolButton(this);
+    b->setText(text);
+    b->setToolTip(tip);
+    connect(b, &QToolButton::clicked, this, slot);
+    tools->addWidget(b);
+    return b;
+  };
+  addTool("+", tr("Add an axis of size 1"), [this] { model_->addAxis(); });
+  addTool("−", tr("Remove the selected axis"), [this] {
+    const auto idx = table_->currentIndex();
+    if (idx.isValid()) model_->removeAxis(idx.row());
+  });
+  addTool("↑", tr("Move the selected axis up (or drag the row)"), [this] { moveSelected(-1); });
+  addTool("↓", tr("Move the selected axis down (or drag the row)"), [this] { moveSelected(+1); });
+  layout->addLayout(tools);
+
+  table_ = new QTableView(this);
+  table_->setModel(model_);
+  table_->setItemDelegateForColumn(LogicalAxesModel::Type, new AxisTypeDelegate(table_));
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setDragDropMode(QAbstractItemView::InternalMove);
+  table_->setDragEnabled(true);
+  table_->setAcceptDrops(true);
+  table_->setDropIndicatorShown(true);
+  table_->setDefaultDropAction(Qt::MoveAction);
+  table_->setDragDropOverwriteMode(false);
+  table_->verticalHeader()->setVisible(false);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(LogicalAxesModel::Name, QHeaderView::Stretch);
+  table_->horizontalHeader()->setMinimumSectionSize(44);
+  table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                          QAbstractItemView::AnyKeyPressed);
+  table_->setMinimumHeight(110);
+  table_->setMaximumHeight(200);
+  table_->setWhatsThis(tr("<b>Logical mesh axes</b><br>Drag a row to reorder the axes; double-click a cell to edit it. "
+                          "An ICI size of -1 absorbs the chips the other axes leave. The selected axis is the one "
+                          "the views colour by."));
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+    if (current.isValid()) selection_->setAxis(current.row());
+  });
+  layout->addWidget(table_, 2);
+
+  auto* flags = new QHBoxLayout;
+  allowSplit_ = new QCheckBox(tr("Allow splitting physical axes"), this);
+  allowSplit_->setToolTip(
+      tr("Let one physical torus axis be divided between logical axes (JAX's allow_split_physical_axes)."));
+  contiguous_ = new QCheckBox(tr("Contiguous submeshes"), this);
+  contiguous_->setToolTip(tr("Keep each process' devices contiguous in the mesh (JAX's contiguous_submeshes)."));
+  connect(allowSplit_, &QCheckBox::toggled, this, [this](bool on) {
+    document_->edit(on ? tr("Allow splitting physical axes") : tr("Forbid splitting physical axes"),
+                    [on](Scenario& s) { s.mesh.allow_split_physical_axes = on; });
+  });
+  connect(contiguous_, &QCheckBox::toggled, this, [this](bool on) {
+    document_->edit(tr("Contiguous submeshes"), [on](Scenario& s) { s.mesh.contiguous_submeshes = on; });
+  });
+  flags->addWidget(allowSplit_);
+  flags->addWidget(contiguous_);
+  flags->addStretch();
+  layout->addLayout(flags);
+
+  // The error box: the reference's message, and the fix when there is one.
+  errorBox_ = new QWidget(this);
+  errorBox_->setObjectName("errorBox");
+  errorBox_->setStyleSheet(
+      "#errorBox { background: rgba(215, 48, 39, 40); border: 1px solid #d73027; border-radius: 4px; }");
+  auto* errorLayout = new QVBoxLayout(errorBox_);
+  errorLabel_ = new QLabel(errorBox_);
+  errorLabel_->setWordWrap(true);
+  errorLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  fixButton_ = new QPushButton(tr("Allow splitting physical axes"), errorBox_);
+  fixButton_->setToolTip(tr("Turn on allow_split_physical_axes so the mesh can be placed."));
+  connect(fixButton_, &QPushButton::clicked, this, [this] {
+    document_->edit(tr("Allow splitting physical axes"), [](Scenario& s) { s.mesh.allow_split_physical_axes = true; });
+  });
+  errorLayout->addWidget(errorLabel_);
+  errorLayout->addWidget(fixButton_, 0, Qt::AlignLeft);
+  errorBox_->hide();
+  layout->addWidget(errorBox_);
+
+  explanation_ = new QLabel(this);
+  explanation_->setWordWrap(true);
+  explanation_->setTextFormat(Qt::RichText);
+  explanation_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  explanation_->setToolTip(tr("Which physical axes each logical axis took in the last valid assignment."));
+  layout->addWidget(explanation_);
+
+  grid_ = new LogicalGridView(selection_, this);
+  layout->addWidget(grid_, 3);
+
+  connect(document_, &ScenarioDocument::scenarioChanged, this, &LogicalMeshPanel::syncFromScenario);
+  syncFromScenario();
+}
+
+void LogicalMeshPanel::syncFromScenario() {
+  const QSignalBlocker a(allowSplit_), b(contiguous_);
+  allowSplit_->setChecked(document_->scenario().mesh.allow_split_physical_axes);
+  contiguous_->setChecked(document_->scenario().mesh.contiguous_submeshes);
+}
+
+void LogicalMeshPanel::moveSelected(int delta) {
+  const QModelIndex idx = table_->currentIndex();
+  if (!idx.isValid()) return;
+  const int to = idx.row() + delta;
+  if (to < 0 || to >= model_->rowCount()) return;
+  model_->moveAxis(idx.row(), to);
+  table_->setCurrentIndex(model_->index(to, idx.column()));
+}
+
+void LogicalMeshPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+  model_->setAnalysis(analysis);
+  grid_->setAnalysis(analysis);
+  QStringList lines;
+  if (analysis)
+    for (const auto& a : analysis->axes)
+      lines << QStringLiteral("<b>%1</b> = %2: %3")
+                   .arg(QString::fromStdString(a.name).toHtmlEscaped())
+                   .arg(a.size)
+                   .arg(QString::fromStdString(a.explanation).toHtmlEscaped());
+  explanation_->setText(lines.join("<br>"));
+  // Word-wrapped rich labels under-report their height in a layout; reserve the lines we show.
+  // Each line may wrap once in a narrow dock.
+  explanation_->setMinimumHeight(explanation_->fontMetrics().lineSpacing() * static_cast<int>(2 * lines.size() + 1));
+}
+
+bool LogicalMeshPanel::errorShown() const { return !errorBox_->isHidden(); }
+
+void LogicalMeshPanel::setError(const QString& message, std::optional<ErrorKind> kind, bool keptLastValid) {
+  if (message.isEmpty()) {
+    errorBox_->hide();
+    return;
+  }
+  const QString kindName =
+      kind ? QString::fromLatin1(errorKindName(*kind).data(), static_cast<int>(errorKindName(*kind).size()))
+           : QString();
+  errorLabel_->setText(tr("<b>%1</b>: %2").arg(kindName, message.toHtmlEscaped()) +
+                       (keptLastValid ? tr("<br><i>The views show the last valid assignment.</i>") : QString()));
+  fixButton_->setVisible(kind == ErrorKind::NotImplementedError &&
+                         !document_->scenario().mesh.allow_split_physical_axes);
+  errorBox_->show();
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "panels/overlay_controls.hpp"
+
+#include "views/view_selection.hpp"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+
+namespace shardscope::ui {
+
+OverlayControls::OverlayControls(ViewSelection* selection, QWidget* parent) : QWidget(parent), selection_(selection) {
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(new QLabel(tr("Colour by"), this));
+  mode_ = new QComboBox(this);
+  for (int m = 0; m < overlayModeCount; ++m) mode_->addItem(overlayModeName(static_cast<OverlayMode>(m)), m);
+  mode_->setToolTip(tr("What the chip colours mean (Ctrl+1 … Ctrl+5)"));
+  layout->addWidget(mode_);
+  layout->addWidget(new QLabel(tr("axis"), this));
+  axis_ = new QComboBox(this);
+  axis_->setMinimumContentsLength(6);
+  axis_->setToolTip(tr("The logical axis the coordinate and group colours, and the selection ring, follow"));
+  layout->addWidget(axis_);
+  connect(mode_, &QComboBox::activated, this,
+          [this](int i) { selection_->setMode(static_cast<OverlayMode>(mode_->itemData(i).toInt())); });
+  connect(axis_, &QComboBox::activated, this, [this](int i) { selection_->setAxis(i); });
+  connect(selection_, &ViewSelection::changed, this, &OverlayControls::syncFromSelection);
+}
+
+void OverlayControls::setAnalysis(const std::shared_ptr<const Analysis>& analysis) {
+  const QSignalBlocker block(axis_);
+  axis_->clear();
+  if (analysis)
+    for (const auto& name : analysis->mesh.axis_names) axis_->addItem(QString::fromStdString(name));
+  if (selection_->axis() >= axis_->count()) selection_->setAxis(std::max(0, axis_->count() - 1));
+  syncFromSelection();
+}
+
+void OverlayControls::syncFromSelection() {
+  const QSignalBlocker a(mode_), b(axis_);
+  mode_->setCurrentIndex(static_cast<int>(selection_->mode()));
+  axis_->setCurrentIndex(selection_->axis());
+}
+
+} // namespace shardscope::ui

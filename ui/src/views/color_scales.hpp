@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// Colour scales shared by every view, so a group or a shard has the same colour everywhere.
+#pragma once
+
+#include <QColor>
+
+namespace shardscope::ui {
+
+// Distinct colours for categories (groups, hosts, shards): a fixed qualitative set, then
+// golden-angle hues beyond it.
+QColor categoricalColor(int index);
+// Ordered values in [0, 1] (a coordinate along an axis): viridis-like, dark to bright.
+QColor sequentialColor(double t);
+// Load in [0, 1] (memory against HBM): green through yellow to red; above 1 is over capacity.
+QColor heatColor(double t);
+
+} // namespace shardscope::ui

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/device_overlay.hpp"
+
+#include "views/color_scales.hpp"
+#include "models/spec_text.hpp"
+
+#include <QObject>
+
+#include <algorithm>
+
+namespace shardscope::ui {
+
+QString formatBytes(double bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  double v = bytes;
+  while (std::abs(v) >= 1024.0 && u < 5) {
+    v /= 1024.0;
+    ++u;
+  }
+  return u == 0 ? QStringLiteral("%1 B").arg(static_cast<qint64>(bytes))
+                : QStringLiteral("%1 %2").arg(v, 0, 'f', v < 10 ? 2 : (v < 100 ? 1 : 0)).arg(units[u]);
+}
+
+DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, OverlayMode mode, int axis,
+                             const QString& param) {
+  DeviceOverlay out;
+  const int n = index.deviceCount();
+  const QColor none(0xb4b4b4);
+  out.colors.assign(static_cast<std::size_t>(n), none);
+  if (!analysis || n == 0) return out;
+  const bool axisOk = axis >= 0 && axis < index.axisCount();
+  const QString axisName =
+      axisOk ? QString::fromStdString(index.axisNames()[static_cast<std::size_t>(axis)]) : QString();
+
+  switch (mode) {
+  case OverlayMode::Coordinate: {
+    if (!axisOk) break;
+    const int size = static_cast<int>(index.shape()[static_cast<std::size_t>(axis)]);
+    for (int p = 0; p < n; ++p) {
+      const int c = index.coordinate(p, axis);
+      if (c >= 0)
+        out.colors[static_cast<std::size_t>(p)] =
+            size <= 12 ? categoricalColor(c) : sequentialColor(size > 1 ? double(c) / (size - 1) : 0.0);
+    }
+    out.legend = {size <= 12 ? OverlayLegend::Scale::Categorical : OverlayLegend::Scale::Sequential,
+                  QObject::tr("Coordinate along '%1' (size %2)").arg(axisName).arg(size), "0",
+                  QString::number(size - 1), size};
+    break;
+  }
+  case OverlayMode::Group: {
+    if (!axisOk) break;
+    for (int p = 0; p < n; ++p) out.colors[static_cast<std::size_t>(p)] = categoricalColor(index.groupId(p, axis));
+    out.legend = {OverlayLegend::Scale::Categorical,
+                  QObject::tr("%1 groups along '%2' (devices in one group run its collectives)")
+                      .arg(index.groupCount(axis))
+                      .arg(axisName),
+                  {},
+                  {},
+                  std::min(index.groupCount(axis), 12)};
+    break;
+  }
+  case OverlayMode::Process: {
+    int hosts = 0;
+    for (int p = 0; p < n; ++p) {
+      const int proc = analysis->mesh.devices[static_cast<std::size_t>(p)].process_index;
+      hosts = std::max(hosts, proc + 1);
+      out.colors[static_cast<std::size_t>(p)] = categoricalColor(proc);
+    }
+    out.legend = {
+        OverlayLegend::Scale::Categorical, QObject::tr("%1 processes (hosts)").arg(hosts), {}, {}, std::min(hosts, 12)};
+    break;
+  }
+  case OverlayMode::Memory: {
+    const auto& mem = analysis->memory;
+    if (mem.per_device.size() != static_cast<std::size_t>(n) || mem.hbm_bytes <= 0) {
+      out.legend = {
+          OverlayLegend::Scale::None, QObject::tr("No memory estimate yet (the memory engine has not run)"), {}, {}, 0};
+      break;
+    }
+    for (int p = 0; p < n; ++p)
+      out.colors[static_cast<std::size_t>(p)] =
+          heatColor(mem.per_device[static_cast<std::size_t>(p)].total() / mem.hbm_bytes);
+    out.legend = {OverlayLegend::Scale::Heat,
+                  QObject::tr("Memory per device against HBM (%1)").arg(formatBytes(mem.hbm_bytes)), "0",
+                  formatBytes(mem.hbm_bytes), 0};
+    break;
+  }
+  case OverlayMode::Shard: {
+    const auto found = analysis->params.find(param.toStdString());
+    if (!found) {
+      out.legend = {OverlayLegend::Scale::None,
+                    analysis->params.empty()
+                        ? QObject::tr("No parameters yet (the sharding engine has not run)")
+                        : QObject::tr("Select a parameter in the Sharding panel to see its shards"),
+                    {},
+                    {},
+                    0};
+      break;
+    }
+    const ParamRow row = analysis->params[*found];
+    const auto axes = specAxes(row.spec);
+    const int shards = index.shardCount(axes);
+    for (int p = 0; p < n; ++p)
+      out.colors[static_cast<std::size_t>(p)] =
+          shards <= 1 ? QColor(0x8fa8c8) : categoricalColor(index.shardId(p, axes));
+    out.legend = {OverlayLegend::Scale::Categorical,
+                  shards <= 1
+                      ? QObject::tr("%1 %2: replicated on every device").arg(param, QString::fromStdString(row.spec))
+                      : QObject::tr("%1 %2: %3 shards").arg(param, QString::fromStdString(row.spec)).arg(shards),
+                  {},
+                  {},
+                  std::min(shards, 12)};
+    break;
+  }
+  }
+  return out;
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/logical_grid_view.hpp"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope::ui {
+
+LogicalGridView::LogicalGridView(ViewSelection* selection, QWidget* parent) : QWidget(parent), selection_(selection) {
+  setMinimumHeight(160);
+  setWhatsThis(tr("<b>Logical mesh</b><br>Device ids laid out by their logical coordinates: the last axis runs "
+                  "across, the one before it down; leading axes are drawn as separate facets. Click a device to "
+                  "select it everywhere."));
+  connect(selection_, &ViewSelection::changed, this, [this] {
+    overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param());
+    update();
+  });
+}
+
+void LogicalGridView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+  analysis_ = std::move(analysis);
+  index_ = analysis_ ? MeshIndex(analysis_->mesh) : MeshIndex();
+  overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param());
+  update();
+}
+
+LogicalGridView::Geometry LogicalGridView::geometryFor(const QRectF& target) const {
+  Geometry g;
+  const Shape& shape = index_.shape();
+  const std::size_t nd = shape.size();
+  g.cols = nd >= 1 ? static_cast<int>(shape[nd - 1]) : 1;
+  g.rows = nd >= 2 ? static_cast<int>(shape[nd - 2]) : 1;
+  std::int64_t facets = 1;
+  for (std::size_t a = 0; a + 2 < nd; ++a) facets *= shape[a];
+  g.facets = static_cast<int>(facets);
+  // Pick the facet column count that makes cells largest.
+  const double labelUnits = nd > 2 ? 1.2 : 0.0, gapUnits = 0.8;
+  double best = 0;
+  for (int fc = 1; fc <= g.facets; ++fc) {
+    const int fr = (g.facets + fc - 1) / fc;
+    const double w = fc * g.cols + (fc - 1) * gapUnits;
+    const double h = fr * (g.rows + labelUnits) + (fr - 1) * gapUnits;
+    const double cell = std::min(target.width() / w, target.height() / h);
+    if (cell > best) {
+      best = cell;
+      g.facetCols = fc;
+    }
+  }
+  g.cell = std::min(best, 56.0);
+  g.gap = gapUnits * g.cell;
+  g.label = labelUnits * g.cell;
+  g.facetW = g.cols * g.cell;
+  g.facetH = g.rows * g.cell + g.label;
+  const int facetRows = (g.facets + g.facetCols - 1) / g.facetCols;
+  const double totalW = g.facetCols * g.facetW + (g.facetCols - 1) * g.gap;
+  const double totalH = facetRows * g.facetH + (facetRows - 1) * g.gap;
+  g.origin = QPointF(target.left() + (target.width() - totalW) / 2, target.top() + (target.height() - totalH) / 2);
+  return g;
+}
+
+std::int64_t LogicalGridView::flatIndex(int facet, int row, int col) const {
+  const Shape& shape = index_.shape();
+  const std::size_t nd = shape.size();
+  const std::int64_t rows = nd >= 2 ? shape[nd - 2] : 1, cols = nd >= 1 ? shape[nd - 1] : 1;
+  return (static_cast<std::int64_t>(facet) * rows + row) * cols + col;
+}
+
+QString LogicalGridView::facetLabel(int facet) const {
+  const Shape& shape = index_.shape();
+  const std::size_t nd = shape.size();
+  if (nd <= 2) return {};
+  QStringList parts;
+  int rest = facet;
+  std::vector<int> coords(nd - 2);
+  for (std::size_t a = nd - 2; a-- > 0;) {
+    coords[a] = rest % static_cast<int>(shape[a]);
+    rest /= static_cast<int>(shape[a]);
+  }
+  for (std::size_t a = 0; a + 2 < nd; ++a)
+    parts << QStringLiteral("%1=%2").arg(QString::fromStdString(index_.axisNames()[a])).arg(coords[a]);
+  return parts.join(", ");
+}
+
+void LogicalGridView::render(QPainter& painter, const QRectF& target) {
+  const QPalette pal = palette();
+  painter.fillRect(target, pal.color(QPalette::Base));
+  if (!analysis_ || index_.axisCount() == 0) {
+    painter.setPen(pal.color(QPalette::Text));
+    painter.drawText(target, Qt::AlignCenter, tr("No logical mesh yet."));
+    return;
+  }
+  const QRectF area = target.adjusted(8, 24, -8, -8);
+  const Geometry g = geometryFor(area);
+  const auto& grid = analysis_->mesh.grid.data();
+  const auto& names = index_.axisNames();
+  const std::size_t nd = names.size();
+  // Axis captions: which axis runs across and which down.
+  painter.setPen(pal.color(QPalette::Text));
+  QFont f = painter.font();
+  f.setPixelSize(12);
+  painter.setFont(f);
+  QString caption = tr("across: %1").arg(QString::fromStdString(names[nd - 1]));
+  if (nd >= 2) caption += tr("   down: %1").arg(QString::fromStdString(names[nd - 2]));
+  if (nd >= 3)
+    caption += tr("   facets: %1")
+                   .arg(QStringList([&] {
+                          QStringList l;
+                          for (std::size_t a = 0; a + 2 < nd; ++a) l << QString::fromStdString(names[a]);
+                          return l;
+                        }())
+                            .join(" x "));
+  painter.drawText(QRectF(target.left() + 8, target.top() + 2, target.width() - 16, 20),
+                   Qt::AlignLeft | Qt::AlignVCenter, caption);
+
+  QFont idFont = painter.font();
+  idFont.setPixelSize(static_cast<int>(std::clamp(g.cell * 0.38, 7.0, 13.0)));
+  const bool ids = g.cell >= 16;
+  const int sel = selection_->device();
+  for (int facet = 0; facet < g.facets; ++facet) {
+    const int fc = facet % g.facetCols, fr = facet / g.facetCols;
+    const QPointF o = g.origin + QPointF(fc * (g.facetW + g.gap), fr * (g.facetH + g.gap));
+    if (g.label > 0 && g.label >= 9) {
+      painter.setFont(f);
+      painter.setPen(pal.color(QPalette::Text));
+      painter.drawText(QRectF(o.x(), o.y(), g.facetW + g.gap, g.label), Qt::AlignLeft | Qt::AlignVCenter,
+                       facetLabel(facet));
+    }
+    painter.setFont(idFont);
+    for (int r = 0; r < g.rows; ++r)
+      for (int c = 0; c < g.cols; ++c) {
+        const auto flat = static_cast<std::size_t>(flatIndex(facet, r, c));
+        if (flat >= grid.size()) continue;
+        const int pos = grid[flat];
+        const QRectF cell(o.x() + c * g.cell, o.y() + g.label + r * g.cell, g.cell, g.cell);
+        const QColor color = static_cast<std::size_t>(pos) < overlay_.colors.size()
+                                 ? overlay_.colors[static_cast<std::size_t>(pos)]
+                                 : QColor(0xb4b4b4);
+        painter.fillRect(cell.adjusted(0.5, 0.5, -0.5, -0.5), color);
+        if (ids) {
+          painter.setPen(color.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250));
+          painter.drawText(cell, Qt::AlignCenter,
+                           QString::number(analysis_->mesh.devices[static_cast<std::size_t>(pos)].id));
+        }
+        if (pos == sel) {
+          painter.setPen(QPen(QColor(0xd62728), 2.5));
+          painter.drawRect(cell.adjusted(1, 1, -1, -1));
+        }
+      }
+  }
+}
+
+int LogicalGridView::deviceAt(QPointF point) const {
+  if (!analysis_ || index_.axisCount() == 0) return -1;
+  const QRectF area = QRectF(rect()).adjusted(8, 24, -8, -8);
+  const Geometry g = geometryFor(area);
+  for (int facet = 0; facet < g.facets; ++facet) {
+    const int fc = facet % g.facetCols, fr = facet / g.facetCols;
+    const QPointF o = g.origin + QPointF(fc * (g.facetW + g.gap), fr * (g.facetH + g.gap) + g.label);
+    const QRectF box(o, QSizeF(g.facetW, g.rows * g.cell));
+    if (!box.contains(point)) continue;
+    const int c = std::clamp(static_cast<int>((point.x() - o.x()) / g.cell), 0, g.cols - 1);
+    const int r = std::clamp(static_cast<int>((point.y() - o.y()) / g.cell), 0, g.rows - 1);
+    const auto flat = static_cast<std::size_t>(flatIndex(facet, r, c));
+    return flat < analysis_->mesh.grid.data().size() ? analysis_->mesh.grid.data()[flat] : -1;
+  }
+  return -1;
+}
+
+void LogicalGridView::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  render(painter, QRectF(rect()));
+}
+
+void LogicalGridView::mouseReleaseEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return;
+  const int pos = deviceAt(event->position());
+  selection_->setDevice(pos == selection_->device() ? -1 : pos);
+}
+
+bool LogicalGridView::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const int pos = deviceAt(help->pos());
+    if (pos >= 0 && analysis_) {
+      QStringList coords;
+      for (int a = 0; a < index_.axisCount(); ++a)
+        coords << QStringLiteral("%1=%2")
+                      .arg(QString::fromStdString(index_.axisNames()[static_cast<std::size_t>(a)]))
+                      .arg(index_.coordinate(pos, a));
+      QToolTip::showText(
+          help->globalPos(),
+          tr("Device %1\n%2").arg(analysis_->mesh.devices[static_cast<std::size_t>(pos)].id).arg(coords.join(", ")),
+          this);
+    } else {
+      QToolTip::hideText();
+    }
+    return true;
+  }
+  return QWidget::event(event);
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// The logical mesh as a grid of device ids laid out by logical coordinates, like
+// jax.debug.visualize_array_sharding: the last axis runs across, the one before it down, and any
+// leading axes become facets (small multiples). Cells share the physical view's overlay colours.
+#pragma once
+
+#include "views/device_overlay.hpp"
+#include "views/mesh_index.hpp"
+#include "views/view_selection.hpp"
+
+#include <QWidget>
+
+#include <memory>
+
+namespace shardscope::ui {
+
+class LogicalGridView : public QWidget {
+  Q_OBJECT
+public:
+  explicit LogicalGridView(ViewSelection* selection, QWidget* parent = nullptr);
+
+  void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  void render(QPainter& painter, const QRectF& target);
+  // Device position under a widget point, or -1.
+  int deviceAt(QPointF point) const;
+  QSize sizeHint() const override { return {360, 260}; }
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  bool event(QEvent* event) override;
+
+private:
+  struct Geometry {
+    int facets = 1, facetCols = 1, rows = 1, cols = 1;
+    double cell = 0, facetW = 0, facetH = 0, gap = 0, label = 0;
+    QPointF origin;
+  };
+  Geometry geometryFor(const QRectF& target) const;
+  // Grid flat index of facet f, row r, column c.
+  std::int64_t flatIndex(int facet, int row, int col) const;
+  QString facetLabel(int facet) const;
+
+  ViewSelection* selection_;
+  std::shared_ptr<const Analysis> analysis_;
+  MeshIndex index_;
+  DeviceOverlay overlay_;
+};
+
+} // namespace shardscope::ui

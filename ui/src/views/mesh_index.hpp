@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lookups the views need over one Analysis' logical mesh: each device's logical coordinates, its
+// group along an axis (the devices that share every other coordinate: the members of that axis'
+// collectives), and shard indices. Built once per analysis, O(devices x axes).
+#pragma once
+
+#include "shardscope/analysis/analysis.hpp"
+
+#include <string>
+#include <vector>
+
+namespace shardscope::ui {
+
+class MeshIndex {
+public:
+  MeshIndex() = default;
+  explicit MeshIndex(const Mesh& mesh);
+
+  int deviceCount() const { return deviceCount_; }
+  int axisCount() const { return static_cast<int>(shape_.size()); }
+  const Shape& shape() const { return shape_; }
+  const std::vector<std::string>& axisNames() const { return names_; }
+  int axisIndex(const std::string& name) const;
+
+  // Coordinate of device position `pos` along `axis`; -1 when the device is not in the mesh.
+  int coordinate(int pos, int axis) const;
+  bool inMesh(int pos) const;
+  // All coordinates except `axis`, flattened: equal ids share the axis' collectives.
+  int groupId(int pos, int axis) const;
+  int groupCount(int axis) const;
+  // The devices of `pos`' group along `axis`, ordered by their coordinate on it.
+  std::vector<int> groupMembers(int pos, int axis) const;
+  // Which shard a device holds when dimensions are split over `axesPerDim` (one list of mesh
+  // axes per array dimension, the partition spec): mixed-radix over those axes; 0 = replicated.
+  int shardId(int pos, const std::vector<std::vector<std::string>>& axesPerDim) const;
+  int shardCount(const std::vector<std::vector<std::string>>& axesPerDim) const;
+
+private:
+  int deviceCount_ = 0;
+  Shape shape_;
+  std::vector<std::string> names_;
+  std::vector<int> coords_;  // [pos * ndim + axis], -1 when the device is not in the grid
+  std::vector<int> gridPos_; // the grid's device positions, row-major (for group lookups)
+};
+
+} // namespace shardscope::ui

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/physical_view.hpp"
+
+#include "views/color_scales.hpp"
+
+#include "shardscope/hardware/link_graph.hpp"
+
+#include <QKeyEvent>
+#include <QLinearGradient>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace shardscope::ui {
+
+namespace {
+constexpr double kHeaderHeight = 26;
+constexpr double kLegendHeight = 30;
+constexpr double kMargin = 10;
+
+QColor mix(const QColor& a, const QColor& b, double t) {
+  return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * t),
+                          static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * t),
+                          static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * t));
+}
+
+// Black or white, whichever reads better on `fill`.
+QColor textOn(const QColor& fill) { return fill.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250); }
+
+QString hardwareSummary(const Analysis& a, const PhysicalLayout& layout) {
+  if (a.mesh.devices.empty()) return {};
+  const auto& devices = a.mesh.devices;
+  std::set<int> hosts;
+  for (const auto& d : devices) hosts.insert(d.process_index);
+  const int slices = static_cast<int>(layout.slices().size());
+  QString text = QString::fromStdString(devices.front().device_kind);
+  if (layout.kind() == PhysicalLayout::Kind::Torus) {
+    const auto d = layout.dims();
+    text += QStringLiteral(" · %1x%2x%3").arg(d[0]).arg(d[1]).arg(d[2]);
+    const auto w = layout.wraps();
+    QStringList wraps;
+    if (w[0]) wraps << "x";
+    if (w[1]) wraps << "y";
+    if (w[2]) wraps << "z";
+    text += wraps.isEmpty() ? QObject::tr(" · mesh (no wraparound)")
+                            : QObject::tr(" · torus, wraps in %1").arg(wraps.join(' '));
+    if (layout.cores() > 1) text += QObject::tr(" · %1 cores per chip").arg(layout.cores());
+  }
+  text += QObject::tr(" · %1 devices · %2 hosts").arg(devices.size()).arg(hosts.size());
+  if (slices > 1) text += QObject::tr(" · %1 slices over DCN").arg(slices);
+  return text;
+}
+} // namespace
+
+PhysicalView::PhysicalView(ViewSelection* selection, QWidget* parent) : QWidget(parent), selection_(selection) {
+  setMouseTracking(true);
+  setFocusPolicy(Qt::StrongFocus);
+  setMinimumSize(320, 240);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  setWhatsThis(tr("<b>Physical view</b><br>The hardware: each panel is one z-slice of the torus (or one GPU "
+                  "host), each cell one chip, hosts outlined. Colours follow the overlay mode. Hover a chip for "
+                  "details; click to select it and see its group along the chosen axis as a ring over the physical "
+                  "links with hop counts. Wheel zooms, drag pans, 0 resets."));
+  animation_.setDuration(300);
+  animation_.setStartValue(0.0);
+  animation_.setEndValue(1.0);
+  animation_.setEasingCurve(QEasingCurve::InOutQuad);
+  connect(&animation_, &QVariantAnimation::valueChanged, this, [this](const QVariant& v) {
+    animationT_ = v.toDouble();
+    update();
+  });
+  connect(selection_, &ViewSelection::changed, this, [this] {
+    recomputeOverlay();
+    update();
+  });
+}
+
+void PhysicalView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+  const bool sameDevices = analysis_ && analysis && analysis_->mesh.devices == analysis->mesh.devices;
+  std::vector<QColor> before = overlay_.colors;
+  analysis_ = std::move(analysis);
+  index_ = analysis_ ? MeshIndex(analysis_->mesh) : MeshIndex();
+  if (!sameDevices) {
+    layoutAspect_ = 0; // rebuild for the new hardware
+    resetZoom();
+    // The header only depends on the hardware: build it once, not on every paint.
+    summary_ = analysis_ ? hardwareSummary(*analysis_, PhysicalLayout::build(analysis_->mesh.devices, 1.6)) : QString();
+  }
+  recomputeOverlay();
+  // Animate the colours to the new placement when the hardware stayed the same.
+  if (sameDevices && animate_ && before.size() == overlay_.colors.size() && isVisible()) {
+    previousColors_ = std::move(before);
+    animationT_ = 0;
+    animation_.stop();
+    animation_.start();
+  } else {
+    previousColors_.clear();
+    animationT_ = 1;
+  }
+  update();
+}
+
+QString PhysicalView::hopLabel(int a, int b) const {
+  if (!analysis_ || !analysis_->links) return QString();
+  const auto& devices = analysis_->mesh.devices;
+  const Device& da = devices[static_cast<std::size_t>(a)];
+  const Device& db = devices[static_cast<std::size_t>(b)];
+  if (da.slice_index != db.slice_index) return QStringLiteral("DCN");
+  if (da.platform == Platform::Gpu && da.process_index != db.process_index) return QStringLiteral("net");
+  const LinkGraph& graph = *analysis_->links;
+  const int hops = graph.hops(graph.nodeOfDevice(da.id), graph.nodeOfDevice(db.id));
+  return hops < 0 ? QStringLiteral("?") : QString::number(hops);
+}
+
+void PhysicalView::setEmptyMessage(const QString& text) {
+  emptyMessage_ = text;
+  update();
+}
+
+void PhysicalView::recomputeOverlay() {
+  overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param());
+}
+
+QColor PhysicalView::colorOf(int pos) const {
+  const auto i = static_cast<std::size_t>(pos);
+  if (i >= overlay_.colors.size()) return QColor(0xb4b4b4);
+  if (animationT_ < 1.0 && i < previousColors_.size()) return mix(previousColors_[i], overlay_.colors[i], animationT_);
+  return overlay_.colors[i];
+}
+
+void PhysicalView::ensureLayout() {
+  const QRectF area = QRectF(rect()).adjusted(kMargin, kHeaderHeight, -kMargin, -kLegendHeight);
+  const double aspect = area.height() > 0 ? area.width() / area.height() : 1.6;
+  if (layoutAspect_ > 0 && std::abs(aspect - layoutAspect_) < 1e-3) return;
+  layoutAspect_ = aspect;
+  layout_ = analysis_ ? PhysicalLayout::build(analysis_->mesh.devices, aspect) : PhysicalLayout();
+}
+
+PhysicalView::Frame PhysicalView::frameFor(const PhysicalLayout& layout, const QRectF& target, bool interactive) const {
+  Frame f;
+  f.area = target.adjusted(kMargin, kHeaderHeight, -kMargin, -kLegendHeight);
+  const QRectF b = layout.bounds();
+  if (b.width() <= 0 || b.height() <= 0) return f;
+  const double base = std::min(f.area.width() / b.width(), f.area.height() / b.height());
+  f.scale = base * (interactive ? zoom_ : 1.0);
+  f.origin = f.area.center() - b.center() * f.scale + (interactive ? pan_ : QPointF());
+  return f;
+}
+
+void PhysicalView::render(QPainter& painter, const QRectF& target, bool interactive) {
+  const QPalette pal = palette();
+  painter.fillRect(target, pal.color(QPalette::Base));
+  painter.setPen(pal.color(QPalette::Text));
+  if (!analysis_ || analysis_->mesh.devices.empty()) {
+    painter.drawText(target, Qt::AlignCenter | Qt::TextWordWrap,
+                     emptyMessage_.isEmpty() ? tr("No hardware to show yet: the first analysis is running.")
+                                             : emptyMessage_);
+    return;
+  }
+  PhysicalLayout local;
+  const PhysicalLayout* L = &layout_;
+  if (interactive) {
+    ensureLayout();
+  } else {
+    const QRectF area = target.adjusted(kMargin, kHeaderHeight, -kMargin, -kLegendHeight);
+    local = PhysicalLayout::build(analysis_->mesh.devices, area.width() / std::max(1.0, area.height()));
+    L = &local;
+  }
+  const Frame f = frameFor(*L, target, interactive);
+  const double s = f.scale;
+  auto map = [&](const QRectF& r) { return QRectF(f.origin + r.topLeft() * s, r.size() * s); };
+  auto mapPt = [&](QPointF p) { return f.origin + p * s; };
+  const QColor text = pal.color(QPalette::Text);
+  const bool dark = pal.color(QPalette::Base).lightnessF() < 0.5;
+  const QColor panelFill = dark ? QColor(45, 48, 54) : QColor(236, 238, 242);
+  const QColor linkColor = dark ? QColor(110, 115, 125) : QColor(170, 175, 185);
+  const QColor hostColor = dark ? QColor(200, 200, 210) : QColor(60, 60, 70);
+  const QColor wrapColor(0xe08a2c);
+
+  painter.save();
+  painter.setClipRect(target.adjusted(0, kHeaderHeight - 4, 0, -kLegendHeight + 2));
+  painter.setRenderHint(QPainter::Antialiasing, false);
+
+  QFont titleFont = painter.font();
+  const double titlePx = std::clamp(s * 0.9, 7.0, 13.0);
+  titleFont.setPixelSize(static_cast<int>(titlePx));
+  const bool titles = s * PhysicalLayout::titleBand >= 9;
+
+  // Slice blocks, and the DCN links between consecutive slices.
+  const auto& slices = L->slices();
+  if (slices.size() > 1) {
+    painter.setFont(titleFont);
+    for (std::size_t i = 0; i < slices.size(); ++i) {
+      const QRectF r = map(slices[i].rect.adjusted(-0.6, -0.3, 0.6, 0.6));
+      painter.setPen(QPen(linkColor, 1, Qt::DashLine));
+      painter.setBrush(Qt::NoBrush);
+      painter.drawRect(r);
+      painter.setPen(text);
+      if (titles)
+        painter.drawText(r.adjusted(4, 2, 0, 0), Qt::AlignLeft | Qt::AlignTop, tr("slice %1").arg(slices[i].slice));
+      if (i + 1 < slices.size()) {
+        // The DCN link: between facing sides when the next slice is beside this one, else below.
+        const QRectF next = map(slices[i + 1].rect.adjusted(-0.6, -0.3, 0.6, 0.6));
+        const bool sameRow = std::abs(slices[i].rect.top() - slices[i + 1].rect.top()) < 1e-6;
+        const QPointF from = sameRow ? QPointF(r.right(), r.center().y()) : QPointF(r.center().x(), r.bottom());
+        const QPointF to = sameRow ? QPointF(next.left(), next.center().y()) : QPointF(next.center().x(), next.top());
+        painter.setPen(QPen(wrapColor, std::max(1.5, s * 0.15), Qt::DotLine));
+        painter.drawLine(from, to);
+        painter.setPen(wrapColor);
+        const QPointF mid = (from + to) / 2;
+        painter.drawText(QRectF(mid.x() - 30, mid.y() - 18, 60, 14), Qt::AlignCenter, "DCN");
+      }
+    }
+  }
+
+  // Panels: background and title; links and wraparound stubs collected and drawn in two batches
+  // (one call per kind instead of one per line: a v5p pod has thousands).
+  const bool links = s >= 7 && L->kind() == PhysicalLayout::Kind::Torus;
+  QVector<QLineF> linkLines, wrapLines;
+  const auto w = L->wraps();
+  const double stub = 0.3 * s;
+  painter.setFont(titleFont);
+  painter.setPen(text);
+  for (const auto& panel : L->panels()) {
+    const QRectF r = map(panel.rect);
+    if (!r.intersects(target)) continue;
+    painter.fillRect(r, panelFill);
+    if (titles && !panel.title.isEmpty())
+      painter.drawText(
+          QRectF(r.left(), r.top() - s * PhysicalLayout::titleBand, r.width(), s * PhysicalLayout::titleBand),
+          Qt::AlignLeft | Qt::AlignVCenter, panel.title);
+    if (!links) continue;
+    for (int row = 0; row < panel.rows; ++row) {
+      const double y = r.top() + (row + 0.5) * s;
+      linkLines.append(QLineF(r.left() + 0.5 * s, y, r.right() - 0.5 * s, y));
+      if (w[0]) {
+        wrapLines.append(QLineF(r.left() - stub, y, r.left() + 0.1 * s, y));
+        wrapLines.append(QLineF(r.right() - 0.1 * s, y, r.right() + stub, y));
+      }
+    }
+    for (int col = 0; col < panel.cols; ++col) {
+      const double x = r.left() + (col + 0.5) * s;
+      linkLines.append(QLineF(x, r.top() + 0.5 * s, x, r.bottom() - 0.5 * s));
+      if (w[1]) {
+        wrapLines.append(QLineF(x, r.top() - stub, x, r.top() + 0.1 * s));
+        wrapLines.append(QLineF(x, r.bottom() - 0.1 * s, x, r.bottom() + stub));
+      }
+    }
+  }
+  if (!linkLines.isEmpty()) {
+    painter.setPen(QPen(linkColor, std::clamp(s * 0.08, 1.0, 3.0)));
+    painter.drawLines(linkLines);
+  }
+  if (!wrapLines.isEmpty()) {
+    painter.setPen(QPen(wrapColor, std::max(1.0, s * 0.06)));
+    painter.drawLines(wrapLines);
+  }
+
+  // Chips: one solid fill each, the raster engine's fastest path; colours resolved once.
+  const int n = static_cast<int>(analysis_->mesh.devices.size());
+  const bool animating = animationT_ < 1.0 && previousColors_.size() == overlay_.colors.size();
+  for (int pos = 0; pos < n; ++pos) {
+    const QRectF r = L->deviceRect(pos);
+    if (r.isNull()) continue;
+    painter.fillRect(map(r), animating ? colorOf(pos) : overlay_.colors[static_cast<std::size_t>(pos)]);
+  }
+
+  // Device ids when there is room to read them.
+  if (s * L->deviceRect(0).width() >= 18) {
+    QFont idFont = painter.font();
+    idFont.setPixelSize(static_cast<int>(std::clamp(s * 0.32, 8.0, 13.0)));
+    painter.setFont(idFont);
+    for (int pos = 0; pos < n; ++pos) {
+      const QRectF r = map(L->deviceRect(pos));
+      if (!r.intersects(target)) continue;
+      painter.setPen(textOn(colorOf(pos)));
+      painter.drawText(r, Qt::AlignCenter, QString::number(analysis_->mesh.devices[static_cast<std::size_t>(pos)].id));
+    }
+  }
+
+  // Hosts outlined.
+  if (s >= 3) {
+    painter.setPen(QPen(hostColor, s >= 12 ? 1.5 : 1.0));
+    painter.setBrush(Qt::NoBrush);
+    QVector<QRectF> outlines;
+    outlines.reserve(static_cast<qsizetype>(L->hostOutlines().size()));
+    for (const QRectF& h : L->hostOutlines()) outlines.append(map(h.adjusted(0.03, 0.03, -0.03, -0.03)));
+    painter.drawRects(outlines);
+  }
+
+  // Selection: the group along the chosen axis, outlined, and its ring over the physical links.
+  const int sel = selection_->device();
+  const int axis = selection_->axis();
+  painter.setRenderHint(QPainter::Antialiasing, true);
+  if (sel >= 0 && sel < n) {
+    const auto members = index_.groupMembers(sel, axis);
+    const QColor ringColor = dark ? QColor(255, 255, 255) : QColor(10, 10, 10);
+    painter.setPen(QPen(ringColor, std::max(1.5, s * 0.08)));
+    for (int m : members) painter.drawRect(map(L->deviceRect(m)));
+    if (members.size() > 1) {
+
+      QFont hopFont = painter.font();
+      hopFont.setPixelSize(static_cast<int>(std::clamp(s * 0.35, 9.0, 13.0)));
+      hopFont.setBold(true);
+      painter.setFont(hopFont);
+      const bool labelHops = members.size() <= 64;
+      // A ring of two is one link used both ways: draw and label it once.
+      const std::size_t segments = members.size() == 2 ? 1 : members.size();
+      for (std::size_t k = 0; k < segments; ++k) {
+        const int a = members[k], b = members[(k + 1) % members.size()];
+        const QPointF pa = mapPt(L->deviceRect(a).center()), pb = mapPt(L->deviceRect(b).center());
+        painter.setPen(QPen(QColor(214, 39, 40, 190), std::clamp(s * 0.08, 1.5, 3.0), Qt::SolidLine, Qt::RoundCap));
+        painter.drawLine(pa, pb);
+        // A label on a short link would hide the chips it joins.
+        if (!labelHops || QLineF(pa, pb).length() < 34) continue;
+        const QString label = hopLabel(a, b);
+        const QPointF mid = (pa + pb) / 2;
+        const QRectF box(mid.x() - 13, mid.y() - 8, 26, 16);
+        painter.setBrush(QColor(255, 255, 255, 220));
+        painter.setPen(QPen(QColor(0xd62728), 1));
+        painter.drawRoundedRect(box, 4, 4);
+        painter.setPen(QColor(0xb01010));
+        painter.drawText(box, Qt::AlignCenter, label);
+        painter.setBrush(Qt::NoBrush);
+      }
+    }
+    painter.setPen(QPen(QColor(0xd62728), std::max(2.5, s * 0.16)));
+    painter.drawRect(map(L->deviceRect(sel)).adjusted(-1, -1, 1, 1));
+  }
+  if (interactive && hover_ >= 0 && hover_ < n) {
+    painter.setPen(QPen(pal.color(QPalette::Highlight), 2));
+    painter.drawRect(map(L->deviceRect(hover_)));
+  }
+  painter.restore();
+
+  // Header: what hardware this is. Legend: what the colours mean.
+  QFont headerFont = painter.font();
+  headerFont.setPixelSize(13);
+  painter.setFont(headerFont);
+  painter.setPen(text);
+  painter.drawText(QRectF(target.left() + kMargin, target.top(), target.width() - 2 * kMargin, kHeaderHeight - 4),
+                   Qt::AlignLeft | Qt::AlignVCenter, summary_);
+  const QRectF legend(target.left() + kMargin, target.bottom() - kLegendHeight + 6, target.width() - 2 * kMargin,
+                      kLegendHeight - 10);
+  double x = legend.left();
+  const auto& lg = overlay_.legend;
+  if (lg.scale == OverlayLegend::Scale::Categorical) {
+    for (int i = 0; i < lg.categories; ++i, x += 16)
+      painter.fillRect(QRectF(x, legend.top() + 3, 13, 13), categoricalColor(i));
+    x += 6;
+  } else if (lg.scale == OverlayLegend::Scale::Sequential || lg.scale == OverlayLegend::Scale::Heat) {
+    painter.drawText(QRectF(x, legend.top(), 40, legend.height()), Qt::AlignLeft | Qt::AlignVCenter, lg.low);
+    x += painter.fontMetrics().horizontalAdvance(lg.low) + 6;
+    QLinearGradient g(x, 0, x + 120, 0);
+    for (int i = 0; i <= 8; ++i)
+      g.setColorAt(i / 8.0, lg.scale == OverlayLegend::Scale::Heat ? heatColor(i / 8.0) : sequentialColor(i / 8.0));
+    painter.fillRect(QRectF(x, legend.top() + 3, 120, 13), g);
+    x += 126;
+    painter.drawText(QRectF(x, legend.top(), 120, legend.height()), Qt::AlignLeft | Qt::AlignVCenter, lg.high);
+    x += painter.fontMetrics().horizontalAdvance(lg.high) + 12;
+  }
+  painter.setPen(text);
+  painter.drawText(QRectF(x, legend.top(), legend.right() - x, legend.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                   lg.title);
+}
+
+void PhysicalView::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  render(painter, QRectF(rect()), true);
+}
+
+void PhysicalView::resizeEvent(QResizeEvent* event) {
+  layoutAspect_ = 0;
+  QWidget::resizeEvent(event);
+}
+
+QPointF PhysicalView::deviceCenter(int pos) const {
+  const_cast<PhysicalView*>(this)->ensureLayout();
+  const Frame f = frameFor(layout_, QRectF(rect()), true);
+  return f.origin + layout_.deviceRect(pos).center() * f.scale;
+}
+
+int PhysicalView::deviceAt(QPointF widgetPoint) const {
+  const_cast<PhysicalView*>(this)->ensureLayout();
+  const Frame f = frameFor(layout_, QRectF(rect()), true);
+  if (f.scale <= 0) return -1;
+  return layout_.hitTest((widgetPoint - f.origin) / f.scale);
+}
+
+QString PhysicalView::describeDevice(int pos) const {
+  if (!analysis_ || pos < 0 || pos >= static_cast<int>(analysis_->mesh.devices.size())) return {};
+  const Device& d = analysis_->mesh.devices[static_cast<std::size_t>(pos)];
+  QString t = tr("<b>Device %1</b> · %2").arg(d.id).arg(QString::fromStdString(d.device_kind));
+  if (d.coords) t += tr("<br>coords (%1, %2, %3)").arg((*d.coords)[0]).arg((*d.coords)[1]).arg((*d.coords)[2]);
+  if (d.core_on_chip) t += tr(", core %1").arg(*d.core_on_chip);
+  t += tr("<br>host (process) %1").arg(d.process_index);
+  if (d.slice_index) t += tr(" · slice %1").arg(*d.slice_index);
+  if (index_.inMesh(pos)) {
+    QStringList logical;
+    for (int a = 0; a < index_.axisCount(); ++a)
+      logical << QStringLiteral("%1=%2")
+                     .arg(QString::fromStdString(index_.axisNames()[static_cast<std::size_t>(a)]))
+                     .arg(index_.coordinate(pos, a));
+    t += tr("<br>logical: %1").arg(logical.join(", "));
+  } else {
+    t += tr("<br>not in the logical mesh");
+  }
+  const auto& mem = analysis_->memory;
+  if (static_cast<std::size_t>(pos) < mem.per_device.size()) {
+    const auto& m = mem.per_device[static_cast<std::size_t>(pos)];
+    t += tr("<br>holds %1").arg(formatBytes(m.total()));
+    if (mem.hbm_bytes > 0)
+      t += tr(" of %1 HBM (%2%)").arg(formatBytes(mem.hbm_bytes)).arg(100.0 * m.total() / mem.hbm_bytes, 0, 'f', 1);
+  }
+  return t;
+}
+
+void PhysicalView::resetZoom() {
+  zoom_ = 1;
+  pan_ = {};
+  update();
+}
+
+void PhysicalView::zoomAt(QPointF w, double factor) {
+  ensureLayout();
+  const Frame before = frameFor(layout_, QRectF(rect()), true);
+  if (before.scale <= 0) return;
+  const QPointF layoutPoint = (w - before.origin) / before.scale;
+  zoom_ = std::clamp(zoom_ * factor, 0.5, 60.0);
+  const Frame after = frameFor(layout_, QRectF(rect()), true);
+  // Keep the point under the cursor where it was.
+  pan_ += w - (after.origin + layoutPoint * after.scale);
+  update();
+}
+
+void PhysicalView::wheelEvent(QWheelEvent* event) {
+  zoomAt(event->position(), std::pow(1.0015, event->angleDelta().y()));
+  event->accept();
+}
+
+void PhysicalView::mousePressEvent(QMouseEvent* event) {
+  pressPos_ = lastMousePos_ = event->position().toPoint();
+  dragging_ = false;
+}
+
+void PhysicalView::mouseMoveEvent(QMouseEvent* event) {
+  const QPoint p = event->position().toPoint();
+  if (event->buttons() & Qt::LeftButton) {
+    if (!dragging_ && (p - pressPos_).manhattanLength() > 4) dragging_ = true;
+    if (dragging_) {
+      pan_ += QPointF(p - lastMousePos_);
+      setCursor(Qt::ClosedHandCursor);
+      update();
+    }
+  } else {
+    const int h = deviceAt(p);
+    if (h != hover_) {
+      hover_ = h;
+      update();
+    }
+  }
+  lastMousePos_ = p;
+}
+
+void PhysicalView::mouseReleaseEvent(QMouseEvent* event) {
+  unsetCursor();
+  if (!dragging_ && event->button() == Qt::LeftButton) {
+    const int pos = deviceAt(event->position());
+    selection_->setDevice(pos == selection_->device() ? -1 : pos);
+  }
+  dragging_ = false;
+}
+
+void PhysicalView::keyPressEvent(QKeyEvent* event) {
+  switch (event->key()) {
+  case Qt::Key_0:
+  case Qt::Key_Home:
+    resetZoom();
+    break;
+  case Qt::Key_Plus:
+  case Qt::Key_Equal:
+    zoomAt(QRectF(rect()).center(), 1.25);
+    break;
+  case Qt::Key_Minus:
+    zoomAt(QRectF(rect()).center(), 0.8);
+    break;
+  case Qt::Key_Escape:
+    selection_->setDevice(-1);
+    break;
+  default:
+    QWidget::keyPressEvent(event);
+  }
+}
+
+void PhysicalView::leaveEvent(QEvent* event) {
+  hover_ = -1;
+  update();
+  QWidget::leaveEvent(event);
+}
+
+bool PhysicalView::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const int pos = deviceAt(help->pos());
+    if (pos >= 0)
+      QToolTip::showText(help->globalPos(), describeDevice(pos), this);
+    else
+      QToolTip::hideText();
+    return true;
+  }
+  return QWidget::event(event);
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// The centre view: the hardware as small multiples of torus slices (or GPU hosts), every chip a
+// cell coloured by the overlay. Custom-painted in one pass (no item per chip) so a full v5p pod
+// of 8960 chips paints within a frame. Wheel zooms, drag pans, click selects, hover explains.
+#pragma once
+
+#include "views/device_overlay.hpp"
+#include "views/mesh_index.hpp"
+#include "views/physical_layout.hpp"
+#include "views/view_selection.hpp"
+
+#include "shardscope/analysis/analysis.hpp"
+
+#include <QVariantAnimation>
+#include <QWidget>
+
+#include <memory>
+
+namespace shardscope::ui {
+
+class PhysicalView : public QWidget {
+  Q_OBJECT
+public:
+  explicit PhysicalView(ViewSelection* selection, QWidget* parent = nullptr);
+
+  void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  std::shared_ptr<const Analysis> analysis() const { return analysis_; }
+
+  // Draws the whole view into `target` of any painter (screen, QImage, SVG); the zoom and pan
+  // apply only when `interactive` (export draws everything).
+  void render(QPainter& painter, const QRectF& target, bool interactive = false);
+
+  const PhysicalLayout& currentLayout() const { return layout_; }
+  const DeviceOverlay& overlay() const { return overlay_; }
+  // Where device `pos` is drawn in widget coordinates (its centre), for tests and tools.
+  QPointF deviceCenter(int pos) const;
+  int deviceAt(QPointF widgetPoint) const;
+  // The text of the hover tooltip for a device.
+  QString describeDevice(int pos) const;
+  void resetZoom();
+  void setAnimationsEnabled(bool enabled) { animate_ = enabled; }
+  // What to say while there is no analysis to draw.
+  void setEmptyMessage(const QString& text);
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+  bool event(QEvent* event) override;
+
+private:
+  // The label of a ring link between device positions a and b: hops on the physical links
+  // (core's link graph), "DCN" across slices, "net" between GPU hosts.
+  QString hopLabel(int a, int b) const;
+
+  struct Frame {
+    QRectF area;      // where the layout is drawn
+    double scale = 1; // pixels per layout unit
+    QPointF origin;   // pixel position of layout (0, 0)
+  };
+  Frame frameFor(const PhysicalLayout& layout, const QRectF& target, bool interactive) const;
+  void recomputeOverlay();
+  void ensureLayout();
+  QColor colorOf(int pos) const;
+  void zoomAt(QPointF widgetPoint, double factor);
+
+  ViewSelection* selection_;
+  std::shared_ptr<const Analysis> analysis_;
+  MeshIndex index_;
+  PhysicalLayout layout_;
+  double layoutAspect_ = 0;
+  DeviceOverlay overlay_;
+  std::vector<QColor> previousColors_;
+  QVariantAnimation animation_;
+  double animationT_ = 1.0;
+  bool animate_ = true;
+  double zoom_ = 1.0;
+  QPointF pan_;
+  QPoint pressPos_;
+  QPoint lastMousePos_;
+  bool dragging_ = false;
+  int hover_ = -1;
+  QString emptyMessage_;
+  QString summary_; // the header line describing the hardware
+};
+
+} // namespace shardscope::ui

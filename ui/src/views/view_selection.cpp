@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/view_selection.hpp"
+
+namespace shardscope::ui {
+
+QString overlayModeName(OverlayMode mode) {
+  switch (mode) {
+  case OverlayMode::Coordinate:
+    return QObject::tr("Coordinate along axis");
+  case OverlayMode::Group:
+    return QObject::tr("Group along axis");
+  case OverlayMode::Process:
+    return QObject::tr("Process (host)");
+  case OverlayMode::Memory:
+    return QObject::tr("Memory use vs HBM");
+  case OverlayMode::Shard:
+    return QObject::tr("Shard of selected parameter");
+  }
+  return {};
+}
+
+void ViewSelection::setDevice(int pos) {
+  if (pos == device_) return;
+  device_ = pos;
+  emit deviceChanged(pos);
+  emit changed();
+}
+
+void ViewSelection::setAxis(int axis) {
+  if (axis == axis_) return;
+  axis_ = axis;
+  emit axisChanged(axis);
+  emit changed();
+}
+
+void ViewSelection::setMode(OverlayMode mode) {
+  if (mode == mode_) return;
+  mode_ = mode;
+  emit modeChanged(mode);
+  emit changed();
+}
+
+void ViewSelection::setParam(const QString& path) {
+  if (path == param_) return;
+  param_ = path;
+  emit paramChanged(path);
+  emit changed();
+}
+
+} // namespace shardscope::ui
