@@ -2,7 +2,7 @@
 // that jaxpp's messages embed.
 #include "shardscope/cost/pipeline_schedule.hpp"
 
-#include "shardscope/errors.hpp"
+#include "shardscope/base/errors.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -12,10 +12,14 @@ namespace shardscope {
 
 std::string_view taskTypeName(TaskType type) {
   switch (type) {
-  case TaskType::Fwd: return "FWD";
-  case TaskType::Bwd: return "BWD";
-  case TaskType::BwdI: return "BWD_I";
-  case TaskType::BwdW: return "BWD_W";
+  case TaskType::Fwd:
+    return "FWD";
+  case TaskType::Bwd:
+    return "BWD";
+  case TaskType::BwdI:
+    return "BWD_I";
+  case TaskType::BwdW:
+    return "BWD_W";
   }
   return "FWD";
 }
@@ -101,8 +105,7 @@ void validatePipelineSchedule(const PipelineScheduleSpec& spec) {
   // jaxpp's text says ">= 0" although zero is rejected too.
   if (s <= 0) throwValueError("The argument `num_stages` must be `>= 0`");
   if (takesMpmdDim(spec.kind)) {
-    if (!spec.mpmd_dim)
-      throwValueError("mpmd_dim is required for " + std::string(pipelineScheduleKindName(spec.kind)));
+    if (!spec.mpmd_dim) throwValueError("mpmd_dim is required for " + std::string(pipelineScheduleKindName(spec.kind)));
     const std::int64_t d = *spec.mpmd_dim;
     if (d <= 0) throwValueError("The argument `mpmd_dim` must be `>= 0`");
     if (s % d != 0)
@@ -153,15 +156,18 @@ std::string pythonNumber(double v) {
 } // namespace
 
 std::string pythonTaskRepr(const PipelineTask& task) {
-  return "Task(stage_id=" + str(task.stage) + ", mubatch_idx=" + str(task.microbatch) +
-         ", fwd_or_bwd=TaskType." + std::string(taskTypeName(task.type)) + ", latency=" + pythonNumber(task.latency) + ")";
+  return "Task(stage_id=" + str(task.stage) + ", mubatch_idx=" + str(task.microbatch) + ", fwd_or_bwd=TaskType." +
+         std::string(taskTypeName(task.type)) + ", latency=" + pythonNumber(task.latency) + ")";
 }
 
 std::string pythonEntryRepr(const ScheduleEntry& entry) {
   switch (entry.kind) {
-  case ScheduleEntry::Kind::Gap: return "None";
-  case ScheduleEntry::Kind::Single: return pythonTaskRepr(entry.members.front());
-  case ScheduleEntry::Kind::Fused: break;
+  case ScheduleEntry::Kind::Gap:
+    return "None";
+  case ScheduleEntry::Kind::Single:
+    return pythonTaskRepr(entry.members.front());
+  case ScheduleEntry::Kind::Fused:
+    break;
   }
   // FusedTask is a tuple subclass without its own repr.
   std::string out = "(";
@@ -176,10 +182,18 @@ std::string pythonEntryRepr(const ScheduleEntry& entry) {
 std::string jaxppTaskName(const PipelineTask& task) {
   std::string_view prefix = "fwd_";
   switch (task.type) {
-  case TaskType::Fwd: prefix = "fwd_"; break;
-  case TaskType::Bwd: prefix = "bwd_"; break;
-  case TaskType::BwdI: prefix = "bwdA_"; break;
-  case TaskType::BwdW: prefix = "bwdW_"; break;
+  case TaskType::Fwd:
+    prefix = "fwd_";
+    break;
+  case TaskType::Bwd:
+    prefix = "bwd_";
+    break;
+  case TaskType::BwdI:
+    prefix = "bwdA_";
+    break;
+  case TaskType::BwdW:
+    prefix = "bwdW_";
+    break;
   }
   return std::string(prefix) + str(task.stage) + "__" + str(task.microbatch);
 }

@@ -3,7 +3,7 @@
 // schedules give ordered lists.
 #include "pipeline_internal.hpp"
 
-#include "shardscope/errors.hpp"
+#include "shardscope/base/errors.hpp"
 
 #include <algorithm>
 #include <array>
@@ -28,12 +28,17 @@ std::int64_t rawPositions(const PipelineScheduleSpec& spec, std::int64_t m) {
   switch (spec.kind) {
   case PipelineScheduleKind::GPipe:
   case PipelineScheduleKind::Std1F1B:
-  case PipelineScheduleKind::Eager1F1B: return s * std::max<std::int64_t>(0, 2 * (m + s - 1));
-  case PipelineScheduleKind::ZeroBubble: return s * std::max<std::int64_t>(0, 3 * m + s - 1);
+  case PipelineScheduleKind::Eager1F1B:
+    return s * std::max<std::int64_t>(0, 2 * (m + s - 1));
+  case PipelineScheduleKind::ZeroBubble:
+    return s * std::max<std::int64_t>(0, 3 * m + s - 1);
   case PipelineScheduleKind::Interleaved1F1B:
-  case PipelineScheduleKind::KimiK2: return 2 * s * mPos;
-  case PipelineScheduleKind::DualPipeV: return 3 * s * mPos;
-  case PipelineScheduleKind::InterleavedGPipe: return d * std::max<std::int64_t>(0, 2 * (2 * m + d - 1));
+  case PipelineScheduleKind::KimiK2:
+    return 2 * s * mPos;
+  case PipelineScheduleKind::DualPipeV:
+    return 3 * s * mPos;
+  case PipelineScheduleKind::InterleavedGPipe:
+    return d * std::max<std::int64_t>(0, 2 * (2 * m + d - 1));
   }
   return 0;
 }
@@ -52,8 +57,8 @@ void checkPipelineBounds(const PipelineScheduleSpec& spec, std::int64_t num_micr
   const std::int64_t nodes = graphNodeCount(spec.num_stages, m, isPartialBwd(spec.kind));
   const std::int64_t biggest = std::max(positions, nodes);
   if (biggest > kMaxPipelineTasks)
-    throwValueError("num_stages=" + std::to_string(spec.num_stages) + " with num_microbatches=" +
-                    std::to_string(num_microbatches) + " needs " + std::to_string(biggest) +
+    throwValueError("num_stages=" + std::to_string(spec.num_stages) +
+                    " with num_microbatches=" + std::to_string(num_microbatches) + " needs " + std::to_string(biggest) +
                     " schedule positions or graph nodes; the limit is " + std::to_string(kMaxPipelineTasks));
 }
 
@@ -67,10 +72,14 @@ PipelineTask makeTask(TaskType type, int microbatch, int stage) {
   return PipelineTask{type, microbatch, stage, defaultTaskLatency(type), false};
 }
 
-ScheduleEntry one(TaskType type, int microbatch, int stage) { return ScheduleEntry::single(makeTask(type, microbatch, stage)); }
+ScheduleEntry one(TaskType type, int microbatch, int stage) {
+  return ScheduleEntry::single(makeTask(type, microbatch, stage));
+}
 
 // Rows of `length` gaps; a negative length gives empty rows, like `[None] * n` in Python.
-ScheduleRows gapRows(int rows, int length) { return ScheduleRows(static_cast<std::size_t>(rows), Row(static_cast<std::size_t>(std::max(length, 0)))); }
+ScheduleRows gapRows(int rows, int length) {
+  return ScheduleRows(static_cast<std::size_t>(rows), Row(static_cast<std::size_t>(std::max(length, 0))));
+}
 
 // Python's floor division and modulo for a positive divisor.
 std::int64_t floorDiv(std::int64_t a, std::int64_t b) {
@@ -137,7 +146,8 @@ ScheduleRows oneFOneB(int s, int m, bool eager) {
 ScheduleRows zeroBubble(int s, int m) {
   const int steps = 3 * m + (s - 1);
   ScheduleRows rows = gapRows(s, steps);
-  std::vector<int> fwd(static_cast<std::size_t>(s), 0), bwdI(static_cast<std::size_t>(s), 0), bwdW(static_cast<std::size_t>(s), 0);
+  std::vector<int> fwd(static_cast<std::size_t>(s), 0), bwdI(static_cast<std::size_t>(s), 0),
+      bwdW(static_cast<std::size_t>(s), 0);
 
   for (int stage = 0; stage < s; ++stage)
     for (int step = stage; step < s; ++step) rows[stage][step] = one(TaskType::Fwd, fwd[stage]++, stage);
@@ -146,7 +156,8 @@ ScheduleRows zeroBubble(int s, int m) {
   for (int stage = 0; stage < s; ++stage) {
     bool inputGradNext = true;
     for (int step = pivot - 1 - stage; step < pivot - 1 + stage; ++step) {
-      rows[stage][step] = inputGradNext ? one(TaskType::BwdI, bwdI[stage]++, stage) : one(TaskType::Fwd, fwd[stage]++, stage);
+      rows[stage][step] =
+          inputGradNext ? one(TaskType::BwdI, bwdI[stage]++, stage) : one(TaskType::Fwd, fwd[stage]++, stage);
       inputGradNext = !inputGradNext;
     }
   }
@@ -271,15 +282,21 @@ Row dualPipeVRank(int d, int rank, int m) {
   const int section6 = rank + 1;
   const int splitFrom = section6 / 2;
   for (int i = 0; i < section6; ++i) {
-    if (i >= splitFrom && rank % 2 == 1) row.push_back(ScheduleEntry::single(inputGrad(up)));
-    else row.push_back(bwd(up));
-    if (stage[down] != 0 && i >= splitFrom && rank % 2 == 0) row.push_back(ScheduleEntry::single(inputGrad(down)));
-    else row.push_back(bwd(down));
+    if (i >= splitFrom && rank % 2 == 1)
+      row.push_back(ScheduleEntry::single(inputGrad(up)));
+    else
+      row.push_back(bwd(up));
+    if (stage[down] != 0 && i >= splitFrom && rank % 2 == 0)
+      row.push_back(ScheduleEntry::single(inputGrad(down)));
+    else
+      row.push_back(bwd(down));
   }
   // 7: input gradients of the first stage (whole backwards on stage 0, which cannot be split).
   for (int i = 0; i < d - rank - 1; ++i) {
-    if (stage[down] == 0) row.push_back(bwd(down));
-    else row.push_back(ScheduleEntry::single(inputGrad(down)));
+    if (stage[down] == 0)
+      row.push_back(bwd(down));
+    else
+      row.push_back(ScheduleEntry::single(inputGrad(down)));
   }
   // 8: every deferred weight gradient, by (microbatch, stage).
   std::vector<PipelineTask> deferred;
@@ -357,8 +374,9 @@ ScheduleRows pipelineTasks(const PipelineScheduleSpec& spec, std::int64_t num_mi
                      std::to_string(s64) + " stages found");
     // jaxpp then asserts on a local variable that only its BWD_I/FWD warmup assigns, and that
     // warmup is empty for a single stage: Python raises UnboundLocalError (Python 3.11 text).
-    // ErrorKind has no such class, so the type is a ValueError with Python's message.
-    if (s64 == 1) throwValueError("cannot access local variable 'next_kind' where it is not associated with a value");
+    if (s64 == 1)
+      throw Error(ErrorKind::UnboundLocalError,
+                  "cannot access local variable 'next_kind' where it is not associated with a value");
     break;
   case PipelineScheduleKind::Interleaved1F1B:
   case PipelineScheduleKind::KimiK2:
@@ -366,10 +384,11 @@ ScheduleRows pipelineTasks(const PipelineScheduleSpec& spec, std::int64_t num_mi
     break;
   case PipelineScheduleKind::DualPipeV:
     if (!(m64 > 0 && m64 >= s64))
-      throwValueError("DualPipeV requires n_mubatches=" + std::to_string(m64) + " >= self.num_stages=" + std::to_string(s64) +
-                      " (self.mpmd_dim=" + std::to_string(d64) + ")");
+      throwValueError("DualPipeV requires n_mubatches=" + std::to_string(m64) +
+                      " >= self.num_stages=" + std::to_string(s64) + " (self.mpmd_dim=" + std::to_string(d64) + ")");
     break;
-  default: break;
+  default:
+    break;
   }
   pipeline_detail::checkPipelineBounds(spec, m64);
 
@@ -378,20 +397,26 @@ ScheduleRows pipelineTasks(const PipelineScheduleSpec& spec, std::int64_t num_mi
   // Below -M_max every formula gives empty rows already.
   const int m = static_cast<int>(std::max<std::int64_t>(m64, -kMaxPipelineMicrobatches));
   switch (spec.kind) {
-  case PipelineScheduleKind::GPipe: return gpipe(s, m);
-  case PipelineScheduleKind::Std1F1B: return oneFOneB(s, m, false);
-  case PipelineScheduleKind::Eager1F1B: return oneFOneB(s, m, true);
-  case PipelineScheduleKind::ZeroBubble: return zeroBubble(s, m);
+  case PipelineScheduleKind::GPipe:
+    return gpipe(s, m);
+  case PipelineScheduleKind::Std1F1B:
+    return oneFOneB(s, m, false);
+  case PipelineScheduleKind::Eager1F1B:
+    return oneFOneB(s, m, true);
+  case PipelineScheduleKind::ZeroBubble:
+    return zeroBubble(s, m);
   case PipelineScheduleKind::Interleaved1F1B:
     return interleaved(s, d, m, static_cast<int>(perRound), spec.fuse_steady_state, false);
-  case PipelineScheduleKind::KimiK2: return interleaved(s, d, m, static_cast<int>(perRound), spec.fuse_steady_state, true);
+  case PipelineScheduleKind::KimiK2:
+    return interleaved(s, d, m, static_cast<int>(perRound), spec.fuse_steady_state, true);
   case PipelineScheduleKind::DualPipeV: {
     ScheduleRows rows;
     rows.reserve(static_cast<std::size_t>(d));
     for (int r = 0; r < d; ++r) rows.push_back(dualPipeVRank(d, r, m));
     return rows;
   }
-  case PipelineScheduleKind::InterleavedGPipe: return interleavedGPipe(s, d, m);
+  case PipelineScheduleKind::InterleavedGPipe:
+    return interleavedGPipe(s, d, m);
   }
   return {};
 }

@@ -2,7 +2,7 @@
 // list scheduler over the linear-pipeline dependency graph, and the metrics read off a timeline.
 #include "pipeline_internal.hpp"
 
-#include "shardscope/errors.hpp"
+#include "shardscope/base/errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,7 +22,8 @@ std::string entryName(const ScheduleEntry& e) {
   return out + ")";
 }
 
-std::string entryListRepr(std::vector<ScheduleEntry>::const_iterator first, std::vector<ScheduleEntry>::const_iterator last) {
+std::string entryListRepr(std::vector<ScheduleEntry>::const_iterator first,
+                          std::vector<ScheduleEntry>::const_iterator last) {
   std::string out = "[";
   for (auto it = first; it != last; ++it) out += (it == first ? "" : ", ") + pythonEntryRepr(*it);
   return out + "]";
@@ -37,8 +38,10 @@ void checkEntryShapes(const ScheduleRows& rows, bool gapsAllowed) {
       const char* problem = nullptr;
       switch (e.kind) {
       case ScheduleEntry::Kind::Gap:
-        if (!gapsAllowed) problem = "is a gap, and a timeline needs preprocessed rows";
-        else if (!e.members.empty()) problem = "is a gap holding tasks";
+        if (!gapsAllowed)
+          problem = "is a gap, and a timeline needs preprocessed rows";
+        else if (!e.members.empty())
+          problem = "is a gap holding tasks";
         break;
       case ScheduleEntry::Kind::Single:
         if (e.members.size() != 1) problem = "is a single entry that does not hold exactly one task";
@@ -47,7 +50,9 @@ void checkEntryShapes(const ScheduleRows& rows, bool gapsAllowed) {
         if (e.members.empty()) problem = "is a fused entry without tasks";
         break;
       }
-      if (problem) throwValueError("schedule entry at rank " + std::to_string(r) + " position " + std::to_string(p) + " " + problem);
+      if (problem)
+        throwValueError("schedule entry at rank " + std::to_string(r) + " position " + std::to_string(p) + " " +
+                        problem);
     }
 }
 
@@ -58,8 +63,9 @@ bool isFirstStageTask(const PipelineTask& t, int first, TaskType type) { return 
   for (std::size_t k = 0; k < items.size(); ++k) names += (k ? ", '" : "'") + entryName(items[k]) + "'";
   names += "]";
   const auto at = items.begin() + static_cast<std::ptrdiff_t>(i);
-  throwNotImplemented("TaskType.BWD_I is not followed by TaskType.BWD_W for first_stage " + std::to_string(first) + " at tasks " +
-                      std::to_string(i) + " " + entryListRepr(at, std::min(at + 2, items.end())) + ".\n" + names);
+  throwNotImplemented("TaskType.BWD_I is not followed by TaskType.BWD_W for first_stage " + std::to_string(first) +
+                      " at tasks " + std::to_string(i) + " " + entryListRepr(at, std::min(at + 2, items.end())) +
+                      ".\n" + names);
 }
 
 // jaxpp walks a list pairwise: a fused entry is walked as its own list of single tasks; a
@@ -198,7 +204,8 @@ struct PipelineGraph {
   std::vector<Local> local;
 
   PipelineGraph(std::int64_t s, std::int64_t m, bool partialBwd)
-      : stages(s), microbatches(std::max<std::int64_t>(m, 0)), partial(partialBwd), perMicrobatch(partialBwd ? 3 * s - 1 : 2 * s) {
+      : stages(s), microbatches(std::max<std::int64_t>(m, 0)), partial(partialBwd),
+        perMicrobatch(partialBwd ? 3 * s - 1 : 2 * s) {
     local.resize(static_cast<std::size_t>(perMicrobatch));
     for (std::int64_t r = 0; r < perMicrobatch; ++r) {
       Local& n = local[static_cast<std::size_t>(r)];
@@ -218,7 +225,9 @@ struct PipelineGraph {
         if (partial && n.stage != 0) use(weight(n.stage));
         if (n.stage > 0) use(back(n.stage - 1));
         break;
-      case TaskType::BwdW: dep(back(n.stage)); break;
+      case TaskType::BwdW:
+        dep(back(n.stage));
+        break;
       }
     }
   }
@@ -254,7 +263,9 @@ struct PipelineGraph {
   std::int64_t index(const PipelineTask& t, std::int64_t& localNumber) const {
     if (t.stage < 0 || t.stage >= stages || t.microbatch < 0 || t.microbatch >= microbatches) return -1;
     switch (t.type) {
-    case TaskType::Fwd: localNumber = fwd(t.stage); break;
+    case TaskType::Fwd:
+      localNumber = fwd(t.stage);
+      break;
     case TaskType::Bwd:
       if (partial) return -1;
       localNumber = back(t.stage);
@@ -321,7 +332,8 @@ double checkedLatency(double v, TaskType type, int stage) {
 
 class ListScheduler {
 public:
-  ListScheduler(const PipelineGraph& graph, const ScheduleRows& rows, const TaskLatencyFn& model, const PipelineScheduleSpec& spec)
+  ListScheduler(const PipelineGraph& graph, const ScheduleRows& rows, const TaskLatencyFn& model,
+                const PipelineScheduleSpec& spec)
       : graph_(graph), rows_(rows), ranks_(rows.size()), model_(model), spec_(spec) {}
 
   // Appends the scheduled units to `out` in scheduling order.
@@ -426,7 +438,9 @@ private:
     if (cursor_[r] >= rows_[r].size()) return false;
     const ScheduleEntry& e = rows_[r][cursor_[r]];
     satisfied_.clear();
-    auto isSatisfied = [&](std::int64_t x) { return std::find(satisfied_.begin(), satisfied_.end(), x) != satisfied_.end(); };
+    auto isSatisfied = [&](std::int64_t x) {
+      return std::find(satisfied_.begin(), satisfied_.end(), x) != satisfied_.end();
+    };
     for (const auto& t : e.members) {
       std::int64_t localNo = 0;
       const std::int64_t idx = graph_.index(t, localNo);
@@ -647,7 +661,9 @@ PipelineMetrics pipelineMetrics(const PipelineTimeline& timeline, int rank_count
   }
   const std::size_t width = static_cast<std::size_t>(maxMb + 1);
   std::vector<int> piecesLeft(static_cast<std::size_t>(maxStage + 1) * width, 0);
-  auto key = [&](const PipelineTask& t) { return static_cast<std::size_t>(t.stage) * width + static_cast<std::size_t>(t.microbatch); };
+  auto key = [&](const PipelineTask& t) {
+    return static_cast<std::size_t>(t.stage) * width + static_cast<std::size_t>(t.microbatch);
+  };
   for (const auto& t : timeline.tasks)
     if (t.type != TaskType::Fwd && t.stage >= 0 && t.microbatch >= 0) ++piecesLeft[key(t)];
 

@@ -3,7 +3,7 @@
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
 #include "shardscope/cost/pipeline_schedule.hpp"
-#include "shardscope/errors.hpp"
+#include "shardscope/base/errors.hpp"
 
 #include <cmath>
 

@@ -61,7 +61,16 @@ struct ScheduleEntry {
 // One row per pipeline rank (jaxpp's mpmd index).
 using ScheduleRows = std::vector<std::vector<ScheduleEntry>>;
 
-enum class PipelineScheduleKind { GPipe, Std1F1B, Eager1F1B, ZeroBubble, Interleaved1F1B, KimiK2, DualPipeV, InterleavedGPipe };
+enum class PipelineScheduleKind {
+  GPipe,
+  Std1F1B,
+  Eager1F1B,
+  ZeroBubble,
+  Interleaved1F1B,
+  KimiK2,
+  DualPipeV,
+  InterleavedGPipe
+};
 
 // The jaxpp class name ("GPipe", "Std1F1B", ...) and back.
 std::string_view pipelineScheduleKindName(PipelineScheduleKind kind);

@@ -1,7 +1,7 @@
 // Every public golden case of jaxpp's pipeline schedules (raw tasks, preprocessing, the list
 // scheduler's timeline, and the errors of each step), run through the eval interface and compared
 // whole.
-#include "shardscope/eval.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -2,8 +2,8 @@
 // spec's S=4 M=8 excerpt (makespan, bubble, peak in-flight), the validation errors, jaxpp's own
 // test shapes, the preprocessing and scheduler errors, latency models and the engine's bounds.
 #include "shardscope/cost/pipeline_schedule.hpp"
-#include "shardscope/errors.hpp"
-#include "shardscope/eval.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -17,8 +17,8 @@ using namespace shardscope;
 
 namespace {
 
-PipelineScheduleSpec specOf(PipelineScheduleKind kind, std::int64_t stages, std::optional<std::int64_t> mpmdDim = std::nullopt,
-                            bool fuse = false) {
+PipelineScheduleSpec specOf(PipelineScheduleKind kind, std::int64_t stages,
+                            std::optional<std::int64_t> mpmdDim = std::nullopt, bool fuse = false) {
   PipelineScheduleSpec spec;
   spec.kind = kind;
   spec.num_stages = stages;
@@ -65,7 +65,8 @@ void checkEveryTaskOnce(const PipelineScheduleSpec& spec, int microbatches, cons
   for (int s = 0; s < spec.num_stages; ++s)
     for (int m = 0; m < microbatches; ++m) {
       std::vector<TaskType> types = {TaskType::Fwd};
-      if (!partial) types.push_back(TaskType::Bwd);
+      if (!partial)
+        types.push_back(TaskType::Bwd);
       else {
         types.push_back(TaskType::BwdI);
         if (s != 0) types.push_back(TaskType::BwdW);
@@ -105,7 +106,8 @@ TEST_CASE("schedule names parse and describe the schedule", "[pipeline_schedule]
   CHECK(parseTaskType("BWD_I") == TaskType::BwdI);
   CHECK(defaultTaskLatency(TaskType::Bwd) == 2.0);
   CHECK(defaultTaskLatency(TaskType::BwdW) == 1.0);
-  CHECK(stageToRankTable(specOf(PipelineScheduleKind::Interleaved1F1B, 8, 4)) == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3});
+  CHECK(stageToRankTable(specOf(PipelineScheduleKind::Interleaved1F1B, 8, 4)) ==
+        std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3});
   CHECK(stageToRankTable(specOf(PipelineScheduleKind::DualPipeV, 8, 4)) == std::vector<int>{0, 1, 2, 3, 3, 2, 1, 0});
   CHECK(stageToRankTable(specOf(PipelineScheduleKind::GPipe, 3)) == std::vector<int>{0, 1, 2});
 }
@@ -192,7 +194,8 @@ TEST_CASE("slot grids keep jaxpp's gaps and orders", "[pipeline_schedule]") {
       }
     CHECK(fused3 > 0);
   }
-  SECTION("Interleaved1F1B fuses the last stage's forward with its backward; fuse_steady_state fuses every steady pair") {
+  SECTION(
+      "Interleaved1F1B fuses the last stage's forward with its backward; fuse_steady_state fuses every steady pair") {
     for (bool fuse : {false, true}) {
       const auto raw = pipelineTasks(PipelineScheduleKind::Interleaved1F1B, 8, 8, 4, fuse);
       for (const auto& row : raw)
@@ -207,7 +210,8 @@ TEST_CASE("slot grids keep jaxpp's gaps and orders", "[pipeline_schedule]") {
   }
 }
 
-TEST_CASE("InterleavedGPipe is reproduced with jaxpp's bug, and its timeline fails as jaxpp's does", "[pipeline_schedule]") {
+TEST_CASE("InterleavedGPipe is reproduced with jaxpp's bug, and its timeline fails as jaxpp's does",
+          "[pipeline_schedule]") {
   const auto spec = specOf(PipelineScheduleKind::InterleavedGPipe, 4, 2);
   const auto raw = pipelineTasks(spec, 4);
   REQUIRE(raw.size() == 2);
@@ -233,14 +237,17 @@ TEST_CASE("validation errors carry jaxpp's types and texts", "[pipeline_schedule
   for (auto kind : {K::GPipe, K::Std1F1B, K::Eager1F1B, K::ZeroBubble})
     checkError([&] { pipelineTasks(kind, 0, 4); }, ErrorKind::ValueError, stagesText);
   checkError([&] { pipelineTasks(K::DualPipeV, 0, 4, 1); }, ErrorKind::ValueError, stagesText);
-  checkError([&] { pipelineTasks(K::KimiK2, 4, 4, 0); }, ErrorKind::ValueError, "The argument `mpmd_dim` must be `>= 0`");
+  checkError([&] { pipelineTasks(K::KimiK2, 4, 4, 0); }, ErrorKind::ValueError,
+             "The argument `mpmd_dim` must be `>= 0`");
   checkError([&] { pipelineTasks(K::Interleaved1F1B, 6, 4, 4); }, ErrorKind::ValueError,
-             "self.num_stages=6 can not be evenly divided by self.mpmd_dim=4. Remainder: divmod(self.num_stages, self.mpmd_dim)=(1, 2)");
+             "self.num_stages=6 can not be evenly divided by self.mpmd_dim=4. Remainder: divmod(self.num_stages, "
+             "self.mpmd_dim)=(1, 2)");
 
   // The microbatch rule: M splits into max(1, M // D) equal rounds. M=9, D=4 does not; M=6, D=4
   // does (one round of 6) although the message speaks of divisibility by mpmd_dim.
   for (auto kind : {K::Interleaved1F1B, K::KimiK2}) {
-    checkError([&] { pipelineTasks(kind, 8, 9, 4); }, ErrorKind::ValueError, "n_microbatches must be divisible by mpmd_dim");
+    checkError([&] { pipelineTasks(kind, 8, 9, 4); }, ErrorKind::ValueError,
+               "n_microbatches must be divisible by mpmd_dim");
     const auto spec = specOf(kind, 8, 4);
     const Run run = runSchedule(spec, 6);
     checkEveryTaskOnce(spec, 6, run.timeline);
@@ -253,7 +260,7 @@ TEST_CASE("validation errors carry jaxpp's types and texts", "[pipeline_schedule
   checkError([&] { pipelineTasks(K::DualPipeV, 8, 7, 4); }, ErrorKind::ValueError,
              "DualPipeV requires n_mubatches=7 >= self.num_stages=8 (self.mpmd_dim=4)");
   // jaxpp's ZeroBubble(1) fails in Python with UnboundLocalError; the message is Python's.
-  checkError([&] { pipelineTasks(K::ZeroBubble, 1, 2); }, ErrorKind::ValueError,
+  checkError([&] { pipelineTasks(K::ZeroBubble, 1, 2); }, ErrorKind::UnboundLocalError,
              "cannot access local variable 'next_kind' where it is not associated with a value");
   CHECK_THROWS_AS(pipelineTasks(K::Interleaved1F1B, 4, 4), Error); // mpmd_dim is required
 }
@@ -268,13 +275,20 @@ TEST_CASE("jaxpp's test shapes run and schedule every task once", "[pipeline_sch
     int microbatches;
   };
   const std::vector<Shape> shapes = {
-      {K::Std1F1B, 1, std::nullopt, false, 2},      {K::Eager1F1B, 3, std::nullopt, false, 3},
-      {K::Eager1F1B, 3, std::nullopt, false, 8},    {K::Interleaved1F1B, 1, 1, false, 4},
-      {K::Interleaved1F1B, 8, 4, false, 8},         {K::Interleaved1F1B, 4, 2, false, 8},
-      {K::Interleaved1F1B, 8, 4, false, 6},         {K::KimiK2, 8, 4, true, 8},
-      {K::ZeroBubble, 4, std::nullopt, false, 4},   {K::ZeroBubble, 4, std::nullopt, false, 8},
-      {K::DualPipeV, 6, 3, false, 6},               {K::DualPipeV, 6, 3, false, 10},
-      {K::DualPipeV, 16, 8, false, 18},             {K::GPipe, 4, std::nullopt, false, 8},
+      {K::Std1F1B, 1, std::nullopt, false, 2},
+      {K::Eager1F1B, 3, std::nullopt, false, 3},
+      {K::Eager1F1B, 3, std::nullopt, false, 8},
+      {K::Interleaved1F1B, 1, 1, false, 4},
+      {K::Interleaved1F1B, 8, 4, false, 8},
+      {K::Interleaved1F1B, 4, 2, false, 8},
+      {K::Interleaved1F1B, 8, 4, false, 6},
+      {K::KimiK2, 8, 4, true, 8},
+      {K::ZeroBubble, 4, std::nullopt, false, 4},
+      {K::ZeroBubble, 4, std::nullopt, false, 8},
+      {K::DualPipeV, 6, 3, false, 6},
+      {K::DualPipeV, 6, 3, false, 10},
+      {K::DualPipeV, 16, 8, false, 18},
+      {K::GPipe, 4, std::nullopt, false, 8},
   };
   for (const auto& s : shapes) {
     INFO(pipelineScheduleKindName(s.kind) << " S=" << s.stages << " M=" << s.microbatches);
@@ -299,7 +313,9 @@ TEST_CASE("no microbatches give empty schedules like jaxpp", "[pipeline_schedule
 }
 
 TEST_CASE("preprocessing and the scheduler raise jaxpp's errors on hand-built rows", "[pipeline_schedule]") {
-  auto task = [](TaskType type, int mb, int stage) { return PipelineTask{type, mb, stage, defaultTaskLatency(type), false}; };
+  auto task = [](TaskType type, int mb, int stage) {
+    return PipelineTask{type, mb, stage, defaultTaskLatency(type), false};
+  };
   using T = TaskType;
   const auto zb = specOf(PipelineScheduleKind::ZeroBubble, 2);
 
@@ -328,7 +344,8 @@ TEST_CASE("preprocessing and the scheduler raise jaxpp's errors on hand-built ro
     checkError([&] { simulateTimeline(spec, 1, rows); }, ErrorKind::AssertionError,
                "Schedule does not honor data dependencies.\n"
                "Tasks available for scheduling [Task(stage_id=1, mubatch_idx=0, fwd_or_bwd=TaskType.FWD, latency=1)].\n"
-               "Current position in schedule for ranks {0: (1, Task(stage_id=0, mubatch_idx=0, fwd_or_bwd=TaskType.BWD, latency=2)), "
+               "Current position in schedule for ranks {0: (1, Task(stage_id=0, mubatch_idx=0, "
+               "fwd_or_bwd=TaskType.BWD, latency=2)), "
                "1: (0, Task(stage_id=1, mubatch_idx=0, fwd_or_bwd=TaskType.BWD, latency=2))}.");
   }
   SECTION("tasks left once the graph is done") {
@@ -357,14 +374,15 @@ TEST_CASE("preprocessing and the scheduler raise jaxpp's errors on hand-built ro
 TEST_CASE("a fused unit readies its users at the member that completes them", "[pipeline_schedule]") {
   // jaxpp's FIXME: rank 0 runs [F(0,0) + F(0,1)] over [0, 2); F(1,0) on rank 1 waits only for the
   // end of F(0,0), at 1, not for the end of the unit.
-  auto task = [](TaskType type, int mb, int stage) { return PipelineTask{type, mb, stage, defaultTaskLatency(type), false}; };
+  auto task = [](TaskType type, int mb, int stage) {
+    return PipelineTask{type, mb, stage, defaultTaskLatency(type), false};
+  };
   using T = TaskType;
   const auto spec = specOf(PipelineScheduleKind::GPipe, 2);
-  const ScheduleRows rows = {
-      {ScheduleEntry::fused({task(T::Fwd, 0, 0), task(T::Fwd, 1, 0)}), ScheduleEntry::single(task(T::Bwd, 0, 0)),
-       ScheduleEntry::single(task(T::Bwd, 1, 0))},
-      {ScheduleEntry::single(task(T::Fwd, 0, 1)), ScheduleEntry::single(task(T::Bwd, 0, 1)), ScheduleEntry::single(task(T::Fwd, 1, 1)),
-       ScheduleEntry::single(task(T::Bwd, 1, 1))}};
+  const ScheduleRows rows = {{ScheduleEntry::fused({task(T::Fwd, 0, 0), task(T::Fwd, 1, 0)}),
+                              ScheduleEntry::single(task(T::Bwd, 0, 0)), ScheduleEntry::single(task(T::Bwd, 1, 0))},
+                             {ScheduleEntry::single(task(T::Fwd, 0, 1)), ScheduleEntry::single(task(T::Bwd, 0, 1)),
+                              ScheduleEntry::single(task(T::Fwd, 1, 1)), ScheduleEntry::single(task(T::Bwd, 1, 1))}};
   const auto tl = simulateTimeline(spec, 2, rows);
   const std::vector<std::pair<double, double>> expected = {{0, 2}, {1, 2}, {2, 4}, {4, 5}, {4, 6}, {5, 7}, {7, 9}};
   REQUIRE(tl.events.size() == expected.size());
@@ -417,7 +435,8 @@ TEST_CASE("the engine refuses requests beyond its bounds, naming the field", "[p
              Catch::Contains("num_microbatches"));
   CHECK_THAT(messageOf([] { pipelineTasks(PipelineScheduleKind::GPipe, 1024, 2048); }), Catch::Contains("limit"));
   // jaxpp's own checks come first.
-  CHECK_THAT(messageOf([] { pipelineTasks(PipelineScheduleKind::DualPipeV, 2048, 10, 1024); }), Catch::Contains("n_mubatches=10"));
+  CHECK_THAT(messageOf([] { pipelineTasks(PipelineScheduleKind::DualPipeV, 2048, 10, 1024); }),
+             Catch::Contains("n_mubatches=10"));
 }
 
 TEST_CASE("DualPipeV S=16 M=64 is scheduled quickly", "[pipeline_schedule]") {
@@ -429,7 +448,11 @@ TEST_CASE("DualPipeV S=16 M=64 is scheduled quickly", "[pipeline_schedule]") {
 
 TEST_CASE("eval pipeline_schedule: fields, warnings and opt-in metrics", "[pipeline_schedule][eval]") {
   auto request = [](Json extra) {
-    Json r = {{"op", "pipeline_schedule"}, {"schedule", "Std1F1B"}, {"num_stages", 4}, {"num_microbatches", 8}, {"mpmd_dim", nullptr}};
+    Json r = {{"op", "pipeline_schedule"},
+              {"schedule", "Std1F1B"},
+              {"num_stages", 4},
+              {"num_microbatches", 8},
+              {"mpmd_dim", nullptr}};
     for (auto& [k, v] : extra.items()) r[k] = v;
     return r;
   };
@@ -454,7 +477,8 @@ TEST_CASE("eval pipeline_schedule: fields, warnings and opt-in metrics", "[pipel
   CHECK(unknown["ok"] == false);
   CHECK_THAT(unknown["error"]["message"].get<std::string>(), Catch::Contains("DualPipeV"));
 
-  const Json broken = evalRequest(request({{"schedule", "InterleavedGPipe"}, {"mpmd_dim", 2}, {"num_microbatches", 4}}));
+  const Json broken =
+      evalRequest(request({{"schedule", "InterleavedGPipe"}, {"mpmd_dim", 2}, {"num_microbatches", 4}}));
   REQUIRE(broken["ok"] == true);
   REQUIRE(broken.contains("warnings"));
   CHECK(broken["result"]["timeline_error"]["type"] == "KeyError");
