@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: what the schedule generators and the timeline share.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Task and schedule vocabulary, jaxpp's constructor checks, stage placement and the Python reprs
 // that jaxpp's messages embed.
 #include "shardscope/cost/pipeline_schedule.hpp"

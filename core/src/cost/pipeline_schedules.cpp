@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-schedule task generators: for each jaxpp schedule class, the rows its tasks(M) returns.
 // Slot grids (GPipe, Std1F1B, Eager1F1B, ZeroBubble, InterleavedGPipe) keep their gaps; the other
 // schedules give ordered lists.

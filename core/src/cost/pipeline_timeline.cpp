@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // From a schedule to a timeline: jaxpp's preprocessing (stage-0 BWD_I + BWD_W merge), its greedy
 // list scheduler over the linear-pipeline dependency graph, and the metrics read off a timeline.
 #include "pipeline_internal.hpp"
@@ -640,6 +641,26 @@ PipelineTimeline simulateTimeline(const PipelineScheduleSpec& spec, std::int64_t
   std::stable_sort(out.events.begin(), out.events.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
     return a.start != b.start ? a.start < b.start : a.end < b.end;
   });
+  return out;
+}
+
+std::vector<PipelineTask> taskDependencies(const PipelineTask& task, std::int64_t num_stages, bool partial_bwd) {
+  std::vector<PipelineTask> out;
+  const TaskType back = partial_bwd ? TaskType::BwdI : TaskType::Bwd;
+  auto add = [&](TaskType type, int stage) { out.push_back({type, task.microbatch, stage, 0.0, false}); };
+  switch (task.type) {
+  case TaskType::Fwd:
+    if (task.stage > 0) add(TaskType::Fwd, task.stage - 1);
+    break;
+  case TaskType::Bwd:
+  case TaskType::BwdI:
+    add(TaskType::Fwd, task.stage);
+    if (task.stage + 1 < num_stages) add(back, task.stage + 1);
+    break;
+  case TaskType::BwdW:
+    add(TaskType::BwdI, task.stage);
+    break;
+  }
   return out;
 }
 

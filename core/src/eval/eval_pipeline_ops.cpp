@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Eval op for jaxpp's pipeline schedules, in the request and result forms of
 // ../shared/golden/jaxpp-schedules-public.json (its `meta.ops.pipeline_schedule`).
 #include "eval_json.hpp"

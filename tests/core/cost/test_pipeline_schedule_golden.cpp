@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every public golden case of jaxpp's pipeline schedules (raw tasks, preprocessing, the list
 // scheduler's timeline, and the errors of each step), run through the eval interface and compared
 // whole.

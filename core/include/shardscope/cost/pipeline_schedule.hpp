@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pipeline schedules as NVIDIA jaxpp builds them (src/jaxpp/schedules.py), its preprocessing of a
 // schedule before execution, and its greedy list scheduler (jaxpp.core.reorder_nodes_with_schedule)
 // that turns the per-rank task orders into a timeline. Behaviour, outputs and error texts follow
@@ -158,6 +159,11 @@ struct PipelineTimeline {
 // KeyError on an unknown or repeated task. Without `latency` each task's own latency is used.
 PipelineTimeline simulateTimeline(const PipelineScheduleSpec& spec, std::int64_t num_microbatches,
                                   const ScheduleRows& preprocessed, const TaskLatencyFn& latency = {});
+
+// The tasks `task` waits for in the linear-pipeline graph simulateTimeline runs (same microbatch):
+// FWD(s) <- FWD(s-1); BWD|BWD_I(s) <- FWD(s), BWD|BWD_I(s+1); BWD_W(s) <- BWD_I(s). `partial_bwd`
+// is isPartialBwd of the schedule (its backward type is BWD_I, else BWD). Latencies are left at 0.
+std::vector<PipelineTask> taskDependencies(const PipelineTask& task, std::int64_t num_stages, bool partial_bwd);
 
 struct PipelineMetrics {
   double makespan = 0;
