@@ -17,6 +17,8 @@ std::string_view errorKindName(ErrorKind kind) {
     return "KeyError";
   case ErrorKind::IOError:
     return "OSError";
+  case ErrorKind::UnboundLocalError:
+    return "UnboundLocalError";
   }
   return "Error";
 }

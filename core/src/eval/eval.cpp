@@ -43,6 +43,9 @@ const std::map<std::string, EvalOp>& evalOps() {
       {"links", &evalLinks},
       {"hops", &evalHops},
       {"axis_report", &evalAxisReport},
+
+      // jaxpp pipeline schedules and their timelines (eval_pipeline_ops.cpp)
+      {"pipeline_schedule", opPipelineSchedule},
   };
   return ops;
 }

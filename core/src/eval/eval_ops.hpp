@@ -53,4 +53,7 @@ Json opAnalyze(const Json& request, EvalContext& context);
 Json opModelParams(const Json& request, EvalContext& context);
 Json opMemoryEstimate(const Json& request, EvalContext& context);
 
+// --- jaxpp pipeline schedules and their timelines (eval_pipeline_ops.cpp)
+Json opPipelineSchedule(const Json& request, EvalContext& context);
+
 } // namespace shardscope::eval

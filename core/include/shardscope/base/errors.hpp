@@ -9,7 +9,16 @@
 
 namespace shardscope {
 
-enum class ErrorKind { ValueError, NotImplementedError, AssertionError, TypeError, KeyError, IOError };
+enum class ErrorKind {
+  ValueError,
+  NotImplementedError,
+  AssertionError,
+  TypeError,
+  KeyError,
+  IOError,
+  // jaxpp reads an unassigned local in one corner (ZeroBubble with one stage)
+  UnboundLocalError
+};
 
 // The Python class name of a kind ("ValueError", ...), as the eval interface prints it.
 std::string_view errorKindName(ErrorKind kind);
