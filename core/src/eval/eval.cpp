@@ -15,6 +15,7 @@ const std::map<std::string, EvalOp>& evalOps() {
   static const std::map<std::string, EvalOp> ops = {
       // models and per-device memory (eval_model_ops.cpp)
       {"analyze", opAnalyze},
+      {"search", opSearch},
       {"model_params", opModelParams},
       {"memory_estimate", opMemoryEstimate},
 

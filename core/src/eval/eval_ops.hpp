@@ -48,6 +48,8 @@ Json evalAxisReport(const Json& request, EvalContext& context);
 
 // --- a whole workspace (eval_analysis_ops.cpp)
 Json opAnalyze(const Json& request, EvalContext& context);
+// --- which layout to run (eval_search_ops.cpp)
+Json opSearch(const Json& request, EvalContext& context);
 
 // --- models and per-device memory (eval_model_ops.cpp)
 Json opModelParams(const Json& request, EvalContext& context);
