@@ -11,10 +11,18 @@ namespace shardscope::analysis {
 
 namespace {
 
-// Product of the sizes of the named mesh axes that exist; absent names are reported once.
+// Product of the sizes of the named mesh axes that exist; absent names are reported once. A name
+// listed twice counts once (the workspace reader refuses it; a scenario edited in code may not).
 std::int64_t degreeOf(const std::vector<std::string>& names, const Mesh& mesh, const char* what, Analysis& out) {
   std::int64_t degree = 1;
-  for (const auto& name : names) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
+    if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), name) !=
+        names.begin() + static_cast<std::ptrdiff_t>(i)) {
+      note(out, Diagnostic::Severity::Warning, "memory", name,
+           std::string("the ") + what + " axis '" + name + "' is listed twice; it splits activations once");
+      continue;
+    }
     const auto size = mesh.axisSize(name);
     if (size == 0) {
       note(out, Diagnostic::Severity::Info, "memory", name,
@@ -69,7 +77,9 @@ void estimateDeviceMemory(const Scenario& scenario, const Model& model, const Sh
     } else {
       std::vector<int> batchAxes;
       for (const auto& name : scenario.training.batch_axes)
-        if (const int a = out.mesh.axisIndex(name); a >= 0) batchAxes.push_back(a);
+        if (const int a = out.mesh.axisIndex(name);
+            a >= 0 && std::find(batchAxes.begin(), batchAxes.end(), a) == batchAxes.end())
+          batchAxes.push_back(a);
       std::vector<Shape> slices;
       slices.reserve(plan.plans.size());
       for (const auto& p : plan.plans)

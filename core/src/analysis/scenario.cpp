@@ -3,7 +3,10 @@
 
 #include "base/json_input.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_fields.hpp"
 #include "shardscope/base/json_text.hpp"
+#include "shardscope/hardware/chips.hpp"
+#include "shardscope/hardware/link_graph.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -18,70 +21,18 @@ Scenario defaultScenario() { return Scenario{}; }
 
 namespace {
 
-// Reading helpers that name the full field path in every error.
-const Json* find(const Json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it == obj.end() || it->is_null() ? nullptr : &*it;
-}
-
-std::string readString(const Json& obj, const char* key, const std::string& where, std::string fallback) {
-  const Json* v = find(obj, key);
-  if (!v) return fallback;
-  if (!v->is_string()) throwValueError(where + "." + key + " must be a string");
-  return v->get<std::string>();
-}
-
-std::int64_t readInt(const Json& obj, const char* key, const std::string& where, std::int64_t fallback, std::int64_t lo,
-                     std::int64_t hi) {
-  const Json* v = find(obj, key);
-  if (!v) return fallback;
-  if (!v->is_number_integer()) throwValueError(where + "." + key + " must be an integer");
-  const auto x = v->get<std::int64_t>();
-  if (x < lo || x > hi)
-    throwValueError(where + "." + key + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
-                    ", got " + std::to_string(x));
-  return x;
-}
-
-bool readBool(const Json& obj, const char* key, const std::string& where, bool fallback) {
-  const Json* v = find(obj, key);
-  if (!v) return fallback;
-  if (!v->is_boolean()) throwValueError(where + "." + key + " must be true or false");
-  return v->get<bool>();
-}
-
-const Json& readObject(const Json& obj, const char* key, const std::string& where) {
-  static const Json empty = Json::object();
-  const Json* v = find(obj, key);
-  if (!v) return empty;
-  if (!v->is_object()) throwValueError(where + "." + key + " must be an object");
-  return *v;
-}
-
-std::vector<std::string> readStrings(const Json& obj, const char* key, const std::string& where,
-                                     std::vector<std::string> fallback) {
-  const Json* v = find(obj, key);
-  if (!v) return fallback;
-  if (!v->is_array()) throwValueError(where + "." + key + " must be a list of strings");
-  std::vector<std::string> out;
-  for (const auto& s : *v) {
-    if (!s.is_string()) throwValueError(where + "." + key + " must be a list of strings");
-    out.push_back(s.get<std::string>());
-  }
+template <class Enum, std::size_t N>
+std::vector<std::string_view> enumNames(const std::pair<const char*, Enum> (&names)[N]) {
+  std::vector<std::string_view> out;
+  for (const auto& [name, value] : names) out.emplace_back(name);
   return out;
 }
 
+// One of the names in `names`, by the reader's choice check (a misspelling gets a suggestion).
 template <class Enum, std::size_t N>
-Enum readEnum(const Json& obj, const char* key, const std::string& where, Enum fallback,
-              const std::pair<const char*, Enum> (&names)[N]) {
-  const Json* v = find(obj, key);
-  if (!v) return fallback;
-  std::string allowed;
-  for (const auto& [name, value] : names) {
-    if (v->is_string() && v->get<std::string>() == name) return value;
-    allowed += (allowed.empty() ? "" : ", ") + std::string(name);
-  }
-  throwValueError(where + "." + key + " must be one of " + allowed);
+Enum readEnum(const JsonField& field, Enum fallback, const std::pair<const char*, Enum> (&names)[N]) {
+  if (!field.present()) return fallback;
+  return names[field.toChoice(enumNames(names))].second;
 }
 
 template <class Enum, std::size_t N>
@@ -101,139 +52,145 @@ constexpr std::pair<const char*, AxisType> kAxisTypes[] = {
     {"Auto", AxisType::Auto}, {"Explicit", AxisType::Explicit}, {"Manual", AxisType::Manual}};
 
 constexpr std::int64_t kMaxAxisSize = 1 << 24; // far beyond any pod, small enough that products stay exact
+constexpr std::int64_t kMaxTopologyDim = 4096;
+constexpr NumberRange kLinkBandwidthRange{kMinLinkBandwidth, kMaxLinkBandwidth};
+constexpr NumberRange kLinkLatencyRange{0, kMaxLinkLatency};
 
-TopologySpec readTopology(const Json& t) {
-  const std::string where = "topology";
+// A section of the workspace: absent or null is the defaults, anything else must be an object
+// with only the section's keys.
+bool section(const JsonField& field, const std::vector<std::string_view>& known) {
+  if (!field.present()) return false;
+  field.checkKeys(known);
+  return true;
+}
+
+TopologySpec readTopology(const JsonField& t) {
   TopologySpec spec;
-  spec.chip = readString(t, "chip", where, spec.chip);
-  if (const Json* shape = find(t, "shape")) {
-    if (!shape->is_array() || shape->empty() || shape->size() > 3)
-      throwValueError("topology.shape must be a list of 1 to 3 positive integers");
+  if (!section(t, {"chip", "shape", "slices", "cores_per_chip", "interleaved_gpu_ids", "device_kind", "host_block"}))
+    return spec;
+  spec.chip = t["chip"].stringOr(spec.chip);
+  if (const JsonField shape = t["shape"]; shape.present()) {
+    const auto dims = shape.toInts({1, kMaxTopologyDim});
+    if (dims.empty() || dims.size() > 3) shape.fail("must list 1 to 3 dimensions, got " + std::to_string(dims.size()));
     std::array<int, 3> s{1, 1, 1};
-    for (std::size_t i = 0; i < shape->size(); ++i) {
-      const Json& d = (*shape)[i];
-      if (!d.is_number_integer() || d.get<std::int64_t>() < 1 || d.get<std::int64_t>() > 4096)
-        throwValueError("topology.shape[" + std::to_string(i) + "] must be an integer between 1 and 4096");
-      s[i] = static_cast<int>(d.get<std::int64_t>());
-    }
+    for (std::size_t i = 0; i < dims.size(); ++i) s[i] = static_cast<int>(dims[i]);
     spec.shape = s;
+    if (const ChipSpec* chip = findChip(spec.chip); chip && chip->torus_dims == 2 && s[2] != 1)
+      shape[2].fail("must be 1: " + chip->key + " is a 2-D torus, got " + std::to_string(s[2]));
   }
-  spec.slices = static_cast<int>(readInt(t, "slices", where, spec.slices, 1, 1024));
-  spec.cores_per_chip = static_cast<int>(readInt(t, "cores_per_chip", where, spec.cores_per_chip, 0, 8));
-  spec.interleaved_gpu_ids = readBool(t, "interleaved_gpu_ids", where, spec.interleaved_gpu_ids);
-  spec.device_kind_override = readString(t, "device_kind", where, spec.device_kind_override);
-  if (const Json* hb = find(t, "host_block")) {
-    if (!hb->is_array() || hb->size() != 3) throwValueError("topology.host_block must be [x, y, z]");
-    for (std::size_t i = 0; i < 3; ++i) {
-      if (!(*hb)[i].is_number_integer() || (*hb)[i].get<std::int64_t>() < 0 || (*hb)[i].get<std::int64_t>() > 4096)
-        throwValueError("topology.host_block[" + std::to_string(i) + "] must be an integer between 0 and 4096");
-      spec.host_block[i] = static_cast<int>((*hb)[i].get<std::int64_t>());
-    }
+  spec.slices = t["slices"].present() ? t["slices"].toInt32({1, 1024}) : spec.slices;
+  spec.cores_per_chip = t["cores_per_chip"].present() ? t["cores_per_chip"].toInt32({0, 8}) : spec.cores_per_chip;
+  spec.interleaved_gpu_ids = t["interleaved_gpu_ids"].boolOr(spec.interleaved_gpu_ids);
+  spec.device_kind_override = t["device_kind"].stringOr(spec.device_kind_override);
+  if (const JsonField hb = t["host_block"]; hb.present()) {
+    const auto dims = hb.toInts({0, kMaxTopologyDim});
+    if (dims.size() != 3) hb.fail("must be [x, y, z], got " + std::to_string(dims.size()) + " numbers");
+    for (std::size_t i = 0; i < 3; ++i) spec.host_block[i] = static_cast<int>(dims[i]);
   }
   return spec;
 }
 
-MeshConfig readMesh(const Json& m) {
+// A mesh axis size: positive, or -1 for "the rest"; absent is 1.
+std::int64_t axisSize(const JsonField& field) {
+  const std::int64_t size = field.intOr(1, {kAnyInt.min, kMaxAxisSize});
+  if (size < 1 && size != -1) field.fail("must be positive or -1, got " + std::to_string(size));
+  return size;
+}
+
+MeshConfig readMesh(const JsonField& m) {
   MeshConfig mesh;
-  if (const Json* axes = find(m, "axes")) {
-    if (!axes->is_array()) throwValueError("mesh.axes must be a list of axis objects");
-    if (axes->size() > 64)
-      throwValueError("mesh.axes has " + std::to_string(axes->size()) + " axes; at most 64 are supported");
+  if (!section(m, {"axes", "allow_split_physical_axes", "contiguous_submeshes"})) return mesh;
+  if (const JsonField axes = m["axes"]; axes.present()) {
+    const Json& list = axes.toArray("a list of axis objects");
+    if (list.size() > 64)
+      throwValueError("mesh.axes has " + std::to_string(list.size()) + " axes; at most 64 are supported");
     mesh.axes.clear();
-    for (std::size_t i = 0; i < axes->size(); ++i) {
-      const std::string where = "mesh.axes[" + std::to_string(i) + "]";
-      const Json& a = (*axes)[i];
-      if (!a.is_object()) throwValueError(where + " must be an object with name, ici, dcn");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const JsonField a = axes[i];
+      a.toObject("an object with name, ici, dcn and type");
+      a.checkKeys({"name", "ici", "dcn", "type"});
       MeshAxis axis;
-      axis.name = readString(a, "name", where, "");
-      if (axis.name.empty()) throwValueError(where + ".name must be a non-empty string");
-      axis.ici = readInt(a, "ici", where, 1, -1, kMaxAxisSize);
-      if (axis.ici == 0) throwValueError(where + ".ici must be positive or -1");
-      axis.dcn = readInt(a, "dcn", where, 1, -1, kMaxAxisSize);
-      if (axis.dcn == 0) throwValueError(where + ".dcn must be positive or -1");
-      axis.type = readEnum(a, "type", where, AxisType::Explicit, kAxisTypes);
+      axis.name = a["name"].toNonEmptyString();
+      axis.ici = axisSize(a["ici"]);
+      axis.dcn = axisSize(a["dcn"]);
+      axis.type = readEnum(a["type"], AxisType::Explicit, kAxisTypes);
       mesh.axes.push_back(std::move(axis));
     }
   }
-  mesh.allow_split_physical_axes = readBool(m, "allow_split_physical_axes", "mesh", mesh.allow_split_physical_axes);
-  mesh.contiguous_submeshes = readBool(m, "contiguous_submeshes", "mesh", mesh.contiguous_submeshes);
+  mesh.allow_split_physical_axes = m["allow_split_physical_axes"].boolOr(mesh.allow_split_physical_axes);
+  mesh.contiguous_submeshes = m["contiguous_submeshes"].boolOr(mesh.contiguous_submeshes);
   return mesh;
 }
 
-ModelChoice readModel(const Json& m) {
+ModelChoice readModel(const JsonField& m) {
   ModelChoice model;
-  model.preset = readString(m, "preset", "model", find(m, "path") || find(m, "params") ? "" : model.preset);
-  model.path = readString(m, "path", "model", "");
-  if (const Json* p = find(m, "params")) {
-    if (!p->is_array()) throwValueError("model.params must be a list of {path, shape, dtype}");
-    model.inline_params = *p;
-  }
+  if (!section(m, {"preset", "path", "params"})) return model;
+  // One source of parameters: a preset, a file or an inline list.
+  const char* given[3] = {};
+  int count = 0;
+  for (const char* key : {"preset", "path", "params"})
+    if (m[key].present()) given[count++] = key;
+  if (count > 1)
+    m.fail(std::string("gives both '") + given[0] + "' and '" + given[1] + "'; give one of preset, path or params");
+  model.preset = m["preset"].stringOr(count == 0 ? model.preset : "");
+  model.path = m["path"].stringOr("");
+  if (const JsonField p = m["params"]; p.present()) model.inline_params = p.toArray("a list of {path, shape, dtype}");
   return model;
 }
 
-RulesChoice readRules(const Json& r) {
+RulesChoice readRules(const JsonField& r) {
   RulesChoice rules;
-  const Json* list = find(r, "rules");
+  if (!section(r, {"preset", "rules"})) return rules;
+  const JsonField list = r["rules"];
   // Given rules without a preset stand alone; with a preset they are tried first.
-  rules.preset = readString(r, "preset", "rules", list ? "" : rules.preset);
-  if (list) {
-    if (!list->is_array()) throwValueError("rules.rules must be a list of [regex, spec] pairs");
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      const Json& pair = (*list)[i];
-      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string())
-        throwValueError("rules.rules[" + std::to_string(i) + "] must be [regex, spec]");
-      rules.rules.emplace_back(pair[0].get<std::string>(), pair[1]);
+  rules.preset = r["preset"].stringOr(list.present() ? "" : rules.preset);
+  if (list.present()) {
+    const Json& pairs = list.toArray("a list of [regex, spec] pairs");
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const JsonField pair = list[i];
+      if (pair.toArray("a [regex, spec] pair").size() != 2)
+        pair.fail("must be a [regex, spec] pair, got a list of " + std::to_string(pair.json().size()));
+      rules.rules.emplace_back(pair[0].annotated("the regex").toString(), pair.json()[1]);
     }
   }
   return rules;
 }
 
-TrainingOptions readTraining(const Json& t) {
-  const std::string w = "training";
+TrainingOptions readTraining(const JsonField& t) {
   TrainingOptions o;
-  constexpr std::int64_t big = std::int64_t{1} << 40;
-  o.workload = readEnum(t, "workload", w, o.workload, kWorkloads);
-  o.param_dtype = readString(t, "param_dtype", w, o.param_dtype);
-  o.optimizer = readEnum(t, "optimizer", w, o.optimizer, kOptimizers);
-  o.master_weights_fp32 = readBool(t, "master_weights_fp32", w, o.master_weights_fp32);
-  o.zero_stage = static_cast<int>(readInt(t, "zero_stage", w, o.zero_stage, 0, 2));
-  o.micro_batch = readInt(t, "micro_batch", w, o.micro_batch, 1, big);
-  o.seq_len = readInt(t, "seq_len", w, o.seq_len, 1, big);
-  o.recompute = readEnum(t, "recompute", w, o.recompute, kRecompute);
-  o.batch_axes = readStrings(t, "batch_axes", w, o.batch_axes);
-  o.seq_axes = readStrings(t, "seq_axes", w, o.seq_axes);
-  o.serve_batch = readInt(t, "serve_batch", w, o.serve_batch, 1, big);
-  o.context_len = readInt(t, "context_len", w, o.context_len, 1, big);
-  o.kv_dtype = readString(t, "kv_dtype", w, o.kv_dtype);
-  if (const Json* h = find(t, "hbm_bytes")) {
-    if (!h->is_number() || h->get<double>() <= 0 || h->get<double>() > 1e15)
-      throwValueError("training.hbm_bytes must be a positive number of bytes (at most 1e15)");
-    o.hbm_bytes_override = h->get<double>();
-  }
+  if (!section(t,
+               {"workload", "param_dtype", "optimizer", "master_weights_fp32", "zero_stage", "micro_batch", "seq_len",
+                "recompute", "batch_axes", "seq_axes", "serve_batch", "context_len", "kv_dtype", "hbm_bytes"}))
+    return o;
+  constexpr IntRange count{1, std::int64_t{1} << 40};
+  o.workload = readEnum(t["workload"], o.workload, kWorkloads);
+  o.param_dtype = t["param_dtype"].stringOr(o.param_dtype);
+  o.optimizer = readEnum(t["optimizer"], o.optimizer, kOptimizers);
+  o.master_weights_fp32 = t["master_weights_fp32"].boolOr(o.master_weights_fp32);
+  o.zero_stage = static_cast<int>(t["zero_stage"].intOr(o.zero_stage, {0, 2}));
+  o.micro_batch = t["micro_batch"].intOr(o.micro_batch, count);
+  o.seq_len = t["seq_len"].intOr(o.seq_len, count);
+  o.recompute = readEnum(t["recompute"], o.recompute, kRecompute);
+  // An axis listed twice would split activations twice.
+  for (const char* key : {"batch_axes", "seq_axes"})
+    if (t[key].present()) t[key].checkUniqueStrings();
+  o.batch_axes = t["batch_axes"].stringsOr(o.batch_axes);
+  o.seq_axes = t["seq_axes"].stringsOr(o.seq_axes);
+  o.serve_batch = t["serve_batch"].intOr(o.serve_batch, count);
+  o.context_len = t["context_len"].intOr(o.context_len, count);
+  o.kv_dtype = t["kv_dtype"].stringOr(o.kv_dtype);
+  if (auto hbm = t["hbm_bytes"].optionalNumber({0, 1e15, true, false})) o.hbm_bytes_override = *hbm;
   return o;
 }
 
-LinkOverrides readLinks(const Json& l) {
+LinkOverrides readLinks(const JsonField& l) {
   LinkOverrides o;
-  static const char* const kKnown[] = {"ici_bandwidth", "ici_latency", "uplink_bandwidth", "uplink_latency", "twisted"};
-  for (const auto& [key, value] : l.items())
-    if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown))
-      throwValueError("links." + key +
-                      " is not a link setting (ici_bandwidth, ici_latency, uplink_bandwidth, uplink_latency, twisted)");
-  // Positive and finite; bandwidths up to 1e15 B/s, latencies up to an hour.
-  const auto number = [&](const char* key, double limit) -> std::optional<double> {
-    const Json* v = find(l, key);
-    if (!v) return std::nullopt;
-    if (!v->is_number() || !(v->get<double>() > 0) || v->get<double>() > limit)
-      throwValueError(std::string("links.") + key + " must be a positive number (at most " + dumpJson(Json(limit)) +
-                      ")");
-    return v->get<double>();
-  };
-  o.ici_bandwidth = number("ici_bandwidth", 1e15);
-  o.ici_latency = number("ici_latency", 3600);
-  o.uplink_bandwidth = number("uplink_bandwidth", 1e15);
-  o.uplink_latency = number("uplink_latency", 3600);
-  o.twisted = readBool(l, "twisted", "links", false);
+  if (!section(l, {"ici_bandwidth", "ici_latency", "uplink_bandwidth", "uplink_latency", "twisted"})) return o;
+  o.ici_bandwidth = l["ici_bandwidth"].optionalNumber(kLinkBandwidthRange);
+  o.ici_latency = l["ici_latency"].optionalNumber(kLinkLatencyRange);
+  o.uplink_bandwidth = l["uplink_bandwidth"].optionalNumber(kLinkBandwidthRange);
+  o.uplink_latency = l["uplink_latency"].optionalNumber(kLinkLatencyRange);
+  o.twisted = l["twisted"].boolOr(false);
   return o;
 }
 
@@ -306,19 +263,21 @@ Json scenarioToJson(const Scenario& s) {
 }
 
 Scenario scenarioFromJson(const Json& j) {
-  if (!j.is_object()) throwValueError("a scenario must be a JSON object");
-  if (const Json* f = find(j, "format"); f && (!f->is_string() || f->get<std::string>() != "shardscope-scenario"))
-    throwValueError("format must be \"shardscope-scenario\"");
-  if (const Json* v = find(j, "version"); v && (!v->is_number_integer() || v->get<std::int64_t>() != 1))
-    throwValueError("version must be 1 (this Shardscope reads version 1 workspaces)");
+  const JsonField ws = fileFields(j, "", "the workspace");
+  ws.toObject("a JSON object");
+  ws.checkKeys({"format", "version", "name", "topology", "mesh", "model", "rules", "training", "links"});
+  if (const JsonField f = ws["format"]; f.present() && (!f.json().is_string() || f.json() != "shardscope-scenario"))
+    f.fail("must be \"shardscope-scenario\", got " + jsonRepr(f.json()));
+  if (const JsonField v = ws["version"]; v.present() && (!v.json().is_number_integer() || v.json() != 1))
+    v.fail("must be 1 (this Shardscope reads version 1 workspaces), got " + jsonRepr(v.json()));
   Scenario s;
-  s.name = readString(j, "name", "scenario", s.name);
-  s.topology = readTopology(readObject(j, "topology", "scenario"));
-  s.mesh = readMesh(readObject(j, "mesh", "scenario"));
-  s.model = readModel(readObject(j, "model", "scenario"));
-  s.rules = readRules(readObject(j, "rules", "scenario"));
-  s.training = readTraining(readObject(j, "training", "scenario"));
-  s.links = readLinks(readObject(j, "links", "scenario"));
+  s.name = ws["name"].stringOr(s.name);
+  s.topology = readTopology(ws["topology"]);
+  s.mesh = readMesh(ws["mesh"]);
+  s.model = readModel(ws["model"]);
+  s.rules = readRules(ws["rules"]);
+  s.training = readTraining(ws["training"]);
+  s.links = readLinks(ws["links"]);
   return s;
 }
 

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shardscope/base/json_text.hpp"
 
+#include "base/quoted_text.hpp"
 #include "shardscope/base/errors.hpp"
+
+#include <unordered_set>
+#include <vector>
 
 namespace shardscope {
 
@@ -32,11 +36,12 @@ bool deeperThan(std::string_view text, int limit) {
 }
 } // namespace
 
-Json parseJsonText(std::string_view text, std::string_view what) {
+namespace {
+Json parseChecked(std::string_view text, std::string_view what, const Json::parser_callback_t& callback) {
   if (deeperThan(text, kMaxJsonDepth))
     throwValueError(std::string(what) + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   try {
-    return Json::parse(text.begin(), text.end(), nullptr, true, false);
+    return Json::parse(text.begin(), text.end(), callback, true, false);
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann's text quotes the offending bytes, which may not be UTF-8; keep only the 1-based
     // position of the byte where parsing failed (end of input counts as one past the last byte).
@@ -44,6 +49,32 @@ Json parseJsonText(std::string_view text, std::string_view what) {
   } catch (const nlohmann::json::out_of_range&) {
     throwValueError(std::string(what) + " is not valid JSON (a number is too large to represent)");
   }
+}
+} // namespace
+
+Json parseJsonText(std::string_view text, std::string_view what) { return parseChecked(text, what, nullptr); }
+
+Json parseJsonTextUniqueKeys(std::string_view text, std::string_view what) {
+  // The keys seen so far in each object being read, innermost last: keys only ever belong to the
+  // innermost open object.
+  std::vector<std::unordered_set<std::string>> open;
+  return parseChecked(text, what, [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+    case Json::parse_event_t::object_start:
+      open.emplace_back();
+      break;
+    case Json::parse_event_t::object_end:
+      open.pop_back();
+      break;
+    case Json::parse_event_t::key:
+      if (!open.back().insert(parsed.get<std::string>()).second)
+        throwValueError(std::string(what) + " names key " + shardscope::quoted(parsed.get<std::string>()) + " twice");
+      break;
+    default:
+      break;
+    }
+    return true;
+  });
 }
 
 std::string dumpJson(const Json& json, int indent) {

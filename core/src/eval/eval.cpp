@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shardscope/eval/eval.hpp"
 
+#include "base/json_input.hpp"
+#include "base/quoted_text.hpp"
 #include "eval_ops.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_fields.hpp"
 #include "shardscope/base/json_text.hpp"
 
 #include <algorithm>
@@ -65,15 +68,23 @@ Json failure(std::string_view type, const std::string& message) {
 Json evalRequest(const Json& request) {
   try {
     if (!request.is_object()) return failure("ValueError", "request must be a JSON object");
-    auto opIt = request.find("op");
-    if (opIt == request.end() || !opIt->is_string())
-      return failure("ValueError", "missing field 'op' (a string naming the operation)");
+    const JsonField op = requestFields(request)["op"];
+    if (!op.present()) op.fail("is missing (a string naming the operation)");
+    if (!op.json().is_string()) op.fail("must be a string naming the operation, got " + jsonRepr(op.json()));
+    const std::string name = op.json().get<std::string>();
     const auto& ops = eval::evalOps();
-    auto found = ops.find(opIt->get<std::string>());
+    auto found = ops.find(name);
     if (found == ops.end()) {
       std::string known;
-      for (const auto& [name, fn] : ops) known += (known.empty() ? "" : ", ") + name;
-      return failure("ValueError", "unknown op '" + opIt->get<std::string>() + "'; known ops: " + known);
+      std::vector<std::string_view> names;
+      for (const auto& [opName, fn] : ops) {
+        known += (known.empty() ? "" : ", ") + opName;
+        names.push_back(opName);
+      }
+      const std::string guess = closestKey(name, names);
+      return failure("ValueError", "unknown op " + shardscope::quoted(name) +
+                                       (guess.empty() ? "" : " (did you mean '" + guess + "'?)") +
+                                       "; known ops: " + known);
     }
     eval::EvalContext context;
     Json result = found->second(request, context);

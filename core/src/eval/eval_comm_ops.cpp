@@ -18,80 +18,61 @@ namespace {
 // Requests are bounded by their own size, but a few fields would multiply work: cap them.
 constexpr std::size_t kMaxPairs = 1'000'000;
 
-// A number >= 0; `where` is the enclosing field ("" at top level) for messages.
-double numberField(const Json& object, const char* name, const char* where) {
-  const std::string field = *where ? std::string(where) + "." + name : std::string(name);
-  auto it = object.find(name);
-  if (it == object.end()) throwValueError("missing field '" + field + "'");
-  const Json& v = *it;
-  if (!v.is_number()) throwValueError("field '" + field + "' must be a number, got " + v.type_name());
-  const double x = v.get<double>();
-  if (!std::isfinite(x) || x < 0) throwValueError("field '" + field + "' must be a finite number >= 0");
-  return x;
-}
+constexpr NumberRange kNonNegative{0};
+constexpr NumberRange kBandwidth{kMinLinkBandwidth, kMaxLinkBandwidth};
+constexpr NumberRange kLatency{0, kMaxLinkLatency};
 
-std::array<int, 3> dims3(const Json& value, const char* what) {
-  const Shape s = intList(value, what);
-  if (s.empty() || s.size() > 3) throwValueError(std::string("field '") + what + "' must list 1 to 3 integers");
+// A list of 1 to 3 sizes, padded with 1s.
+std::array<int, 3> dims3(const JsonField& field, IntRange range) {
+  const Shape s = field.toInts(range);
+  if (s.empty() || s.size() > 3) field.fail("must list 1 to 3 integers, got " + std::to_string(s.size()));
   std::array<int, 3> out{1, 1, 1};
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] < 0 || s[i] > kMaxTopologyDevices)
-      throwValueError(std::string("field '") + what + "' has an out-of-range entry");
-    out[i] = static_cast<int>(s[i]);
-  }
+  for (std::size_t i = 0; i < s.size(); ++i) out[i] = static_cast<int>(s[i]);
   return out;
 }
 
-// "topology": "v4:4x4x8" or {"chip", "shape", "slices", "cores_per_chip", "host_block"}.
+// "topology": "v4:4x4x8" or {"chip", "shape", "slices", "cores_per_chip", "host_block", "interleaved_gpu_ids"}.
 TopologySpec parseTopologyField(const Json& request) {
-  const Json& t = requireField(request, "topology");
-  if (t.is_string()) return parseTopology(t.get<std::string>());
-  if (!t.is_object())
-    throwValueError("field 'topology' must be a string like \"v4:4x4x8\" or an object with 'chip' and 'shape'");
+  const JsonField t = fields(request)["topology"];
+  if (t.present() && t.json().is_string()) return parseTopology(t.json().get<std::string>());
+  t.toObject("a string like \"v4:4x4x8\" or an object with 'chip' and 'shape'");
+  t.checkKeys({"chip", "shape", "slices", "cores_per_chip", "host_block", "interleaved_gpu_ids"});
   TopologySpec spec;
-  spec.chip = stringField(t, "chip");
-  if (!findChip(spec.chip)) throwValueError("field 'topology.chip': unknown chip '" + spec.chip + "'");
+  spec.chip = t["chip"].toString();
+  if (!findChip(spec.chip)) {
+    std::vector<std::string_view> keys;
+    for (const auto& chip : chipCatalog()) keys.push_back(chip.key);
+    t["chip"].toChoice(keys); // throws: names the known chips and the closest one
+  }
   spec.chip = findChip(spec.chip)->key;
-  spec.shape = dims3(requireField(t, "shape"), "topology.shape");
-  if (t.contains("slices"))
-    spec.slices = static_cast<int>(std::clamp<std::int64_t>(intField(t, "slices"), -1, kMaxTopologyDevices));
-  if (t.contains("cores_per_chip"))
-    spec.cores_per_chip = static_cast<int>(std::clamp<std::int64_t>(intField(t, "cores_per_chip"), -1, 64));
-  if (t.contains("host_block")) spec.host_block = dims3(t.at("host_block"), "topology.host_block");
-  spec.interleaved_gpu_ids = boolField(t, "interleaved_gpu_ids", false);
+  spec.shape = dims3(t["shape"], {1, kMaxTopologyDevices});
+  spec.slices = static_cast<int>(t["slices"].intOr(spec.slices, {1, kMaxTopologyDevices}));
+  spec.cores_per_chip = static_cast<int>(t["cores_per_chip"].intOr(spec.cores_per_chip, {0, 64}));
+  if (t["host_block"].present()) spec.host_block = dims3(t["host_block"], {0, kMaxTopologyDevices});
+  spec.interleaved_gpu_ids = t["interleaved_gpu_ids"].boolOr(false);
   return spec;
 }
 
 // Optional "link_params": every field overrides the chip's default.
 LinkParams parseLinkParams(const Json& request, const TopologySpec& spec) {
   LinkParams p = defaultLinkParams(*findChip(spec.chip));
-  auto it = request.find("link_params");
-  if (it == request.end() || it->is_null()) return p;
-  const Json& o = *it;
-  if (!o.is_object()) throwValueError("field 'link_params' must be an object");
-  static const std::set<std::string> known{"ici_bandwidth", "ici_latency", "uplink_bandwidth", "uplink_latency",
-                                           "wrap",          "twisted",     "nvlink_domain"};
-  for (const auto& [key, value] : o.items())
-    if (!known.count(key)) throwValueError("field 'link_params' has unknown key '" + key + "'");
-  if (o.contains("ici_bandwidth")) p.ici_bandwidth = numberField(o, "ici_bandwidth", "link_params");
-  if (o.contains("ici_latency")) p.ici_latency = numberField(o, "ici_latency", "link_params");
-  if (o.contains("uplink_bandwidth")) p.uplink_bandwidth = numberField(o, "uplink_bandwidth", "link_params");
-  if (o.contains("uplink_latency")) p.uplink_latency = numberField(o, "uplink_latency", "link_params");
-  if (present(o, "wrap")) {
-    const Json& w = o.at("wrap");
-    if (!w.is_array() || w.empty() || w.size() > 3)
-      throwValueError("field 'link_params.wrap' must list 1 to 3 booleans");
+  const JsonField o = fields(request)["link_params"];
+  if (!o.present()) return p;
+  o.checkKeys(
+      {"ici_bandwidth", "ici_latency", "uplink_bandwidth", "uplink_latency", "wrap", "twisted", "nvlink_domain"});
+  p.ici_bandwidth = o["ici_bandwidth"].numberOr(p.ici_bandwidth, kBandwidth);
+  p.ici_latency = o["ici_latency"].numberOr(p.ici_latency, kLatency);
+  p.uplink_bandwidth = o["uplink_bandwidth"].numberOr(p.uplink_bandwidth, kBandwidth);
+  p.uplink_latency = o["uplink_latency"].numberOr(p.uplink_latency, kLatency);
+  if (const JsonField w = o["wrap"]; w.present()) {
+    const Json& list = w.toArray("a list of 1 to 3 booleans");
+    if (list.empty() || list.size() > 3) w.fail("must list 1 to 3 booleans, got " + std::to_string(list.size()));
     std::array<bool, 3> wrap{false, false, false};
-    for (std::size_t i = 0; i < w.size(); ++i) {
-      if (!w[i].is_boolean()) throwValueError("field 'link_params.wrap' must list booleans");
-      wrap[i] = w[i].get<bool>();
-    }
+    for (std::size_t i = 0; i < list.size(); ++i) wrap[i] = w[i].toBool();
     p.wrap = wrap;
   }
-  p.twisted = boolField(o, "twisted", false);
-  if (o.contains("nvlink_domain"))
-    p.nvlink_domain = static_cast<int>(std::clamp<std::int64_t>(intField(o, "nvlink_domain"), -1, 1 << 20));
-  if (p.nvlink_domain < 0) throwValueError("field 'link_params.nvlink_domain' must be >= 0");
+  p.twisted = o["twisted"].boolOr(false);
+  p.nvlink_domain = static_cast<int>(o["nvlink_domain"].intOr(p.nvlink_domain, {0, 1 << 20}));
   return p;
 }
 
@@ -142,13 +123,13 @@ Json evalLinks(const Json& request, EvalContext&) {
 
 Json evalHops(const Json& request, EvalContext&) {
   const auto g = graphFor(request);
-  const Json& pairs = requireField(request, "pairs");
-  if (!pairs.is_array()) throwValueError("field 'pairs' must be a list of [device_id, device_id]");
+  const JsonField pairsField = fields(request)["pairs"];
+  const Json& pairs = pairsField.toArray("a list of [device_id, device_id]");
   if (pairs.size() > kMaxPairs)
     throwValueError("field 'pairs' holds more than " + std::to_string(kMaxPairs) + " pairs");
   Json hops = Json::array();
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const Shape ab = intList(pairs[i], "pairs[]");
+    const Shape ab = pairsField[i].toInts();
     if (ab.size() != 2) throwValueError("field 'pairs[" + std::to_string(i) + "]' must hold two device ids");
     const int a = g->nodeOfDevice(ab[0]), b = g->nodeOfDevice(ab[1]);
     if (a < 0 || b < 0)
@@ -168,8 +149,10 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
   if (m.is_string()) {
     axes = parseMeshAxes(m.get<std::string>(), deviceCount);
   } else if (m.is_object()) {
-    axes.names = stringList(requireField(m, "axis_names"), "mesh.axis_names");
-    axes.sizes = intList(requireField(m, "axis_sizes"), "mesh.axis_sizes");
+    const JsonField mesh = fields(request)["mesh"];
+    mesh.checkKeys({"axis_names", "axis_sizes"});
+    axes.names = mesh["axis_names"].toStrings();
+    axes.sizes = mesh["axis_sizes"].toInts();
     if (axes.names.size() != axes.sizes.size())
       throwValueError("field 'mesh': axis_names and axis_sizes differ in length");
     std::string text;
@@ -196,17 +179,15 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
   } else {
     for (std::size_t a = 0; a < axes.names.size(); ++a) which.push_back(static_cast<int>(a));
   }
-  std::optional<double> bytes;
-  if (present(request, "bytes")) bytes = numberField(request, "bytes", "");
+  const std::optional<double> bytes = fields(request)["bytes"].optionalNumber(kNonNegative);
   const bool withGroups = boolField(request, "groups", false);
   if (withGroups && deviceCount > 4096) {
     context.warnings.push_back("'groups' is limited to topologies of at most 4096 devices; groups left out");
   }
-  const Json* fsdp = nullptr;
-  if (auto it = request.find("fsdp"); it != request.end() && !it->is_null()) {
-    if (!it->is_object())
-      throwValueError("field 'fsdp' must be an object with layer_param_bytes, layer_grad_bytes, layers");
-    fsdp = &*it;
+  const JsonField fsdp = fields(request)["fsdp"];
+  if (fsdp.present()) {
+    fsdp.toObject("an object with layer_param_bytes, layer_grad_bytes, layers");
+    fsdp.checkKeys({"layer_param_bytes", "layer_grad_bytes", "layers"});
   }
 
   Json axesOut = Json::array();
@@ -231,12 +212,10 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
     j["physical_axes"] = r.physical_axes;
     j["physical_extent_sum"] = r.physical_extent_sum;
     if (bytes) j["collectives"] = collectivesJson(r, *bytes);
-    if (fsdp) {
-      const double paramBytes = numberField(*fsdp, "layer_param_bytes", "fsdp");
-      const double gradBytes =
-          fsdp->contains("layer_grad_bytes") ? numberField(*fsdp, "layer_grad_bytes", "fsdp") : paramBytes;
-      const auto layers = fsdp->contains("layers") ? intField(*fsdp, "layers") : 1;
-      if (layers < 0 || layers > 1'000'000) throwValueError("field 'fsdp.layers' must be between 0 and 1000000");
+    if (fsdp.present()) {
+      const double paramBytes = fsdp["layer_param_bytes"].toNumber(kNonNegative);
+      const double gradBytes = fsdp["layer_grad_bytes"].numberOr(paramBytes, kNonNegative);
+      const auto layers = fsdp["layers"].intOr(1, {0, 1'000'000});
       const auto f = fsdpCommCost(r, paramBytes, gradBytes, static_cast<int>(layers));
       j["fsdp"] = {{"layer_all_gather_seconds", f.layer_all_gather_seconds},
                    {"layer_reduce_scatter_seconds", f.layer_reduce_scatter_seconds},

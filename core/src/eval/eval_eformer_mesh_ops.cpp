@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Eval ops for eformer's mesh creation and jaxpp's MpmdMesh, in the request and result forms of
 // ../shared/golden/eformer-jaxpp-public.json (its `meta.ops`).
+#include "base/json_input.hpp"
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
 #include "shardscope/mesh/eformer_mesh.hpp"
@@ -19,16 +20,10 @@ constexpr std::size_t kMaxMeshAxes = 32;
 // jax.process_count() of the simulated runtime (meta: simulated_runtime); the current process is 0.
 SimulatedRuntime runtimeFrom(const Json& request) {
   SimulatedRuntime runtime;
-  if (present(request, "process_count")) {
-    runtime.process_count = intField(request, "process_count");
-    if (runtime.process_count < 1)
-      throwValueError("field 'process_count' must be at least 1, got " + std::to_string(runtime.process_count));
-  }
+  const JsonField r = fields(request);
+  runtime.process_count = r["process_count"].intOr(runtime.process_count, kPositiveInt);
   // Not in the golden protocol: lets a caller model MEGASCALE_NUM_SLICES (unset by default).
-  if (present(request, "megascale_num_slices")) {
-    runtime.megascale_num_slices = intField(request, "megascale_num_slices");
-    if (*runtime.megascale_num_slices < 1) throwValueError("field 'megascale_num_slices' must be at least 1");
-  }
+  if (auto slices = r["megascale_num_slices"].optionalInt(kPositiveInt)) runtime.megascale_num_slices = *slices;
   return runtime;
 }
 
@@ -157,15 +152,12 @@ Json opMpmdMesh(const Json& request, EvalContext&) {
     throwValueError("field 'mesh_axes' has more than " + std::to_string(kMaxMeshAxes) + " axes");
   Mesh mesh;
   Shape shape;
+  const JsonField axesField = fields(request)["mesh_axes"];
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    const Json& a = axes[i];
-    const std::string where = "mesh_axes[" + std::to_string(i) + "]";
-    if (!a.is_array() || a.size() != 2 || !a[0].is_string() || !a[1].is_number_integer())
-      throwValueError("field '" + where + "' must be a [name, size] pair");
-    const auto size = a[1].get<std::int64_t>();
-    if (size < 0) throwValueError("field '" + where + "' has a negative size");
-    mesh.axis_names.push_back(a[0].get<std::string>());
-    shape.push_back(size);
+    const JsonField a = axesField[i];
+    if (!a.json().is_array() || a.json().size() != 2) a.fail("must be a [name, size] pair, got " + jsonRepr(a.json()));
+    mesh.axis_names.push_back(a[0].toString());
+    shape.push_back(a[1].toInt(kNonNegativeInt));
   }
   std::vector<std::int64_t> ids, processes;
   flattenNested(requireField(request, "device_ids"), shape, 0, "device_ids", ids);

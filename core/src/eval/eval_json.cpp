@@ -5,28 +5,11 @@
 
 namespace shardscope::eval {
 
-namespace {
-std::string typeName(const Json& v) { return v.type_name(); }
-
-int smallInt(const Json& v, const std::string& what) {
-  if (!v.is_number_integer()) throwValueError("'" + what + "' must be an integer, got " + typeName(v));
-  const auto x = v.get<std::int64_t>();
-  if (x < -(1LL << 30) || x > (1LL << 30)) throwValueError("'" + what + "' is out of range: " + std::to_string(x));
-  return static_cast<int>(x);
-}
-
-std::optional<int> optionalSmallInt(const Json& d, const char* name, const std::string& where) {
-  auto it = d.find(name);
-  if (it == d.end() || it->is_null()) return std::nullopt;
-  return smallInt(*it, where + "." + name);
-}
-} // namespace
+JsonField fieldAt(const Json& value, std::string path) { return requestFields(value).renamed(std::move(path)); }
 
 const Json& requireField(const Json& request, const char* name) {
   if (!request.is_object()) throwValueError("request must be a JSON object");
-  auto it = request.find(name);
-  if (it == request.end()) throwValueError(std::string("missing field '") + name + "'");
-  return *it;
+  return fields(request)[name].json();
 }
 
 bool present(const Json& object, const char* name) {
@@ -35,105 +18,55 @@ bool present(const Json& object, const char* name) {
 }
 
 std::optional<std::int64_t> optionalInt(const Json& request, const char* name) {
-  if (!present(request, name)) return std::nullopt;
-  const Json& v = request[name];
-  if (!v.is_number_integer())
-    throwValueError(std::string("field '") + name + "' must be an integer or null, got " + typeName(v));
-  return v.get<std::int64_t>();
+  return fields(request)[name].optionalInt();
 }
 
-bool boolField(const Json& request, const char* name, bool fallback) {
-  auto it = request.find(name);
-  if (it == request.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) throwValueError(std::string("field '") + name + "' must be a boolean, got " + typeName(*it));
-  return it->get<bool>();
-}
+bool boolField(const Json& request, const char* name, bool fallback) { return fields(request)[name].boolOr(fallback); }
 
-std::int64_t intField(const Json& request, const char* name) {
-  const Json& v = requireField(request, name);
-  if (!v.is_number_integer())
-    throwValueError(std::string("field '") + name + "' must be an integer, got " + typeName(v));
-  return v.get<std::int64_t>();
-}
+std::int64_t intField(const Json& request, const char* name) { return fields(request)[name].toInt(); }
 
-std::string stringField(const Json& request, const char* name) {
-  const Json& v = requireField(request, name);
-  if (!v.is_string()) throwValueError(std::string("field '") + name + "' must be a string, got " + typeName(v));
-  return v.get<std::string>();
-}
+std::string stringField(const Json& request, const char* name) { return fields(request)[name].toString(); }
 
-Shape intList(const Json& value, const char* what) {
-  if (!value.is_array())
-    throwValueError(std::string("field '") + what + "' must be a list of integers, got " + typeName(value));
-  Shape out;
-  out.reserve(value.size());
-  for (const auto& v : value) {
-    if (!v.is_number_integer())
-      throwValueError(std::string("field '") + what + "' must be a list of integers, got an element of type " +
-                      typeName(v));
-    out.push_back(v.get<std::int64_t>());
-  }
-  return out;
-}
+Shape intList(const Json& value, const std::string& what) { return fieldAt(value, what).toInts(); }
 
-std::vector<std::string> stringList(const Json& value, const char* what) {
-  if (!value.is_array())
-    throwValueError(std::string("field '") + what + "' must be a list of strings, got " + typeName(value));
-  std::vector<std::string> out;
-  for (const auto& v : value) {
-    if (!v.is_string())
-      throwValueError(std::string("field '") + what + "' must be a list of strings, got an element of type " +
-                      typeName(v));
-    out.push_back(v.get<std::string>());
-  }
-  return out;
+std::vector<std::string> stringList(const Json& value, const std::string& what) {
+  return fieldAt(value, what).toStrings();
 }
 
 DeviceList parseDevices(const Json& request) {
-  const Json& list = requireField(request, "devices");
-  if (!list.is_array()) throwValueError("field 'devices' must be a list of device objects");
-  std::optional<std::string> topKind, topPlatform;
-  if (auto it = request.find("device_kind"); it != request.end() && it->is_string()) topKind = it->get<std::string>();
-  if (auto it = request.find("platform"); it != request.end() && it->is_string()) topPlatform = it->get<std::string>();
+  const JsonField root = fields(request);
+  const JsonField list = root["devices"];
+  const Json& entries = list.toArray("a list of device objects");
+  // "device_kind" and "platform" may be given once for all devices.
+  const std::optional<std::string> topKind = root["device_kind"].optionalString();
+  const std::optional<std::string> topPlatform = root["platform"].optionalString();
+  constexpr IntRange kSmall{-(1 << 30), 1 << 30};
 
   DeviceList devices;
-  devices.reserve(list.size());
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const Json& d = list[i];
-    const std::string where = "devices[" + std::to_string(i) + "]";
-    if (!d.is_object()) throwValueError("field '" + where + "' must be a device object");
+  devices.reserve(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const JsonField d = list[i];
+    d.toObject("a device object");
     Device dev;
-    auto id = d.find("id");
-    if (id == d.end() || !id->is_number_integer()) throwValueError("field '" + where + ".id' must be an integer");
-    dev.id = id->get<std::int64_t>();
-
-    std::string platform;
-    if (auto p = d.find("platform"); p != d.end() && p->is_string())
-      platform = p->get<std::string>();
-    else if (topPlatform)
-      platform = *topPlatform;
-    else
-      throwValueError("field '" + where + ".platform' is missing (give it per device or once at top level)");
-    auto parsed = parsePlatform(platform);
-    if (!parsed) throwValueError("field '" + where + ".platform' must be tpu, gpu or cpu, got '" + platform + "'");
+    dev.id = d["id"].toInt();
+    const JsonField platformField = d["platform"];
+    const std::optional<std::string> platform = platformField.present() ? platformField.optionalString() : topPlatform;
+    if (!platform) platformField.fail("is missing (give it per device or once at top level)");
+    auto parsed = parsePlatform(*platform);
+    if (!parsed) platformField.fail("must be tpu, gpu or cpu, got '" + *platform + "'");
     dev.platform = *parsed;
-
-    if (auto k = d.find("device_kind"); k != d.end() && k->is_string())
-      dev.device_kind = k->get<std::string>();
-    else if (topKind)
-      dev.device_kind = *topKind;
-    else
-      throwValueError("field '" + where + ".device_kind' is missing (give it per device or once at top level)");
-
-    if (auto c = d.find("coords"); c != d.end() && !c->is_null()) {
-      if (!c->is_array() || c->size() != 3) throwValueError("field '" + where + ".coords' must be [x, y, z] or null");
-      dev.coords = std::array<int, 3>{smallInt((*c)[0], where + ".coords"), smallInt((*c)[1], where + ".coords"),
-                                      smallInt((*c)[2], where + ".coords")};
+    const JsonField kindField = d["device_kind"];
+    const std::optional<std::string> kind = kindField.present() ? kindField.optionalString() : topKind;
+    if (!kind) kindField.fail("is missing (give it per device or once at top level)");
+    dev.device_kind = *kind;
+    if (const JsonField c = d["coords"]; c.present()) {
+      const auto xyz = c.toInts(kSmall);
+      if (xyz.size() != 3) c.fail("must be [x, y, z] or null, got " + std::to_string(xyz.size()) + " numbers");
+      dev.coords = std::array<int, 3>{static_cast<int>(xyz[0]), static_cast<int>(xyz[1]), static_cast<int>(xyz[2])};
     }
-    dev.core_on_chip = optionalSmallInt(d, "core_on_chip", where);
-    auto proc = optionalSmallInt(d, "process_index", where);
-    dev.process_index = proc.value_or(0);
-    dev.slice_index = optionalSmallInt(d, "slice_index", where);
+    if (auto core = d["core_on_chip"].optionalInt(kSmall)) dev.core_on_chip = static_cast<int>(*core);
+    dev.process_index = static_cast<int>(d["process_index"].intOr(0, kSmall));
+    if (auto slice = d["slice_index"].optionalInt(kSmall)) dev.slice_index = static_cast<int>(*slice);
     devices.push_back(std::move(dev));
   }
   return devices;

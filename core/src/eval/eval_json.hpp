@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: reading eval requests. Every accessor throws a ValueError that names the field, so a
-// malformed request answers a clear error instead of a nlohmann exception text.
+// Internal: reading eval requests through the core's field reader (json_fields.hpp). Every accessor
+// throws a ValueError that names the field ("field 'devices[2].id' must be an integer, got \"a\""),
+// so a malformed request answers a clear error instead of a nlohmann exception text.
 #pragma once
 
+#include "shardscope/base/json_fields.hpp"
 #include "shardscope/hardware/device.hpp"
 #include "shardscope/eval/eval.hpp"
 #include "shardscope/base/nd_array.hpp"
@@ -14,6 +16,11 @@
 
 namespace shardscope::eval {
 
+// The request as a field tree, and a value taken out of it named by its path ("pairs[3]").
+inline JsonField fields(const Json& request) { return requestFields(request); }
+JsonField fieldAt(const Json& value, std::string path);
+
+// Top-level fields of a request (nested ones go through fields(request)["a"]["b"]).
 const Json& requireField(const Json& request, const char* name);
 // True when `object` holds `name` with a non-null value: absent and null both mean "the default".
 bool present(const Json& object, const char* name);
@@ -22,9 +29,9 @@ std::optional<std::int64_t> optionalInt(const Json& request, const char* name);
 bool boolField(const Json& request, const char* name, bool fallback);
 std::int64_t intField(const Json& request, const char* name);
 std::string stringField(const Json& request, const char* name);
-// A list of integers; `what` names the field in messages.
-Shape intList(const Json& value, const char* what);
-std::vector<std::string> stringList(const Json& value, const char* what);
+// A list of integers or strings; `what` is its path in messages.
+Shape intList(const Json& value, const std::string& what);
+std::vector<std::string> stringList(const Json& value, const std::string& what);
 
 // The "devices" list, with "device_kind"/"platform" allowed once at top level for all devices.
 DeviceList parseDevices(const Json& request);

@@ -3,6 +3,7 @@
 // Shapes are read as the reference receives them: any JSON value, or a Python literal in
 // "<field>_repr" (how the golden files carry tuples and other non-JSON values), canonicalized
 // with Python's int() so loose inputs and their error texts match JAX.
+#include "base/json_input.hpp"
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
 #include "shardscope/mesh/device_mesh.hpp"
@@ -14,16 +15,22 @@ namespace shardscope::eval {
 
 namespace {
 
-// The raw value of a shape field. A JSON list stands for the tuple a Python caller would pass,
-// so messages print it as one.
+// JSON lists, at any depth, stand for the tuples a Python caller would pass, so messages print
+// them as tuples: [[4], 4] is ((4,), 4).
+void listsToTuples(PyValue& value) {
+  if (value.kind == PyValue::Kind::List) value.kind = PyValue::Kind::Tuple;
+  for (auto& item : value.items) listsToTuples(item);
+}
+
+// The raw value of a shape field: a JSON value, or a Python literal in "<field>_repr".
 PyValue rawShape(const Json& request, const char* field) {
   const std::string reprField = std::string(field) + "_repr";
-  if (auto it = request.find(reprField); it != request.end() && !it->is_null()) {
-    if (!it->is_string()) throwValueError("field '" + reprField + "' must be a string holding a Python literal");
-    return parsePyLiteral(it->get<std::string>());
+  if (const JsonField repr = fields(request)[reprField]; repr.present()) {
+    if (!repr.json().is_string()) repr.fail("must be a string holding a Python literal, got " + jsonRepr(repr.json()));
+    return parsePyLiteral(repr.json().get<std::string>());
   }
   PyValue raw = pyFromJson(requireField(request, field), field);
-  if (raw.kind == PyValue::Kind::List) raw.kind = PyValue::Kind::Tuple;
+  listsToTuples(raw);
   return raw;
 }
 
@@ -81,9 +88,17 @@ Json opCreateHybridDeviceMesh(const Json& request, EvalContext&) {
 
 Json opMakeMesh(const Json& request, EvalContext&) {
   const DeviceList devices = parseDevices(request);
-  const PyValue sizes = rawShape(request, "axis_sizes");
+  const PyValue raw = rawShape(request, "axis_sizes");
   const auto names = stringList(requireField(request, "axis_names"), "axis_names");
-  const Mesh mesh = makeMesh(sizes, names, axisTypesField(request), devices);
+  // JAX's own text for sizes that are not ints; then sizes below 1, which JAX lets through to an
+  // IndexError on an empty device list (0) or a slice from the end (-2), are named here instead.
+  const auto sizes = canonicalizeAxisSizes(raw);
+  if (!sizes) throwValueError("`axis_sizes` passed to `make_mesh` should be a sequence of ints. Got " + pyRepr(raw));
+  for (std::size_t i = 0; i < sizes->size(); ++i)
+    if ((*sizes)[i] < 1)
+      fieldAt(request, "axis_sizes[" + std::to_string(i) + "]")
+          .fail("must be a positive integer, got " + std::to_string((*sizes)[i]));
+  const Mesh mesh = makeMesh(*sizes, names, axisTypesField(request), devices);
   Json out;
   out["device_ids"] = nestedJson(mesh.deviceIds());
   out["axis_names"] = mesh.axis_names;

@@ -26,34 +26,19 @@ Model requestModel(const Json& request) {
   return modelFromJson(request["model"]);
 }
 
-double numberField(const Json& object, const char* name, double fallback, const std::string& where) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return fallback;
-  if (!it->is_number()) throwValueError("'" + where + name + "' must be a number, got " + it->type_name());
-  const double v = it->get<double>();
-  if (!(v >= 0) || v > 1e30) throwValueError("'" + where + name + "' must be a non-negative number, got " + it->dump());
-  return v;
-}
-
-std::optional<double> optionalNumber(const Json& object, const char* name, const std::string& where) {
-  if (!present(object, name)) return std::nullopt;
-  return numberField(object, name, 0, where);
-}
+constexpr NumberRange kAmount{0, 1e30}; // element and byte counts
 
 std::int64_t intOr(const Json& request, const char* name, std::int64_t fallback) {
-  return present(request, name) ? intField(request, name) : fallback;
+  return fields(request)[name].intOr(fallback);
 }
 
 template <class E, std::size_t N>
 E enumField(const Json& request, const char* name, E fallback, const std::pair<const char*, E> (&table)[N]) {
-  if (!present(request, name)) return fallback;
-  const std::string value = stringField(request, name);
-  std::string known;
-  for (const auto& [text, e] : table) {
-    if (value == text) return e;
-    known += (known.empty() ? "" : ", ") + std::string(text);
-  }
-  throwValueError("field '" + std::string(name) + "' must be one of " + known + ", got '" + value + "'");
+  const JsonField field = fields(request)[name];
+  if (!field.present()) return fallback;
+  std::vector<std::string_view> names;
+  for (const auto& [text, e] : table) names.emplace_back(text);
+  return table[field.toChoice(names)].second;
 }
 
 constexpr std::pair<const char*, Workload> kWorkloads[] = {{"training", Workload::Training},
@@ -80,26 +65,25 @@ Json opModelParams(const Json& request, EvalContext& context) {
 Json opMemoryEstimate(const Json& request, EvalContext& context) {
   const Model model = requestModel(request);
   std::vector<DeviceParamShards> devices;
+  const JsonField r = fields(request);
   if (request.contains("devices")) {
-    const Json& list = request["devices"];
-    if (!list.is_array()) throwValueError("field 'devices' must be a list of {param_elements, param_bytes, ...}");
-    devices.reserve(list.size());
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const std::string at = "devices[" + std::to_string(i) + "].";
-      if (!list[i].is_object()) throwValueError("'" + at.substr(0, at.size() - 1) + "' must be an object");
-      DeviceParamShards d;
-      d.param_elements = numberField(list[i], "param_elements", 0, at);
-      d.param_bytes = numberField(list[i], "param_bytes", 0, at);
-      d.grad_elements = optionalNumber(list[i], "grad_elements", at);
-      d.optimizer_elements = optionalNumber(list[i], "optimizer_elements", at);
-      d.adafactor_elements = optionalNumber(list[i], "adafactor_elements", at);
-      devices.push_back(d);
+    const JsonField list = r["devices"];
+    const Json& entries = list.toArray("a list of {param_elements, param_bytes, ...}");
+    devices.reserve(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const JsonField d = list[i];
+      d.checkKeys({"param_elements", "param_bytes", "grad_elements", "optimizer_elements", "adafactor_elements"});
+      DeviceParamShards shards;
+      shards.param_elements = d["param_elements"].numberOr(0, kAmount);
+      shards.param_bytes = d["param_bytes"].numberOr(0, kAmount);
+      shards.grad_elements = d["grad_elements"].optionalNumber(kAmount);
+      shards.optimizer_elements = d["optimizer_elements"].optionalNumber(kAmount);
+      shards.adafactor_elements = d["adafactor_elements"].optionalNumber(kAmount);
+      devices.push_back(shards);
     }
   } else {
     // Convenience: the whole model replicated on `device_count` devices, in `param_dtype`.
-    const std::int64_t count = intOr(request, "device_count", 1);
-    if (count < 1 || count > 1'000'000)
-      throwValueError("field 'device_count' must be between 1 and 1000000, got " + std::to_string(count));
+    const std::int64_t count = r["device_count"].intOr(1, {1, 1'000'000});
     std::optional<double> bpe;
     if (request.contains("param_dtype")) {
       const auto dtype = stringField(request, "param_dtype");
@@ -113,7 +97,7 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
   o.optimizer = enumField(request, "optimizer", o.optimizer, kOptimizers);
   o.recompute = enumField(request, "recompute", o.recompute, kRecompute);
   o.master_weights_fp32 = boolField(request, "master_weights_fp32", false);
-  o.grad_bytes_per_element = numberField(request, "grad_bytes_per_element", 0, "");
+  o.grad_bytes_per_element = r["grad_bytes_per_element"].numberOr(0, kAmount);
   o.micro_batch = intOr(request, "micro_batch", o.micro_batch);
   o.seq_len = intOr(request, "seq_len", o.seq_len);
   o.batch_degree = intOr(request, "batch_degree", 1);
@@ -130,7 +114,7 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
     o.kv_bytes_per_element = *bytes;
   }
   o.device_kind = request.contains("device_kind") ? stringField(request, "device_kind") : std::string();
-  if (auto hbm = optionalNumber(request, "hbm_bytes", "")) o.hbm_bytes_override = *hbm;
+  if (auto hbm = r["hbm_bytes"].optionalNumber(kAmount)) o.hbm_bytes_override = *hbm;
   const MemoryEstimate e = estimateMemory(devices, model, o);
   for (const auto& note : e.notes) context.warnings.push_back(note);
 

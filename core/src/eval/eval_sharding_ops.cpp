@@ -27,6 +27,7 @@
 //         shard_bytes, total_bytes, replication, uneven, diagnostics, devices?}],
 //         totals: {device_count, total_bytes, padded_bytes_per_device, max_bytes, min_bytes,
 //         mean_bytes, argmax, argmin, argmax_device_id?, argmin_device_id?, per_device_bytes?}}
+#include "base/json_input.hpp"
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
 
@@ -53,30 +54,16 @@ std::vector<std::string> optionalAxisNames(const Json& request, const char* name
   return stringList(request[name], name);
 }
 
-Shape shapeOf(const Json& value, const std::string& what) {
-  Shape s = intList(value, what.c_str());
-  for (auto d : s)
-    if (d < 0) throwValueError("field '" + what + "' must not hold negative sizes, got " + shapeRepr(s));
-  return s;
-}
+Shape shapeOf(const Json& value, const std::string& what) { return fieldAt(value, what).toInts(kNonNegativeInt); }
 
 DType dtypeOf(const Json& object, const std::string& what) {
-  auto it = object.find("dtype");
-  if (it == object.end() || it->is_null()) return float32DType();
-  if (!it->is_string()) throwValueError("field '" + what + ".dtype' must be a string");
-  return parseDType(it->get<std::string>());
+  const JsonField dtype = fieldAt(object, what)["dtype"];
+  return dtype.present() ? parseDType(dtype.toString()) : float32DType();
 }
 
-const Json& paramList(const Json& request) {
-  const Json& list = requireField(request, "params");
-  if (!list.is_array()) throwValueError("field 'params' must be a list of objects");
-  return list;
-}
+const Json& paramList(const Json& request) { return fields(request)["params"].toArray("a list of objects"); }
 
-const Json& paramAt(const Json& list, std::size_t i) {
-  if (!list[i].is_object()) throwValueError("field 'params[" + std::to_string(i) + "]' must be an object");
-  return list[i];
-}
+const Json& paramAt(const Json& list, std::size_t i) { return fieldAt(list, "params")[i].toObject(); }
 
 std::vector<ArrayShape> parseArrays(const Json& request) {
   const Json& list = paramList(request);
@@ -124,14 +111,14 @@ void warn(EvalContext& context, const std::string& label, const ShardingDiagnost
 }
 
 std::vector<PartitionRule> parseRules(const Json& value) {
-  if (!value.is_array()) throwValueError("field 'rules' must be a list of [regex, spec] pairs");
+  const JsonField list = fieldAt(value, "rules");
+  list.toArray("a list of [regex, spec] pairs");
   std::vector<PartitionRule> rules;
   for (std::size_t i = 0; i < value.size(); ++i) {
-    const std::string where = "rules[" + std::to_string(i) + "]";
+    const JsonField rule = list[i];
     const Json& r = value[i];
-    if (!r.is_array() || r.size() != 2 || !r[0].is_string())
-      throwValueError("field '" + where + "' must be a [regex, spec] pair");
-    rules.push_back({r[0].get<std::string>(), PartitionSpec::fromJson(r[1], where + "[1]")});
+    if (!r.is_array() || r.size() != 2) rule.fail("must be a [regex, spec] pair, got " + jsonRepr(r));
+    rules.push_back({rule[0].annotated("the regex").toString(), PartitionSpec::fromJson(r[1], rule[1].path())});
   }
   return rules;
 }
@@ -139,11 +126,9 @@ std::vector<PartitionRule> parseRules(const Json& value) {
 // match_partition_rules' min_size: an absent key is the signature default 0, null is
 // MIN_SHARDING_SIZE.
 std::optional<std::int64_t> minSizeOf(const Json& request) {
-  auto it = request.find("min_size");
-  if (it == request.end()) return std::int64_t{0};
-  if (it->is_null()) return std::nullopt;
-  if (!it->is_number_integer()) throwValueError("field 'min_size' must be an integer or null");
-  return it->get<std::int64_t>();
+  const JsonField minSize = fields(request)["min_size"];
+  if (!minSize.exists()) return std::int64_t{0};
+  return minSize.optionalInt();
 }
 
 // AutoShardingRule as the reference runs it with a defaulted min_shard_size: the comparison

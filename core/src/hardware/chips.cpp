@@ -9,7 +9,9 @@ constexpr double GB = 1e9;
 
 std::vector<ChipSpec> buildCatalog() {
   std::vector<ChipSpec> c;
-  // key, kind, platform, dims, cores, host block, wrap, HBM, HBM bw, bf16 flops, ICI link (one way), latency, DCN
+  // key, kind, platform, dims, cores, host block, wrap, HBM, HBM bw, bf16 flops, ICI link (one way), latency, DCN.
+  // v5e/v6e: multi-host slices are built from 2x2 hosts; a slice of at most 8 chips is one host
+  // (topology.cpp).
   c.push_back({"v2",
                "TPU v2",
                Platform::Tpu,
@@ -71,7 +73,7 @@ std::vector<ChipSpec> buildCatalog() {
                Platform::Tpu,
                2,
                1,
-               {4, 2, 1},
+               {2, 2, 1},
                WrapRule::OnLength16,
                16 * GB,
                819 * GB,
@@ -99,7 +101,7 @@ std::vector<ChipSpec> buildCatalog() {
                Platform::Tpu,
                2,
                1,
-               {4, 2, 1},
+               {2, 2, 1},
                WrapRule::OnLength16,
                32 * GB,
                1638 * GB,

@@ -222,10 +222,18 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
     domain = std::min<int>(domain, static_cast<int>(devices.size()));
     // All-to-all costs domain^2/2 links per domain: bound the total before allocating.
     const double allToAll = static_cast<double>(devices.size()) * (domain - 1) / 2.0;
-    if (allToAll > kMaxSwitchLinks)
-      throwValueError("link graph: " + std::to_string(devices.size()) + " GPUs in all-to-all domains of " +
-                      std::to_string(domain) + " need more than " + std::to_string(kMaxSwitchLinks) +
-                      " links; lower link_params.nvlink_domain");
+    if (allToAll > kMaxSwitchLinks) {
+      // Suggest the setting only to callers who set it (eval's link_params); elsewhere the remedy
+      // is a smaller topology.
+      const auto fits = static_cast<std::int64_t>(2 * kMaxSwitchLinks / (domain - 1));
+      throwValueError("link graph: " + std::to_string(devices.size()) +
+                      (platform_ == Platform::Cpu ? " CPU devices" : " GPUs") + " in all-to-all groups of " +
+                      std::to_string(domain) + " need " + std::to_string(static_cast<std::int64_t>(allToAll)) +
+                      " links, more than the " + std::to_string(static_cast<std::int64_t>(kMaxSwitchLinks)) +
+                      " modelled; " +
+                      (params.nvlink_domain > 0 ? "lower link_params.nvlink_domain or use fewer devices"
+                                                : "use at most " + std::to_string(fits) + " devices"));
+    }
     dims_ = {domain, 1, 1};
     slices_ =
         static_cast<int>((devices.size() + static_cast<std::size_t>(domain) - 1) / static_cast<std::size_t>(domain));

@@ -6,10 +6,13 @@
 
 #include "base/quoted_text.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_fields.hpp"
 #include "shardscope/hardware/chips.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace shardscope {
@@ -18,13 +21,17 @@ namespace {
 
 // A positive integer of at most kMaxTopologyDevices; `what` names the part of the text.
 int parsePositive(std::string_view text, std::string_view what, std::string_view whole) {
-  int value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end || value <= 0 || value > kMaxTopologyDevices)
+  const bool digits =
+      !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  std::uint64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (!digits || (ec == std::errc() && value == 0))
     throwValueError("topology " + quoted(whole) + ": " + std::string(what) + " must be a positive integer, got " +
                     quoted(text));
-  return value;
+  if (ec != std::errc() || ptr != text.data() + text.size() || value > static_cast<std::uint64_t>(kMaxTopologyDevices))
+    throwValueError("topology " + quoted(whole) + ": " + std::string(what) + " " + quoted(text) +
+                    " exceeds the device limit of " + std::to_string(kMaxTopologyDevices));
+  return static_cast<int>(value);
 }
 
 std::vector<std::string_view> split(std::string_view text, char sep) {
@@ -66,31 +73,60 @@ std::string dimsText(std::initializer_list<int> dims) {
   return out;
 }
 
-void checkDeviceCount(std::int64_t n) {
+// The product of `factors`, saturating at INT64_MAX (dims, slices and cores can each be 2^20).
+std::int64_t deviceCount(std::initializer_list<std::int64_t> factors) {
+  std::int64_t n = 1;
+  for (std::int64_t f : factors)
+    if (__builtin_mul_overflow(n, f, &n)) return std::numeric_limits<std::int64_t>::max();
+  return n;
+}
+
+// `context` is "topology" or "topology 'v4:...'".
+void checkDeviceCount(std::int64_t n, const std::string& context) {
   if (n > kMaxTopologyDevices)
-    throwValueError("topology has " + std::to_string(n) + " devices, more than the supported " +
-                    std::to_string(kMaxTopologyDevices));
+    throwValueError(context + ": too many devices: " +
+                    (n == std::numeric_limits<std::int64_t>::max() ? "more than 2^63" : std::to_string(n)) +
+                    ", more than the supported " + std::to_string(kMaxTopologyDevices));
+}
+
+// v5e and v6e slices of at most 8 chips are one host (a single ct5lp/ct6e-hightpu-8t VM); bigger
+// slices are built from 4-chip (2x2) hosts (anchors §1.2; Cloud TPU docs).
+constexpr std::int64_t kLitePodSingleHostChips = 8;
+
+bool litePod(const ChipSpec& chip) { return chip.key == "v5e" || chip.key == "v6e"; }
+
+// Torus dimensions of a 2-D chip (v2, v3, v5e, v6e) take no z.
+void checkTorusDims(const ChipSpec& chip, int z, const std::string& context) {
+  if (chip.torus_dims == 2 && z != 1)
+    throwValueError(context + ": " + chip.key + " is a 2-D torus, so its chips are XxY; got " + std::to_string(z) +
+                    " along z");
 }
 
 DeviceList makeTpuDevices(const TopologySpec& spec, const ChipSpec& chip) {
   const int cores = spec.cores_per_chip > 0 ? spec.cores_per_chip : chip.default_cores_per_chip;
   std::array<int, 3> dims = spec.shape, block{};
   static const char* axisName[] = {"x", "y", "z"};
-  for (int a = 0; a < 3; ++a) {
+  for (int a = 0; a < 3; ++a)
     if (dims[a] <= 0)
       throwValueError(std::string("topology: chips along ") + axisName[a] + " must be positive, got " +
                       std::to_string(dims[a]));
-    const int requested = spec.host_block[a] > 0 ? spec.host_block[a] : chip.host_block[a];
+  if (cores <= 0) throwValueError("topology: cores per chip must be positive, got " + std::to_string(cores));
+  if (spec.slices <= 0) throwValueError("topology: slices must be positive, got " + std::to_string(spec.slices));
+  // The size first: a topology too big to build says so, whatever else is wrong with it.
+  checkDeviceCount(deviceCount({dims[0], dims[1], dims[2], cores, spec.slices}), "topology");
+  checkTorusDims(chip, dims[2], "topology");
+  const std::int64_t chipsPerSlice = std::int64_t{dims[0]} * dims[1] * dims[2];
+  const bool oneHost =
+      spec.host_block == std::array<int, 3>{0, 0, 0} && litePod(chip) && chipsPerSlice <= kLitePodSingleHostChips;
+  for (int a = 0; a < 3; ++a) {
+    const int requested = oneHost ? dims[a] : spec.host_block[a] > 0 ? spec.host_block[a] : chip.host_block[a];
     // A host never spans more than the slice: a 1x2x1 slice has 1x2x1 hosts (as mock_tpu_devices).
     block[a] = std::min(dims[a], std::max(1, requested));
+  }
+  for (int a = 0; a < 3; ++a)
     if (dims[a] % block[a] != 0)
       throwValueError(std::string("topology: host block ") + dimsText({block[0], block[1], block[2]}) +
                       " does not divide the slice " + dimsText({dims[0], dims[1], dims[2]}) + " along " + axisName[a]);
-  }
-  if (cores <= 0) throwValueError("topology: cores per chip must be positive, got " + std::to_string(cores));
-  if (spec.slices <= 0) throwValueError("topology: slices must be positive, got " + std::to_string(spec.slices));
-  const std::int64_t chipsPerSlice = std::int64_t{dims[0]} * dims[1] * dims[2];
-  checkDeviceCount(chipsPerSlice * cores * spec.slices);
 
   const int nxp = dims[0] / block[0], nyp = dims[1] / block[1], nzp = dims[2] / block[2];
   const std::string kind = spec.device_kind_override.empty() ? chip.device_kind : spec.device_kind_override;
@@ -126,9 +162,9 @@ DeviceList makeHostDevices(const TopologySpec& spec, const ChipSpec& chip) {
     throwValueError("topology: a GPU/CPU topology is hosts x devices per host, got " +
                     dimsText({spec.shape[0], spec.shape[1], spec.shape[2]}));
   if (spec.slices <= 0) throwValueError("topology: slices must be positive, got " + std::to_string(spec.slices));
+  checkDeviceCount(deviceCount({hosts, perHost, spec.slices}), "topology");
   const std::int64_t processes = std::int64_t{hosts} * spec.slices;
   const std::int64_t total = processes * perHost;
-  checkDeviceCount(total);
   const std::string kind = spec.device_kind_override.empty() ? chip.device_kind : spec.device_kind_override;
   DeviceList out;
   out.reserve(static_cast<std::size_t>(total));
@@ -159,11 +195,13 @@ TopologySpec parseTopology(std::string_view text) {
     throwValueError("topology " + quoted(text) +
                     " must look like CHIP:DIMS[:OPTION...], e.g. v5p:16x20x28 or h100:32x8");
   const ChipSpec& chip = requireChip(parts[0]);
+  const std::string context = "topology " + quoted(text);
   TopologySpec spec;
   spec.chip = chip.key;
   if (chip.platform == Platform::Tpu) {
     const auto dims = parseDims(parts[1], "chip dimensions", text, 3);
     spec.shape = {dims[0], dims.size() > 1 ? dims[1] : 1, dims.size() > 2 ? dims[2] : 1};
+    checkTorusDims(chip, spec.shape[2], context);
   } else {
     const auto dims = parseDims(parts[1], "hosts x devices per host", text, 2);
     if (dims.size() == 2) {
@@ -177,40 +215,55 @@ TopologySpec parseTopology(std::string_view text) {
       else if (dims[0] % perHost == 0)
         spec.shape = {dims[0] / perHost, perHost, 1};
       else
-        throwValueError("topology " + quoted(text) + ": " + std::to_string(dims[0]) + " GPUs do not fill hosts of " +
+        throwValueError(context + ": " + std::to_string(dims[0]) + " GPUs do not fill hosts of " +
                         std::to_string(perHost) + "; write HOSTSxGPUS");
     }
   }
+  static constexpr std::string_view kOptions[] = {"slices", "cores", "host", "kind", "interleaved"};
+  std::vector<std::string_view> seen;
   for (std::size_t i = 2; i < parts.size(); ++i) {
     const auto option = parts[i];
     const auto eq = option.find('=');
     const auto name = option.substr(0, eq);
     const auto value = eq == std::string_view::npos ? std::string_view{} : option.substr(eq + 1);
-    if (name == "interleaved" && eq == std::string_view::npos) {
-      if (chip.platform != Platform::Gpu)
-        throwValueError("topology " + quoted(text) + ": 'interleaved' applies to GPUs only");
+    const bool known = std::find(std::begin(kOptions), std::end(kOptions), name) != std::end(kOptions);
+    if (known && std::find(seen.begin(), seen.end(), name) != seen.end())
+      throwValueError(context + ": option " + quoted(name) + " is given twice");
+    seen.push_back(name);
+    if (name == "interleaved") {
+      if (eq != std::string_view::npos)
+        throwValueError(context + ": option 'interleaved' takes no value; write ':interleaved' to number GPU ids "
+                                  "k*num_processes+p, or leave it out");
+      if (chip.platform != Platform::Gpu) throwValueError(context + ": 'interleaved' applies to GPUs only");
       spec.interleaved_gpu_ids = true;
-    } else if (eq == std::string_view::npos) {
-      throwValueError("topology " + quoted(text) + ": option " + quoted(option) +
-                      " must be NAME=VALUE (slices, cores, host, kind) or 'interleaved'");
+    } else if (known && eq == std::string_view::npos) {
+      const char* form = name == "slices"  ? "slices=N"
+                         : name == "cores" ? "cores=C"
+                         : name == "host"  ? "host=AxBxC"
+                                           : "kind=NAME";
+      throwValueError(context + ": option " + quoted(name) + " needs a value: " + form);
     } else if (name == "slices") {
       spec.slices = parsePositive(value, "slices", text);
     } else if (name == "cores") {
-      if (chip.platform != Platform::Tpu)
-        throwValueError("topology " + quoted(text) + ": 'cores' applies to TPUs only");
+      if (chip.platform != Platform::Tpu) throwValueError(context + ": 'cores' applies to TPUs only");
       spec.cores_per_chip = parsePositive(value, "cores", text);
     } else if (name == "host") {
-      if (chip.platform != Platform::Tpu) throwValueError("topology " + quoted(text) + ": 'host' applies to TPUs only");
+      if (chip.platform != Platform::Tpu) throwValueError(context + ": 'host' applies to TPUs only");
       const auto dims = parseDims(value, "host block", text, 3);
       spec.host_block = {dims[0], dims.size() > 1 ? dims[1] : 1, dims.size() > 2 ? dims[2] : 1};
     } else if (name == "kind") {
-      if (value.empty()) throwValueError("topology " + quoted(text) + ": 'kind' needs a device kind name");
+      if (value.empty()) throwValueError(context + ": 'kind' needs a device kind name");
       spec.device_kind_override = std::string(value);
     } else {
-      throwValueError("topology " + quoted(text) + ": unknown option " + quoted(name) +
-                      " (known: slices, cores, host, kind, interleaved)");
+      std::string message = context + ": unknown option " + quoted(name);
+      const std::string guess = closestKey(name, {std::begin(kOptions), std::end(kOptions)});
+      if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+      throwValueError(message + "; options are slices=N, cores=C, host=AxBxC, kind=NAME and interleaved");
     }
   }
+  const int cores = spec.cores_per_chip > 0 ? spec.cores_per_chip : chip.default_cores_per_chip;
+  checkDeviceCount(deviceCount({spec.shape[0], spec.shape[1], spec.shape[2], std::max(1, cores), spec.slices}),
+                   context);
   return spec;
 }
 

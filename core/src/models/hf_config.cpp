@@ -3,8 +3,8 @@
 // each family's transformers configuration class, so a config that omits a key means what it
 // means to transformers (num_key_value_heads defaults to num_attention_heads, Gemma ties its
 // embeddings, ...).
-#include "base/json_input.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_fields.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
 #include <algorithm>
@@ -19,57 +19,20 @@ const std::vector<std::string> kSupported = {"llama",     "mistral",     "mixtra
                                              "qwen3_moe", "gemma",       "gemma2",     "gemma3", "gemma3_text",
                                              "gpt2",      "deepseek_v2", "deepseek_v3"};
 
-std::string where(const char* key) { return std::string("config.json: '") + key + "'"; }
+// Configs written by Python sometimes say 4096.0: integral floats are accepted. Each number is at
+// most 2^31, so products of a few of them stay exact in int64.
+constexpr std::int64_t kLimit = std::int64_t{1} << 31;
+IntRange atLeast(std::int64_t minimum) { return {minimum, kLimit, true}; }
 
-// A present, non-null key.
-const Json* find(const Json& config, const char* key) {
-  auto it = config.find(key);
-  if (it == config.end() || it->is_null()) return nullptr;
-  return &*it;
+std::int64_t requireInt(const JsonField& config, const char* key, std::int64_t minimum = 1) {
+  return config[key].toInt(atLeast(minimum));
 }
 
-std::int64_t readInt(const Json& value, const char* key, std::int64_t minimum) {
-  // Configs written by Python sometimes say 4096.0; accept integral floats, but test the range
-  // before converting, since casting an out-of-range double to an integer is undefined.
-  constexpr std::int64_t kLimit = std::int64_t{1} << 31; // products of a few dims stay in int64
-  std::int64_t v = 0;
-  if (value.is_number_integer()) {
-    if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(kLimit))
-      throwValueError(where(key) + " is implausibly large (" + value.dump() + ")");
-    v = value.get<std::int64_t>();
-  } else if (value.is_number_float()) {
-    const double d = value.get<double>();
-    if (!std::isfinite(d) || d != std::trunc(d))
-      throwValueError(where(key) + " must be an integer, got " + jsonRepr(value));
-    if (std::fabs(d) > static_cast<double>(kLimit))
-      throwValueError(where(key) + " is implausibly large (" + value.dump() + ")");
-    v = static_cast<std::int64_t>(d);
-  } else {
-    throwValueError(where(key) + " must be an integer, got " + jsonRepr(value));
-  }
-  if (v < minimum)
-    throwValueError(where(key) + " must be >= " + std::to_string(minimum) + ", got " + std::to_string(v));
-  if (v > kLimit) throwValueError(where(key) + " is implausibly large (" + std::to_string(v) + ")");
-  return v;
+std::int64_t optInt(const JsonField& config, const char* key, std::int64_t fallback, std::int64_t minimum = 0) {
+  return config[key].intOr(fallback, atLeast(minimum));
 }
 
-std::int64_t requireInt(const Json& config, const char* key, std::int64_t minimum = 1) {
-  const Json* v = find(config, key);
-  if (!v) throwValueError(where(key) + " is missing");
-  return readInt(*v, key, minimum);
-}
-
-std::int64_t optInt(const Json& config, const char* key, std::int64_t fallback, std::int64_t minimum = 0) {
-  const Json* v = find(config, key);
-  return v ? readInt(*v, key, minimum) : fallback;
-}
-
-bool optBool(const Json& config, const char* key, bool fallback) {
-  const Json* v = find(config, key);
-  if (!v) return fallback;
-  if (!v->is_boolean()) throwValueError(where(key) + " must be true or false, got " + jsonRepr(*v));
-  return v->get<bool>();
-}
+bool optBool(const JsonField& config, const char* key, bool fallback) { return config[key].boolOr(fallback); }
 
 bool tiesByDefault(const std::string& type) {
   return type == "gemma" || type == "gemma2" || type == "gemma3" || type == "gemma3_text" || type == "gpt2";
@@ -78,31 +41,26 @@ bool tiesByDefault(const std::string& type) {
 // transformers >= 4.53 lists each layer's attention in "layer_types" ("sliding_attention" /
 // "full_attention"). It overrides the family default when present; ModelConfig keeps it as the
 // period of global layers, which every released model follows.
-void applyLayerTypes(const Json& config, ModelConfig& c) {
-  const Json* types = find(config, "layer_types");
-  if (!types) return;
-  if (!types->is_array() || static_cast<std::int64_t>(types->size()) != c.num_layers)
-    throwValueError(where("layer_types") + " must be a list of " + std::to_string(c.num_layers) + " layer types");
+void applyLayerTypes(const JsonField& config, ModelConfig& c) {
+  const JsonField types = config["layer_types"];
+  if (!types.present()) return;
+  const std::string expected = "a list of " + std::to_string(c.num_layers) + " layer types";
+  if (static_cast<std::int64_t>(types.toArray(expected).size()) != c.num_layers)
+    types.fail("must be " + expected + ", got " + std::to_string(types.json().size()));
   std::vector<bool> sliding;
-  for (std::size_t i = 0; i < types->size(); ++i) {
-    const Json& t = (*types)[i];
-    if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
-      throwValueError(where("layer_types") + "[" + std::to_string(i) +
-                      "] must be \"sliding_attention\" or \"full_attention\"");
-    sliding.push_back(t == "sliding_attention");
-  }
+  for (std::size_t i = 0; i < types.json().size(); ++i)
+    sliding.push_back(types[i].toChoice({"full_attention", "sliding_attention"}) == 1);
   const auto firstGlobal = std::find(sliding.begin(), sliding.end(), false);
   if (std::find(sliding.begin(), sliding.end(), true) == sliding.end()) {
     c.sliding_window = 0; // every layer global
     return;
   }
   if (c.sliding_window <= 0) c.sliding_window = optInt(config, "sliding_window", 0);
-  if (c.sliding_window <= 0)
-    throwValueError(where("layer_types") + " has sliding layers but 'sliding_window' is missing");
+  if (c.sliding_window <= 0) types.fail("has sliding layers but sliding_window is missing");
   c.sliding_window_pattern = firstGlobal == sliding.end() ? 0 : (firstGlobal - sliding.begin()) + 1;
   for (std::int64_t i = 0; i < c.num_layers; ++i)
     if (c.isSlidingLayer(i) != sliding[static_cast<std::size_t>(i)])
-      throwNotImplemented(where("layer_types") + ": layer " + std::to_string(i) +
+      throwNotImplemented(types.subject() + ": layer " + std::to_string(i) +
                           " breaks the periodic sliding/global pattern this estimate supports");
 }
 
@@ -110,12 +68,11 @@ void applyLayerTypes(const Json& config, ModelConfig& c) {
 
 const std::vector<std::string>& supportedHfModelTypes() { return kSupported; }
 
-ModelConfig modelConfigFromHf(const Json& configIn) {
-  if (!configIn.is_object()) throwValueError("config.json must be a JSON object");
-  const Json* typeValue = find(configIn, "model_type");
-  if (!typeValue || !typeValue->is_string()) throwValueError(where("model_type") + " is missing or not a string");
+ModelConfig modelConfigFromHf(const Json& json) {
+  const JsonField configIn = fileFields(json, "config.json", "");
+  configIn.toObject("a JSON object");
   ModelConfig c;
-  c.model_type = typeValue->get<std::string>();
+  c.model_type = configIn["model_type"].toString();
   if (std::find(kSupported.begin(), kSupported.end(), c.model_type) == kSupported.end()) {
     std::string known;
     for (const auto& t : kSupported) known += (known.empty() ? "" : ", ") + t;
@@ -123,10 +80,11 @@ ModelConfig modelConfigFromHf(const Json& configIn) {
   }
   // Gemma 3's multimodal config nests the language model under text_config; tie_word_embeddings
   // may sit at either level.
-  const Json& config = (c.model_type == "gemma3" && find(configIn, "text_config")) ? configIn["text_config"] : configIn;
-  if (!config.is_object()) throwValueError(where("text_config") + " must be an object");
+  const bool nested = c.model_type == "gemma3" && configIn["text_config"].present();
+  const JsonField config = nested ? configIn["text_config"] : configIn;
+  if (nested) config.toObject();
   c.tie_embeddings = optBool(configIn, "tie_word_embeddings", tiesByDefault(c.model_type));
-  if (&config != &configIn) c.tie_embeddings = optBool(config, "tie_word_embeddings", c.tie_embeddings);
+  if (nested) c.tie_embeddings = optBool(config, "tie_word_embeddings", c.tie_embeddings);
 
   if (c.model_type == "gpt2") {
     c.num_layers = requireInt(config, "n_layer");
@@ -137,7 +95,8 @@ ModelConfig modelConfigFromHf(const Json& configIn) {
     c.max_positions = requireInt(config, "n_positions");
     c.ffn = optInt(config, "n_inner", 4 * c.hidden, 1);
     if (c.hidden % c.heads != 0)
-      throwValueError(where("n_embd") + " (" + std::to_string(c.hidden) + ") is not a multiple of n_head");
+      config["n_embd"].fail("(" + std::to_string(c.hidden) + ") is not a multiple of n_head (" +
+                            std::to_string(c.heads) + ")");
     c.head_dim = c.hidden / c.heads;
     return c;
   }
@@ -150,14 +109,14 @@ ModelConfig modelConfigFromHf(const Json& configIn) {
   c.max_positions = optInt(config, "max_position_embeddings", 0);
   c.ffn = requireInt(config, "intermediate_size");
   if (c.heads % c.kv_heads != 0)
-    throwValueError(where("num_key_value_heads") + " (" + std::to_string(c.kv_heads) +
-                    ") does not divide num_attention_heads (" + std::to_string(c.heads) + ")");
-  if (find(config, "head_dim")) {
+    config["num_key_value_heads"].fail("(" + std::to_string(c.kv_heads) + ") does not divide num_attention_heads (" +
+                                       std::to_string(c.heads) + ")");
+  if (config["head_dim"].present()) {
     c.head_dim = requireInt(config, "head_dim");
   } else {
     if (c.hidden % c.heads != 0)
-      throwValueError(where("hidden_size") + " (" + std::to_string(c.hidden) +
-                      ") is not a multiple of num_attention_heads and head_dim is absent");
+      config["hidden_size"].fail("(" + std::to_string(c.hidden) +
+                                 ") is not a multiple of num_attention_heads and head_dim is absent");
     c.head_dim = c.hidden / c.heads;
   }
 
@@ -197,6 +156,14 @@ ModelConfig modelConfigFromHf(const Json& configIn) {
   } else if (t == "qwen2" || t == "qwen3" || t == "qwen3_moe") {
     // Qwen keeps a sliding_window number in every config but only uses it when use_sliding_window.
     if (optBool(config, "use_sliding_window", false)) c.sliding_window = optInt(config, "sliding_window", 0);
+  }
+  // A token cannot be routed to more experts than there are.
+  if (c.experts_per_token > c.experts) {
+    const char* expertsKey = t == "mixtral"     ? "num_local_experts"
+                             : t == "qwen3_moe" ? "num_experts"
+                                                : "n_routed_experts";
+    config["num_experts_per_tok"].fail("(" + std::to_string(c.experts_per_token) + ") is larger than " + expertsKey +
+                                       " (" + std::to_string(c.experts) + ")");
   }
   applyLayerTypes(config, c);
   return c;

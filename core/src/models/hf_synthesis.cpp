@@ -5,6 +5,7 @@
 // torch.nn.Linear stores them; GPT-2's Conv1D stores [in, out].
 #include "shardscope/base/dtype.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_fields.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
 #include <algorithm>
@@ -29,45 +30,24 @@ private:
   std::vector<Param> params_;
 };
 
-std::string dtypeOf(const Json& config) {
+std::string dtypeOf(const JsonField& config) {
   // transformers >= 4.56 writes "dtype", older versions "torch_dtype"; checkpoints without either
   // (GPT-2) load as float32.
   for (const char* key : {"torch_dtype", "dtype"}) {
-    auto it = config.find(key);
-    if (it == config.end() || it->is_null()) continue;
-    if (!it->is_string()) throwValueError(std::string("config.json: '") + key + "' must be a string");
-    auto name = canonicalDtype(it->get<std::string>());
-    if (!name)
-      throwValueError(std::string("config.json: '") + key + "' names an unknown dtype '" + it->get<std::string>() +
-                      "'");
+    const JsonField field = config[key];
+    if (!field.present()) continue;
+    const std::string text = field.toString();
+    auto name = canonicalDtype(text);
+    if (!name) field.fail("names an unknown dtype '" + text + "'");
     return *name;
   }
-  if (auto text = config.find("text_config"); text != config.end() && text->is_object()) return dtypeOf(*text);
+  if (const JsonField text = config["text_config"]; text.present() && text.json().is_object()) return dtypeOf(text);
   return "float32";
 }
 
-const Json& section(const Json& config) {
-  if (auto text = config.find("text_config"); text != config.end() && text->is_object()) return *text;
+JsonField section(const JsonField& config) {
+  if (const JsonField text = config["text_config"]; text.present() && text.json().is_object()) return text;
   return config;
-}
-
-bool flag(const Json& config, const char* key, bool fallback) {
-  auto it = config.find(key);
-  if (it == config.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) throwValueError(std::string("config.json: '") + key + "' must be true or false");
-  return it->get<bool>();
-}
-
-std::vector<std::int64_t> intListOr(const Json& config, const char* key) {
-  std::vector<std::int64_t> out;
-  auto it = config.find(key);
-  if (it == config.end() || it->is_null()) return out;
-  if (!it->is_array()) throwValueError(std::string("config.json: '") + key + "' must be a list of integers");
-  for (const auto& v : *it) {
-    if (!v.is_number_integer()) throwValueError(std::string("config.json: '") + key + "' must be a list of integers");
-    out.push_back(v.get<std::int64_t>());
-  }
-  return out;
 }
 
 void gpt2(Builder& b, const ModelConfig& c) {
@@ -134,25 +114,18 @@ void gatedMlp(Builder& b, const std::string& p, std::int64_t hidden, std::int64_
   b.linear(p + ".down_proj", ffn, hidden, bias);
 }
 
-void llamaLike(Builder& b, const ModelConfig& c, const Json& config) {
+void llamaLike(Builder& b, const ModelConfig& c, const JsonField& config) {
   const std::string& t = c.model_type;
   const bool gemmaExtraNorms = t == "gemma2" || t == "gemma3" || t == "gemma3_text";
   // Llama and Qwen3 put attention_bias on q, k, v and o; Qwen2 always biases q, k, v and never o.
-  const bool attnBias = (t == "llama" || t == "qwen3" || t == "qwen3_moe") && flag(config, "attention_bias", false);
+  const bool attnBias = (t == "llama" || t == "qwen3" || t == "qwen3_moe") && config["attention_bias"].boolOr(false);
   const bool qkvBias = t == "qwen2" || attnBias;
   const bool qkNorm = t == "qwen3" || t == "qwen3_moe" || t == "gemma3" || t == "gemma3_text";
-  const bool mlpBias = t == "llama" && flag(config, "mlp_bias", false);
+  const bool mlpBias = t == "llama" && config["mlp_bias"].boolOr(false);
   // Qwen3-MoE: which layers are sparse.
-  const auto mlpOnly = intListOr(config, "mlp_only_layers");
-  std::int64_t sparseStep = 1;
-  if (t == "qwen3_moe") {
-    auto it = config.find("decoder_sparse_step");
-    if (it != config.end() && !it->is_null()) {
-      if (!it->is_number_integer() || it->get<std::int64_t>() < 1)
-        throwValueError("config.json: 'decoder_sparse_step' must be a positive integer");
-      sparseStep = it->get<std::int64_t>();
-    }
-  }
+  const JsonField mlpOnlyField = config["mlp_only_layers"];
+  const auto mlpOnly = mlpOnlyField.present() ? mlpOnlyField.toInts() : std::vector<std::int64_t>{};
+  const std::int64_t sparseStep = t == "qwen3_moe" ? config["decoder_sparse_step"].intOr(1, kPositiveInt) : 1;
 
   b.add("model.embed_tokens.weight", {c.vocab, c.hidden});
   for (std::int64_t i = 0; i < c.num_layers; ++i) {
@@ -185,17 +158,11 @@ void llamaLike(Builder& b, const ModelConfig& c, const Json& config) {
   if (!c.tie_embeddings) b.add("lm_head.weight", {c.vocab, c.hidden});
 }
 
-void deepseek(Builder& b, const ModelConfig& c, const Json& config) {
+void deepseek(Builder& b, const ModelConfig& c, const JsonField& config) {
   // e_score_correction_bias exists for the auxiliary-loss-free router (topk_method "noaux_tc",
   // DeepSeek-V3); V2's greedy routers have none.
-  std::string topk = c.model_type == "deepseek_v3" ? "noaux_tc" : "greedy";
-  if (auto it = config.find("topk_method"); it != config.end() && it->is_string()) topk = it->get<std::string>();
-  std::int64_t moeFreq = 1;
-  if (auto it = config.find("moe_layer_freq"); it != config.end() && !it->is_null()) {
-    if (!it->is_number_integer() || it->get<std::int64_t>() < 1)
-      throwValueError("config.json: 'moe_layer_freq' must be a positive integer");
-    moeFreq = it->get<std::int64_t>();
-  }
+  const std::string topk = config["topk_method"].stringOr(c.model_type == "deepseek_v3" ? "noaux_tc" : "greedy");
+  const std::int64_t moeFreq = config["moe_layer_freq"].intOr(1, kPositiveInt);
   b.add("model.embed_tokens.weight", {c.vocab, c.hidden});
   for (std::int64_t i = 0; i < c.num_layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i);
@@ -233,13 +200,14 @@ Model modelFromHfConfig(const Json& config, const std::string& name) {
   if (c.num_layers > kMaxTensors / perLayer)
     throwValueError("config.json: " + std::to_string(c.num_layers) + " layers of " + std::to_string(perLayer) +
                     "+ tensors each would synthesize more than " + std::to_string(kMaxTensors) + " tensors");
-  Builder b(dtypeOf(config));
+  const JsonField root = fileFields(config, "config.json", "");
+  Builder b(dtypeOf(root));
   if (c.model_type == "gpt2") {
     gpt2(b, c);
   } else if (c.model_type == "deepseek_v2" || c.model_type == "deepseek_v3") {
-    deepseek(b, c, section(config));
+    deepseek(b, c, section(root));
   } else {
-    llamaLike(b, c, section(config));
+    llamaLike(b, c, section(root));
   }
   model.params = b.take();
   validateModel(model);

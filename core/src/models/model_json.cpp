@@ -3,36 +3,32 @@
 // the architecture numbers under "config" with the field names of ModelConfig.
 #include "shardscope/base/dtype.hpp"
 #include "base/json_input.hpp"
+#include "base/quoted_text.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_fields.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
 namespace shardscope {
 
 namespace {
 
-Param paramFromJson(const Json& p, std::size_t index, const std::optional<std::string>& defaultDtype) {
-  const std::string at = "params[" + std::to_string(index) + "]";
-  if (!p.is_object()) throwValueError(at + " must be an object with path, shape and dtype");
+Param paramFromJson(const JsonField& p, const std::optional<std::string>& defaultDtype) {
+  p.toObject("an object with path, shape and dtype");
+  p.checkKeys({"path", "name", "shape", "dtype"});
   Param out;
-  auto path = p.find("path");
-  if (path == p.end()) path = p.find("name");
-  if (path == p.end() || !path->is_string() || path->get<std::string>().empty())
-    throwValueError(at + ".path must be a non-empty string");
-  out.path = path->get<std::string>();
-  const std::string named = at + " ('" + out.path + "')";
-  auto shape = p.find("shape");
-  if (shape == p.end() || !shape->is_array()) throwValueError(named + ".shape must be a list of integers");
-  for (std::size_t d = 0; d < shape->size(); ++d)
-    out.shape.push_back(nonNegativeInt((*shape)[d], named + ".shape[" + std::to_string(d) + "]"));
-  auto dtype = p.find("dtype");
-  if (dtype == p.end()) {
-    if (!defaultDtype) throwValueError(named + ".dtype is missing and the model has no top-level dtype");
-    out.dtype = *defaultDtype;
-  } else {
-    if (!dtype->is_string()) throwValueError(named + ".dtype must be a string");
-    auto name = canonicalDtype(dtype->get<std::string>());
-    if (!name) throwValueError(named + ".dtype '" + dtype->get<std::string>() + "' is not a known dtype");
+  // "name" is accepted for "path" (what safetensors calls a tensor's key).
+  const JsonField path = p["path"].exists() || !p["name"].exists() ? p["path"] : p["name"];
+  out.path = path.toNonEmptyString();
+  const JsonField named = p.annotated(shardscope::quoted(out.path));
+  out.shape = named["shape"].toInts(kNonNegativeInt);
+  if (const JsonField dtype = named["dtype"]; dtype.present()) {
+    const std::string text = dtype.toString();
+    auto name = canonicalDtype(text);
+    if (!name) dtype.fail(shardscope::quoted(text) + " is not a known dtype");
     out.dtype = *name;
+  } else {
+    if (!defaultDtype) dtype.fail("is missing and the model has no top-level dtype");
+    out.dtype = *defaultDtype;
   }
   return out;
 }
@@ -40,36 +36,35 @@ Param paramFromJson(const Json& p, std::size_t index, const std::optional<std::s
 // ModelConfig <-> JSON, field by field (the names of the struct members).
 #define SHARDSCOPE_CONFIG_INT_FIELDS(X)                                                                                \
   X(num_layers)                                                                                                        \
-  X(hidden) X(heads) X(kv_heads) X(head_dim) X(ffn) X(vocab) X(max_positions) X(experts) X(experts_per_token)          \
-      X(moe_ffn) X(shared_experts) X(first_dense_layers) X(q_lora_rank) X(kv_lora_rank) X(qk_nope_head_dim)            \
-          X(qk_rope_head_dim) X(v_head_dim) X(sliding_window) X(sliding_window_pattern)
+  X(hidden)                                                                                                            \
+  X(heads) X(kv_heads) X(head_dim) X(ffn) X(vocab) X(max_positions) X(experts) X(experts_per_token) X(moe_ffn)         \
+      X(shared_experts) X(first_dense_layers) X(q_lora_rank) X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim)   \
+          X(v_head_dim) X(sliding_window) X(sliding_window_pattern)
 
-ModelConfig configFromJson(const Json& j) {
-  if (!j.is_object()) throwValueError("config must be an object");
+// Sizes that must be positive when given (0 would mean "no heads" rather than "not known": leave
+// the field out instead); every other count may be 0.
+bool mustBePositive(std::string_view field) {
+  for (const char* name : {"num_layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab"})
+    if (field == name) return true;
+  return false;
+}
+
+ModelConfig configFromJson(const JsonField& j) {
+  std::vector<std::string_view> known = {"model_type", "tie_embeddings"};
+#define SHARDSCOPE_NAME(field) known.push_back(#field);
+  SHARDSCOPE_CONFIG_INT_FIELDS(SHARDSCOPE_NAME)
+#undef SHARDSCOPE_NAME
+  j.checkKeys(known);
   ModelConfig c;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& key = it.key();
-    const std::string what = "config." + key;
-    if (key == "model_type") {
-      if (!it->is_string()) throwValueError(what + " must be a string");
-      c.model_type = it->get<std::string>();
-      continue;
-    }
-    if (key == "tie_embeddings") {
-      if (!it->is_boolean()) throwValueError(what + " must be true or false");
-      c.tie_embeddings = it->get<bool>();
-      continue;
-    }
-#define SHARDSCOPE_READ(field)                                                                                         \
-  if (key == #field) {                                                                                                 \
-    c.field = nonNegativeInt(*it, what);                                                                               \
-    if (c.field > (std::int64_t{1} << 31)) throwValueError(what + " is implausibly large");                            \
-    continue;                                                                                                          \
-  }
-    SHARDSCOPE_CONFIG_INT_FIELDS(SHARDSCOPE_READ)
+  c.model_type = j["model_type"].stringOr("");
+  c.tie_embeddings = j["tie_embeddings"].boolOr(false);
+  constexpr std::int64_t kLimit = std::int64_t{1} << 31; // products of a few sizes stay exact in int64
+#define SHARDSCOPE_READ(field) c.field = j[#field].intOr(0, {mustBePositive(#field) ? 1 : 0, kLimit});
+  SHARDSCOPE_CONFIG_INT_FIELDS(SHARDSCOPE_READ)
 #undef SHARDSCOPE_READ
-    throwValueError(what + " is not a known config field");
-  }
+  if (c.experts_per_token > c.experts)
+    j["experts_per_token"].fail("(" + std::to_string(c.experts_per_token) + ") is larger than experts (" +
+                                std::to_string(c.experts) + ")");
   if (c.heads > 0 && c.kv_heads == 0) c.kv_heads = c.heads;
   if (c.head_dim == 0 && c.heads > 0 && c.hidden % c.heads == 0) c.head_dim = c.hidden / c.heads;
   return c;
@@ -89,31 +84,27 @@ Json configToJson(const ModelConfig& c) {
 } // namespace
 
 Model modelFromJson(const Json& json) {
+  const JsonField root = fileFields(json, "", "the model");
   Model model;
-  const Json* params = nullptr;
+  JsonField params = root.renamed("params"); // a bare list is the params list
   std::optional<std::string> defaultDtype;
-  if (json.is_array()) {
-    params = &json;
-  } else if (json.is_object()) {
-    if (auto name = json.find("name"); name != json.end()) {
-      if (!name->is_string()) throwValueError("name must be a string");
-      model.name = name->get<std::string>();
+  if (json.is_object()) {
+    root.checkKeys({"name", "dtype", "params", "config"});
+    model.name = root["name"].stringOr("");
+    if (const JsonField dtype = root["dtype"]; dtype.present()) {
+      const std::string text = dtype.toString();
+      defaultDtype = canonicalDtype(text);
+      if (!defaultDtype) dtype.fail(shardscope::quoted(text) + " is not a known dtype");
     }
-    if (auto dtype = json.find("dtype"); dtype != json.end()) {
-      if (!dtype->is_string() || !canonicalDtype(dtype->get<std::string>()))
-        throwValueError("dtype must name a known dtype, got " + jsonRepr(*dtype));
-      defaultDtype = canonicalDtype(dtype->get<std::string>());
-    }
-    auto p = json.find("params");
-    if (p == json.end() || !p->is_array()) throwValueError("params must be a list of {path, shape, dtype} objects");
-    params = &*p;
-    if (auto config = json.find("config"); config != json.end() && !config->is_null())
-      model.config = configFromJson(*config);
-  } else {
-    throwValueError("a model must be an object {name, params, config?} or a list of params");
+    params = root["params"];
+    params.toArray("a list of {path, shape, dtype} objects");
+    if (const JsonField config = root["config"]; config.present()) model.config = configFromJson(config);
+  } else if (!json.is_array()) {
+    root.fail("must be an object {name, params, config?} or a list of params, got " + jsonRepr(json));
   }
-  model.params.reserve(params->size());
-  for (std::size_t i = 0; i < params->size(); ++i) model.params.push_back(paramFromJson((*params)[i], i, defaultDtype));
+  const std::size_t count = params.json().size();
+  model.params.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) model.params.push_back(paramFromJson(params[i], defaultDtype));
   validateModel(model);
   return model;
 }

@@ -18,7 +18,8 @@ namespace {
 // Parses the header; `ends` (when given) receives each tensor's data_offsets end.
 std::vector<Param> parseHeader(std::string_view headerJson, const std::string& source,
                                std::vector<std::int64_t>* ends) {
-  const Json header = parseJsonText(headerJson, source + ": the header");
+  // A tensor named twice is a corrupt header (JSON alone would keep the last entry).
+  const Json header = parseJsonTextUniqueKeys(headerJson, source + ": the header");
   if (!header.is_object())
     throwValueError(source + ": the header must be a JSON object, got " + std::string(header.type_name()));
   std::vector<Param> params;

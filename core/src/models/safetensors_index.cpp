@@ -4,6 +4,7 @@
 // the index, then only the header of each shard, and keep the tensors in index order.
 #include "checkpoint_config.hpp"
 #include "base/json_input.hpp"
+#include "base/quoted_text.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
@@ -17,10 +18,14 @@ namespace {
 // A shard name must be a plain file next to the index: an index is untrusted input and must not
 // make us open arbitrary paths.
 void checkShardName(const std::string& shard, const std::string& tensor, const std::string& source) {
+  // A NUL would cut the name short when the file is opened: "a.safetensors\0x" opens a.safetensors.
+  if (shard.find('\0') != std::string::npos)
+    throwValueError(source + ": weight_map[" + shardscope::quoted(tensor) +
+                    "] names a shard file with a NUL byte: " + shardscope::quoted(shard));
   const std::filesystem::path p(shard);
   if (shard.empty() || p.is_absolute() || p.has_parent_path() || shard == "." || shard == "..")
-    throwValueError(source + ": weight_map['" + tensor + "'] must name a shard file in the same folder, got '" + shard +
-                    "'");
+    throwValueError(source + ": weight_map[" + shardscope::quoted(tensor) +
+                    "] must name a shard file in the same folder, got " + shardscope::quoted(shard));
 }
 
 } // namespace

@@ -5,32 +5,30 @@
 
 #include "base/json_input.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_fields.hpp"
 #include "shardscope/base/json_text.hpp"
 
 namespace shardscope {
 
 std::vector<PartitionRule> rulesFromJson(const Json& json, const std::string& source) {
-  const Json* list = &json;
+  const JsonField root = fileFields(json, source, "");
+  JsonField list = root.renamed("rules"); // the bare list form
   if (json.is_object()) {
-    auto it = json.find("rules");
-    if (it == json.end()) throwValueError(source + ": missing key 'rules' (a list of [regex, spec] pairs)");
-    list = &*it;
+    root.checkKeys({"rules"});
+    list = root["rules"];
   }
-  if (!list->is_array())
-    throwValueError(source + ": 'rules' must be a list of [regex, spec] pairs, got " + jsonRepr(*list));
-  if (list->size() > kMaxRuleFileRules)
-    throwValueError(source + ": " + std::to_string(list->size()) + " rules is more than the limit of " +
+  const Json& pairs = list.toArray("a list of [regex, spec] pairs");
+  if (pairs.size() > kMaxRuleFileRules)
+    throwValueError(source + ": " + std::to_string(pairs.size()) + " rules is more than the limit of " +
                     std::to_string(kMaxRuleFileRules));
   std::vector<PartitionRule> rules;
-  rules.reserve(list->size());
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    const std::string where = "rules[" + std::to_string(i) + "]";
-    const Json& r = (*list)[i];
-    if (!r.is_array() || r.size() != 2)
-      throwValueError(source + ": " + where + " must be a [regex, spec] pair, got " + jsonRepr(r));
-    if (!r[0].is_string())
-      throwValueError(source + ": " + where + "[0] (the regex) must be a string, got " + jsonRepr(r[0]));
-    rules.push_back({r[0].get<std::string>(), PartitionSpec::fromJson(r[1], source + ": " + where + "[1]")});
+  rules.reserve(pairs.size());
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const JsonField rule = list[i];
+    if (!pairs[i].is_array() || pairs[i].size() != 2)
+      rule.fail("must be a [regex, spec] pair, got " + jsonRepr(pairs[i]));
+    rules.push_back(
+        {rule[0].annotated("the regex").toString(), PartitionSpec::fromJson(pairs[i][1], rule[1].subject())});
   }
   return rules;
 }

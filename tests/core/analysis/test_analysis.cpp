@@ -137,7 +137,7 @@ TEST_CASE("the analyze eval op answers a workspace, and the mesh error for a bad
   CHECK(refused["error"]["type"] == "NotImplementedError");
 
   request["scenario"]["mesh"]["axes"][0]["ici"] = "two";
-  CHECK(evalRequest(request)["error"]["message"] == "mesh.axes[0].ici must be an integer");
+  CHECK(evalRequest(request)["error"]["message"] == "mesh.axes[0].ici must be an integer, got \"two\"");
 }
 
 TEST_CASE("every built-in example workspace analyses without errors", "[analysis][resources]") {
@@ -221,5 +221,23 @@ TEST_CASE("zero_stage round-trips through the workspace and is range-checked", "
   CHECK(scenarioFromJson(scenarioToJson(s)).training.zero_stage == 2);
   Json j = scenarioToJson(s);
   j["training"]["zero_stage"] = 3;
-  CHECK_THROWS_WITH(scenarioFromJson(j), "training.zero_stage must be between 0 and 2, got 3");
+  CHECK_THROWS_WITH(scenarioFromJson(j), "training.zero_stage must be an integer between 0 and 2, got 3");
+}
+
+TEST_CASE("a batch axis listed twice in code splits activations once and is reported", "[analysis]") {
+  // The workspace reader refuses the duplicate; a scenario built in code (the GUI's text field)
+  // still must not halve the activations.
+  Scenario s = defaultScenario();
+  s.training.zero_stage = 1;
+  const Analysis once = analyze(s);
+  s.training.batch_axes = {"dp", "fsdp", "dp"};
+  const Analysis twice = analyze(s);
+  REQUIRE(once.memory.per_device[0].activations > 0);
+  CHECK(twice.memory.per_device[0].activations == once.memory.per_device[0].activations);
+  CHECK(twice.memory.per_device[0].optimizer == once.memory.per_device[0].optimizer);
+  bool warned = false;
+  for (const auto& d : twice.diagnostics)
+    warned |= d.severity == Diagnostic::Severity::Warning &&
+              d.message == "the batch axis 'dp' is listed twice; it splits activations once";
+  CHECK(warned);
 }

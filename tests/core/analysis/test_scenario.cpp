@@ -33,15 +33,58 @@ TEST_CASE("an edited scenario round-trips, including rules and overrides", "[sce
 TEST_CASE("scenario errors name the field", "[scenario]") {
   auto bad = [](const char* text) { return scenarioFromJson(Json::parse(text)); };
   CHECK_THROWS_WITH(bad(R"({"mesh": {"axes": [{"name": "dp", "ici": 0}]}})"),
-                    "mesh.axes[0].ici must be positive or -1");
+                    "mesh.axes[0].ici must be positive or -1, got 0");
   CHECK_THROWS_WITH(bad(R"({"mesh": {"axes": [{"name": "dp", "ici": "two"}]}})"),
-                    "mesh.axes[0].ici must be an integer");
+                    "mesh.axes[0].ici must be an integer, got \"two\"");
   CHECK_THROWS_WITH(bad(R"({"topology": {"shape": [4, 0, 8]}})"),
-                    "topology.shape[1] must be an integer between 1 and 4096");
+                    "topology.shape[1] must be a positive integer, got 0");
+  CHECK_THROWS_WITH(bad(R"({"topology": {"shape": [4, 5000, 8]}})"),
+                    "topology.shape[1] must be at most 4096, got 5000");
   CHECK_THROWS_WITH(bad(R"({"training": {"optimizer": "lion"}})"),
-                    "training.optimizer must be one of adamw, adafactor, sgd-momentum");
-  CHECK_THROWS_WITH(bad(R"([1, 2])"), "a scenario must be a JSON object");
-  CHECK_THROWS_WITH(bad(R"({"version": 7})"), "version must be 1 (this Shardscope reads version 1 workspaces)");
+                    "training.optimizer must be one of adamw, adafactor, sgd-momentum, got \"lion\"");
+  CHECK_THROWS_WITH(bad(R"({"training": {"optimizer": "adam"}})"),
+                    "training.optimizer must be one of adamw, adafactor, sgd-momentum, got \"adam\" (did you mean "
+                    "'adamw'?)");
+  CHECK_THROWS_WITH(bad(R"({"training": {"micro_batch": -3}})"),
+                    "training.micro_batch must be a positive integer, got -3");
+  CHECK_THROWS_WITH(bad(R"([1, 2])"), "the workspace must be a JSON object, got a list");
+  CHECK_THROWS_WITH(bad(R"({"version": 7})"), "version must be 1 (this Shardscope reads version 1 workspaces), got 7");
+}
+
+TEST_CASE("unknown keys are errors in every workspace section, with the closest known key", "[scenario]") {
+  auto bad = [](const char* text) { return scenarioFromJson(Json::parse(text)); };
+  CHECK_THROWS_WITH(bad(R"({"trainig": {}})"), "unknown key 'trainig' in the workspace (did you mean 'training'?)");
+  CHECK_THROWS_WITH(bad(R"({"topology": {"chip": "v4", "slice": 2}})"),
+                    "unknown key 'slice' in topology (did you mean 'slices'?)");
+  CHECK_THROWS_WITH(bad(R"({"mesh": {"allow_split": true}})"),
+                    "unknown key 'allow_split' in mesh (known keys: axes, allow_split_physical_axes, "
+                    "contiguous_submeshes)");
+  CHECK_THROWS_WITH(bad(R"({"mesh": {"axes": [{"name": "dp"}, {"name": "tp", "dnc": 2}]}})"),
+                    "unknown key 'dnc' in mesh.axes[1] (did you mean 'dcn'?)");
+  CHECK_THROWS_WITH(bad(R"({"model": {"presett": "gpt2"}})"),
+                    "unknown key 'presett' in model (did you mean 'preset'?)");
+  CHECK_THROWS_WITH(bad(R"({"rules": {"rule": []}})"), "unknown key 'rule' in rules (did you mean 'rules'?)");
+  CHECK_THROWS_WITH(bad(R"({"training": {"micro_bach": 8}})"),
+                    "unknown key 'micro_bach' in training (did you mean 'micro_batch'?)");
+  CHECK_THROWS_WITH(bad(R"({"links": {"ici_bandwith": 1e9}})"),
+                    "unknown key 'ici_bandwith' in links (did you mean 'ici_bandwidth'?)");
+  // A section of the wrong type says so.
+  CHECK_THROWS_WITH(bad(R"({"training": 5})"), "training must be an object, got 5");
+  // null is the default, as for every field.
+  CHECK(bad(R"({"training": null, "links": null})") == defaultScenario());
+}
+
+TEST_CASE("a model gives one source of parameters; batch axes are listed once", "[scenario]") {
+  auto bad = [](const char* text) { return scenarioFromJson(Json::parse(text)); };
+  CHECK_THROWS_WITH(bad(R"({"model": {"preset": "gpt2", "params": []}})"),
+                    "model gives both 'preset' and 'params'; give one of preset, path or params");
+  CHECK_THROWS_WITH(bad(R"({"model": {"path": "m.json", "params": []}})"),
+                    "model gives both 'path' and 'params'; give one of preset, path or params");
+  CHECK(bad(R"({"model": {"path": "m.json"}})").model.preset.empty());
+  // Listing an axis twice would split the activations twice (the memory estimate halved them).
+  CHECK_THROWS_WITH(bad(R"({"training": {"batch_axes": ["dp", "fsdp", "dp"]}})"),
+                    "training.batch_axes lists 'dp' twice");
+  CHECK_THROWS_WITH(bad(R"({"training": {"seq_axes": ["sp", "sp"]}})"), "training.seq_axes lists 'sp' twice");
 }
 
 TEST_CASE("resolveIciShape fills -1 and rejects impossible shapes", "[scenario]") {
@@ -75,11 +118,18 @@ TEST_CASE("link overrides round-trip, stay out of the file when unset, and are v
     return w;
   };
   CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_bandwith": 1e9})")),
-                    "links.ici_bandwith is not a link setting (ici_bandwidth, ici_latency, uplink_bandwidth, "
-                    "uplink_latency, twisted)");
+                    "unknown key 'ici_bandwith' in links (did you mean 'ici_bandwidth'?)");
   CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_bandwidth": -1})")),
-                    Catch::Matchers::StartsWith("links.ici_bandwidth must be a positive number"));
+                    "links.ici_bandwidth must be a number between 1e+06 and 1e+14, got -1");
   CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_latency": 1e9})")),
-                    Catch::Matchers::StartsWith("links.ici_latency must be a positive number"));
-  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"twisted": 1})")), "links.twisted must be true or false");
+                    Catch::Matchers::StartsWith("links.ici_latency must be a number between 0 and 1, got 1"));
+  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"twisted": 1})")), "links.twisted must be true or false, got 1");
+  // Implausible figures: 1e-300 B/s made every collective time overflow to null without a word.
+  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"ici_bandwidth": 1e-300})")),
+                    "links.ici_bandwidth must be a number between 1e+06 and 1e+14, got 1e-300");
+  CHECK_THROWS_WITH(scenarioFromJson(bad(R"({"uplink_bandwidth": 1e15})")),
+                    Catch::Matchers::StartsWith("links.uplink_bandwidth must be a number between 1e+06 and 1e+14"));
+  CHECK(scenarioFromJson(
+            bad(R"({"ici_bandwidth": 1e6, "uplink_bandwidth": 1e14, "ici_latency": 0, "uplink_latency": 1})"))
+            .links.uplink_latency == 1.0);
 }

@@ -57,7 +57,7 @@ TEST_CASE("eval hops between device ids", "[comm]") {
         "ValueError: field 'pairs[0]': device id 128 is not in the topology");
   CHECK(errorOf(R"({"op": "hops", "topology": "v4:4x4x8", "pairs": [[0]]})") ==
         "ValueError: field 'pairs[0]' must hold two device ids");
-  CHECK(errorOf(R"({"op": "hops", "topology": "v4:4x4x8"})") == "ValueError: missing field 'pairs'");
+  CHECK(errorOf(R"({"op": "hops", "topology": "v4:4x4x8"})") == "ValueError: field 'pairs' is missing");
 }
 
 TEST_CASE("eval axis_report on JAX placements: known rings and the v5e 2x4 non-ring", "[comm]") {
@@ -153,25 +153,32 @@ TEST_CASE("eval axis_report and links reject bad fields by name", "[comm]") {
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": 5})").find("field 'mesh' must be") !=
         std::string::npos);
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:4x4x8", "mesh": "x:128", "bytes": -1})") ==
-        "ValueError: field 'bytes' must be a finite number >= 0");
+        "ValueError: field 'bytes' must be a non-negative number, got -1");
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "mesh_grid": [0, 1, 2, 2]})") ==
         "ValueError: mesh grid: device id 2 appears twice");
   CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"speed": 1}})") ==
-        "ValueError: field 'link_params' has unknown key 'speed'");
+        "ValueError: unknown key 'speed' in field 'link_params' (known keys: ici_bandwidth, ici_latency, "
+        "uplink_bandwidth, uplink_latency, wrap, twisted, nvlink_domain)");
   CHECK(errorOf(R"({"op": "links", "topology": "v4:4x8x8", "link_params": {"twisted": true}})").find("k x k x 2k") !=
         std::string::npos);
   CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v9", "shape": [4]}})") ==
-        "ValueError: field 'topology.chip': unknown chip 'v9'");
-  CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v4"}})") == "ValueError: missing field 'shape'");
+        "ValueError: field 'topology.chip' must be one of v2, v3, v4, v4i, v5e, v5p, v6e, 7x, 8i, h100, a100, gb200, "
+        "cpu, got \"v9\"");
+  CHECK(errorOf(R"({"op": "links", "topology": {"chip": "h10", "shape": [4]}})")
+            .find("got \"h10\" (did you mean 'h100'?)") != std::string::npos);
+  CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v4"}})") == "ValueError: field 'topology.shape' is missing");
   CHECK(errorOf(R"({"op": "links", "topology": 7})").find("field 'topology' must be") != std::string::npos);
   CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"ici_bandwidth": "fast"}})") ==
-        "ValueError: field 'link_params.ici_bandwidth' must be a number, got string");
+        "ValueError: field 'link_params.ici_bandwidth' must be a number between 1e+06 and 1e+14, got \"fast\"");
+  // The same plausible range as the workspace's links: 1e-300 B/s would make every time overflow.
+  CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"uplink_bandwidth": 1e-300}})") ==
+        "ValueError: field 'link_params.uplink_bandwidth' must be a number between 1e+06 and 1e+14, got 1e-300");
   CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v4", "shape": [1000000, 1000000, 1]}})")
             .find("more than the supported") != std::string::npos);
   CHECK(errorOf(R"({"op": "links", "topology": "v4:4x4x8", "link_params": {"ici_latency": -1}})") ==
-        "ValueError: field 'link_params.ici_latency' must be a finite number >= 0");
-  CHECK(errorOf(R"({"op": "hops", "topology": "v4:2x2", "pairs": [[0, "a"]]})").find("list of integers") !=
-        std::string::npos);
+        "ValueError: field 'link_params.ici_latency' must be a number between 0 and 1, got -1");
+  CHECK(errorOf(R"({"op": "hops", "topology": "v4:2x2", "pairs": [[0, "a"]]})") ==
+        "ValueError: field 'pairs[0][1]' must be an integer, got \"a\"");
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "mesh_grid": [0, 1, 2]})") ==
         "ValueError: mesh grid holds 3 device ids, the axis sizes need 4");
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "mesh_grid": [0, 1, 2, 9]})") ==
@@ -180,7 +187,7 @@ TEST_CASE("eval axis_report and links reject bad fields by name", "[comm]") {
       errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": {"axis_names": ["x"], "axis_sizes": [2, 2]}})") ==
       "ValueError: field 'mesh': axis_names and axis_sizes differ in length");
   CHECK(errorOf(R"({"op": "axis_report", "topology": "v4:2x2", "mesh": "x:4", "fsdp": {"layers": 2}})") ==
-        "ValueError: missing field 'fsdp.layer_param_bytes'");
+        "ValueError: field 'fsdp.layer_param_bytes' is missing");
 }
 
 TEST_CASE("eval axis_report leaves groups out of large topologies with a warning", "[comm]") {

@@ -25,7 +25,7 @@ TEST_CASE("eval model_params: presets, HF configs and our JSON form", "[memory][
   r = evalRequest({{"op", "model_params"}, {"hf_config", {{"model_type", "llama"}}}});
   CHECK(r["ok"] == false);
   CHECK(r["error"]["type"] == "ValueError");
-  CHECK(r["error"]["message"] == "config.json: 'num_hidden_layers' is missing");
+  CHECK(r["error"]["message"] == "config.json: num_hidden_layers is missing");
   r = evalRequest({{"op", "model_params"}, {"preset", "gpt2"}, {"model", Json::array()}});
   CHECK(r["error"]["message"] == "give exactly one of 'preset', 'hf_config' or 'model'");
 }
@@ -61,9 +61,9 @@ TEST_CASE("eval memory_estimate: ZeRO-3 devices and a replicated serving model",
   CHECK(r["result"]["argmax"] == 0);
 
   r = evalRequest({{"op", "memory_estimate"}, {"preset", "gpt2"}, {"optimizer", "lion"}});
-  CHECK(r["error"]["message"] == "field 'optimizer' must be one of adamw, adafactor, sgd-momentum, got 'lion'");
+  CHECK(r["error"]["message"] == "field 'optimizer' must be one of adamw, adafactor, sgd-momentum, got \"lion\"");
   r = evalRequest({{"op", "memory_estimate"}, {"preset", "gpt2"}, {"devices", {{{"param_bytes", -1}}}}});
-  CHECK(r["error"]["message"] == "'devices[0].param_bytes' must be a non-negative number, got -1");
+  CHECK(r["error"]["message"] == "field 'devices[0].param_bytes' must be a number between 0 and 1e+30, got -1");
   r = evalRequest({{"op", "memory_estimate"}, {"preset", "gpt2"}, {"tensor_degree", 0}});
   CHECK(r["error"]["message"] == "tensor_degree must be a positive integer, got 0");
 }

@@ -44,43 +44,46 @@ TEST_CASE("create_device_mesh eval round trip", "[device_mesh][eval]") {
   CHECK_FALSE(answer.contains("warnings"));
   r["mesh_shape"] = Json::array({"2", 2.0}); // int() accepts both
   CHECK(evalRequest(r)["result"] == answer["result"]);
+  // JSON lists at any depth stand for tuples, so the text is JAX's for ((4,), 4) (spec §4).
   r["mesh_shape"] = Json::array({Json::array({4}), 4});
-  CHECK(errorMessage(r) == "`mesh_shape` passed to `create_device_mesh` should be a sequence of ints. Got ([4], 4)");
+  CHECK(errorMessage(r) == "`mesh_shape` passed to `create_device_mesh` should be a sequence of ints. Got ((4,), 4)");
   r["mesh_shape_repr"] = "((4,), 4)";
   CHECK(errorMessage(r) == "`mesh_shape` passed to `create_device_mesh` should be a sequence of ints. Got ((4,), 4)");
 }
 
 TEST_CASE("eval mesh ops name missing and ill-typed fields", "[device_mesh][eval]") {
   Json r = request("create_device_mesh");
-  CHECK(errorMessage(r) == "missing field 'mesh_shape'");
+  CHECK(errorMessage(r) == "field 'mesh_shape' is missing");
   r["mesh_shape"] = {4};
   r["allow_split_physical_axes"] = "yes";
-  CHECK(errorMessage(r) == "field 'allow_split_physical_axes' must be a boolean, got string");
+  CHECK(errorMessage(r) == "field 'allow_split_physical_axes' must be true or false, got \"yes\"");
   r.erase("allow_split_physical_axes");
   r["mesh_shape"] = {{"a", 1}};
   CHECK(errorMessage(r).find("'mesh_shape'") != std::string::npos);
   r["mesh_shape"] = {4};
   r["mesh_shape_repr"] = 5;
-  CHECK(errorMessage(r) == "field 'mesh_shape_repr' must be a string holding a Python literal");
+  CHECK(errorMessage(r) == "field 'mesh_shape_repr' must be a string holding a Python literal, got 5");
   r.erase("mesh_shape_repr");
   r.erase("devices");
-  CHECK(errorMessage(r) == "missing field 'devices'");
+  CHECK(errorMessage(r) == "field 'devices' is missing");
   r["devices"] = v4Devices2x2();
   r["devices"][1].erase("id");
-  CHECK(errorMessage(r) == "field 'devices[1].id' must be an integer");
+  CHECK(errorMessage(r) == "field 'devices[1].id' is missing");
+  r["devices"][1]["id"] = "one";
+  CHECK(errorMessage(r) == "field 'devices[1].id' must be an integer, got \"one\"");
 
   Json h = request("create_hybrid_device_mesh");
   h["mesh_shape"] = {4};
-  CHECK(errorMessage(h) == "missing field 'dcn_mesh_shape'");
+  CHECK(errorMessage(h) == "field 'dcn_mesh_shape' is missing");
   h["dcn_mesh_shape"] = "1";
   CHECK(errorMessage(h).find("'dcn_mesh_shape' must be a list of integers") != std::string::npos);
   h["dcn_mesh_shape"] = {1};
   h["process_is_granule"] = 1;
-  CHECK(errorMessage(h) == "field 'process_is_granule' must be a boolean, got number");
+  CHECK(errorMessage(h) == "field 'process_is_granule' must be true or false, got 1");
 
   Json m = request("make_mesh");
   m["axis_sizes"] = {4};
-  CHECK(errorMessage(m) == "missing field 'axis_names'");
+  CHECK(errorMessage(m) == "field 'axis_names' is missing");
   m["axis_names"] = "x";
   CHECK(errorMessage(m).find("'axis_names' must be a list of strings") != std::string::npos);
   m["axis_names"] = {"x"};

@@ -113,7 +113,8 @@ TEST_CASE("v5e/v6e: rings by coordinates, whatever the list order", "[device_mes
   }
   const DeviceList tray = makeDevices(parseTopology("v5e:4x2"));
   CHECK(ids(createDeviceMesh(Shape{8}, tray), tray) == std::vector<std::int64_t>{0, 1, 2, 3, 7, 6, 5, 4});
-  const DeviceList cube = makeDevices(parseTopology("v5e:2x2x2"));
+  // JAX's mock 2x2x2 "v5 lite" (no real v5e is 3-D): a 3-D chip's list under the v5e kind.
+  const DeviceList cube = makeDevices(parseTopology("v5p:2x2x2:kind=TPU v5 lite"));
   CHECK(ids(createDeviceMesh(Shape{8}, cube), cube) == std::vector<std::int64_t>{0, 4, 2, 6, 1, 5, 3, 7});
   const DeviceList small = makeDevices(parseTopology("v5e:2x2"));
   CHECK(ids(createDeviceMesh(Shape{4}, small), small) == std::vector<std::int64_t>{0, 1, 3, 2});

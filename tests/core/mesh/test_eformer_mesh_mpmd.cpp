@@ -134,7 +134,7 @@ TEST_CASE("eval mpmd_mesh validates its request", "[mpmd_mesh][eval]") {
   r = ask(R"({"op": "mpmd_mesh", "mesh_axes": [["stage", 2]], "device_ids": [0, 0], "mpmd_axis_name": "stage"})");
   CHECK(r["error"]["message"] == "field 'device_ids' lists device 0 twice");
   r = ask(R"({"op": "mpmd_mesh", "mesh_axes": [["stage", 2]], "device_ids": [0, 1]})");
-  CHECK(r["error"]["message"] == "missing field 'mpmd_axis_name'");
+  CHECK(r["error"]["message"] == "field 'mpmd_axis_name' is missing");
   r = ask(R"({"op": "mpmd_mesh", "mesh_axes": [["stage", 2], ["data", 2]], "device_ids": [[0, 1], [2, 3]],
               "process_index": [[0, 1], [0, 1]], "mpmd_axis_name": "stage"})");
   CHECK(r["error"]["type"] == "AssertionError");

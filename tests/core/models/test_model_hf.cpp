@@ -177,20 +177,28 @@ TEST_CASE("config.json errors name the key", "[model]") {
   REQUIRE_NOTHROW(modelFromHfConfig(cfg, "ok"));
   auto without = cfg;
   without.erase("hidden_size");
-  CHECK_THROWS_WITH(modelFromHfConfig(without, "x"), "config.json: 'hidden_size' is missing");
+  CHECK_THROWS_WITH(modelFromHfConfig(without, "x"), "config.json: hidden_size is missing");
   auto negative = cfg;
   negative["num_hidden_layers"] = -2;
-  CHECK_THROWS_WITH(modelFromHfConfig(negative, "x"), "config.json: 'num_hidden_layers' must be >= 1, got -2");
+  CHECK_THROWS_WITH(modelFromHfConfig(negative, "x"),
+                    "config.json: num_hidden_layers must be a positive integer, got -2");
   auto text = cfg;
   text["vocab_size"] = "big";
-  CHECK_THROWS_WITH(modelFromHfConfig(text, "x"), Catch::Contains("'vocab_size' must be an integer"));
+  CHECK_THROWS_WITH(modelFromHfConfig(text, "x"), "config.json: vocab_size must be a positive integer, got \"big\"");
   auto huge = cfg;
   huge["intermediate_size"] = std::int64_t{1} << 40;
-  CHECK_THROWS_WITH(modelFromHfConfig(huge, "x"), Catch::Contains("'intermediate_size' is implausibly large"));
+  CHECK_THROWS_WITH(modelFromHfConfig(huge, "x"),
+                    "config.json: intermediate_size must be at most 2147483648, got 1099511627776");
+  auto fractional = cfg;
+  fractional["hidden_size"] = 16.5; // 16.0 would do: Python-written configs say 4096.0
+  CHECK_THROWS_WITH(modelFromHfConfig(fractional, "x"),
+                    "config.json: hidden_size must be a positive integer, got 16.5");
+  fractional["hidden_size"] = 16.0;
+  CHECK(modelFromHfConfig(fractional, "x").config->hidden == 16);
   auto gqa = cfg;
   gqa["num_key_value_heads"] = 3;
   CHECK_THROWS_WITH(modelFromHfConfig(gqa, "x"),
-                    Catch::Contains("'num_key_value_heads' (3) does not divide num_attention_heads (4)"));
+                    "config.json: num_key_value_heads (3) does not divide num_attention_heads (4)");
   auto dtype = cfg;
   dtype["torch_dtype"] = "float7";
   CHECK_THROWS_WITH(modelFromHfConfig(dtype, "x"), Catch::Contains("unknown dtype 'float7'"));
@@ -203,7 +211,7 @@ TEST_CASE("config.json errors name the key", "[model]") {
     CHECK(e.kind() == ErrorKind::NotImplementedError);
     CHECK_THAT(e.what(), Catch::Contains("model_type 'bert' is not supported"));
   }
-  CHECK_THROWS_WITH(modelFromHfConfig(Json::array(), "x"), "config.json must be a JSON object");
+  CHECK_THROWS_WITH(modelFromHfConfig(Json::array(), "x"), "config.json must be a JSON object, got a list");
   CHECK_THROWS_WITH(loadPresetModel("llama-9"),
                     Catch::Contains("unknown model preset 'llama-9' (known: deepseek-v3, gemma-2-27b"));
 }
@@ -228,10 +236,10 @@ TEST_CASE("layer_types decides which layers use a sliding window", "[model]") {
   cfg["layer_types"] = {"sliding_attention", "full_attention", "full_attention", "sliding_attention"};
   CHECK_THROWS_WITH(
       modelConfigFromHf(cfg),
-      "config.json: 'layer_types': layer 2 breaks the periodic sliding/global pattern this estimate supports");
+      "config.json: layer_types: layer 2 breaks the periodic sliding/global pattern this estimate supports");
   cfg["layer_types"] = {"sliding_attention"};
-  CHECK_THROWS_WITH(modelConfigFromHf(cfg), "config.json: 'layer_types' must be a list of 4 layer types");
+  CHECK_THROWS_WITH(modelConfigFromHf(cfg), "config.json: layer_types must be a list of 4 layer types, got 1");
   cfg["layer_types"] = {"sliding_attention", "local", "full_attention", "full_attention"};
   CHECK_THROWS_WITH(modelConfigFromHf(cfg),
-                    "config.json: 'layer_types'[1] must be \"sliding_attention\" or \"full_attention\"");
+                    "config.json: layer_types[1] must be one of full_attention, sliding_attention, got \"local\"");
 }

@@ -96,19 +96,25 @@ TEST_CASE("our JSON form round-trips and rejects bad fields", "[model]") {
         1);
 
   CHECK(valueErrorOf([] { modelFromJson(Json("x")); }) ==
-        "a model must be an object {name, params, config?} or a list of params");
-  CHECK(valueErrorOf([] { modelFromJson(Json::object()); }) == "params must be a list of {path, shape, dtype} objects");
+        "the model must be an object {name, params, config?} or a list of params, got \"x\"");
+  CHECK(valueErrorOf([] { modelFromJson(Json::object()); }) == "params is missing");
+  CHECK(valueErrorOf([] {
+          modelFromJson({{"params", 3}});
+        }) == "params must be a list of {path, shape, dtype} objects, got 3");
   CHECK(valueErrorOf([] { modelFromJson(Json::array({1})); }) ==
-        "params[0] must be an object with path, shape and dtype");
+        "params[0] must be an object with path, shape and dtype, got 1");
   CHECK(valueErrorOf([] {
           modelFromJson(Json::array({{{"shape", {1}}, {"dtype", "int8"}}}));
-        }) == "params[0].path must be a non-empty string");
+        }) == "params[0].path is missing");
+  CHECK(valueErrorOf([] {
+          modelFromJson(Json::array({{{"path", ""}, {"shape", {1}}, {"dtype", "int8"}}}));
+        }) == "params[0].path must be a non-empty string, got \"\"");
   CHECK(valueErrorOf([] {
           modelFromJson(Json::array({{{"path", "w"}, {"shape", {2, -3}}, {"dtype", "int8"}}}));
-        }) == "params[0] ('w').shape[1] must not be negative, got -3");
+        }) == "params[0] ('w').shape[1] must be a non-negative integer, got -3");
   CHECK(valueErrorOf([] {
           modelFromJson(Json::array({{{"path", "w"}, {"shape", {2.5}}, {"dtype", "int8"}}}));
-        }) == "params[0] ('w').shape[0] must be an integer, got 2.5");
+        }) == "params[0] ('w').shape[0] must be a non-negative integer, got 2.5");
   CHECK(valueErrorOf([] {
           modelFromJson(Json::array({{{"path", "w"}, {"shape", {2}}, {"dtype", "float7"}}}));
         }) == "params[0] ('w').dtype 'float7' is not a known dtype");
@@ -124,10 +130,24 @@ TEST_CASE("our JSON form round-trips and rejects bad fields", "[model]") {
         }) == "parameter 'w': shape (1073741824, 1073741824, 1073741824) has more than 2^53 elements");
   CHECK(valueErrorOf([] {
           modelFromJson({{"params", Json::array()}, {"config", {{"layers", 2}}}});
-        }) == "config.layers is not a known config field");
+        }) == "unknown key 'layers' in config (known keys: model_type, tie_embeddings, num_layers, hidden, heads, "
+              "kv_heads, head_dim, ffn, vocab, max_positions, experts, experts_per_token, moe_ffn, shared_experts, "
+              "first_dense_layers, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, "
+              "sliding_window, sliding_window_pattern)");
+  CHECK(valueErrorOf([] {
+          modelFromJson({{"params", Json::array()}, {"config", {{"num_layer", 2}}}});
+        }) == "unknown key 'num_layer' in config (did you mean 'num_layers'?)");
+  CHECK(valueErrorOf([] {
+          modelFromJson({{"params", Json::array()}, {"name", "m"}, {"parms", Json::array()}});
+        }) == "unknown key 'parms' in the model (did you mean 'params'?)");
   CHECK(valueErrorOf([] {
           modelFromJson({{"params", Json::array()}, {"config", {{"hidden", -1}}}});
-        }) == "config.hidden must not be negative, got -1");
+        }) == "config.hidden must be a positive integer, got -1");
+  // Counts that may be 0 (a dense model has no experts) are non-negative.
+  CHECK(valueErrorOf([] {
+          modelFromJson({{"params", Json::array()}, {"config", {{"experts", -1}}}});
+        }) == "config.experts must be a non-negative integer, got -1");
+  CHECK(modelFromJson({{"params", Json::array()}, {"config", {{"experts", 0}, {"hidden", 8}}}}).config->hidden == 8);
 }
 
 TEST_CASE("a committed safetensors fixture loads, metadata ignored", "[model]") {

@@ -207,12 +207,12 @@ TEST_CASE("hostile topology: unknown chip name", "[hostile]") {
 TEST_CASE("hostile topology: dimensions of 0, 2^62 and an overflowing product", "[hostile]") {
   REQUIRE_THROWS_WITH(parseTopology("v4:0x2"),
                       Equals("topology 'v4:0x2': chip dimensions must be a positive integer, got '0'"));
-  REQUIRE_THROWS_WITH(
-      parseTopology("v4:4611686018427387904"),
-      Equals(
-          "topology 'v4:4611686018427387904': chip dimensions must be a positive integer, got '4611686018427387904'"));
+  REQUIRE_THROWS_WITH(parseTopology("v4:4611686018427387904"),
+                      Equals("topology 'v4:4611686018427387904': chip dimensions '4611686018427387904' exceeds the "
+                             "device limit of 1048576"));
   REQUIRE_THROWS_WITH(makeDevices(parseTopology("v4:65536x65536x65536")),
-                      Equals("topology has 281474976710656 devices, more than the supported 1048576"));
+                      Equals("topology 'v4:65536x65536x65536': too many devices: 281474976710656, more than the "
+                             "supported 1048576"));
   std::string million = "v4:";
   million.append(1'000'000, 'x');
   std::string expected = "topology 'v4:";
@@ -253,9 +253,10 @@ TEST_CASE("hostile rules: a pattern that does not compile", "[hostile]") {
 
 TEST_CASE("hostile rule file: wrong shapes name the rule", "[hostile]") {
   REQUIRE_THROWS_WITH(parseRuleFile("{\"rule\": []}", "r.json"),
-                      Equals("r.json: missing key 'rules' (a list of [regex, spec] pairs)"));
+                      Equals("unknown key 'rule' in r.json (did you mean 'rules'?)"));
+  REQUIRE_THROWS_WITH(parseRuleFile("{}", "r.json"), Equals("r.json: rules is missing"));
   REQUIRE_THROWS_WITH(parseRuleFile("{\"rules\": 3}", "r.json"),
-                      Equals("r.json: 'rules' must be a list of [regex, spec] pairs, got 3"));
+                      Equals("r.json: rules must be a list of [regex, spec] pairs, got 3"));
   REQUIRE_THROWS_WITH(parseRuleFile("[[\".*\"]]", "r.json"),
                       Equals("r.json: rules[0] must be a [regex, spec] pair, got a list"));
   REQUIRE_THROWS_WITH(parseRuleFile("[[1, []]]", "r.json"),
@@ -318,4 +319,117 @@ TEST_CASE("hostile HF config: unknown model_type", "[hostile]") {
   const Json c = Json::parse(R"({"model_type": "not-a-model"})");
   REQUIRE_THROWS_WITH(modelFromHfConfig(c, "m"),
                       StartsWith("config.json: model_type 'not-a-model' is not supported (supported: "));
+}
+
+// --- silently ignored before, errors now ---------------------------------------------------------
+
+TEST_CASE("hostile safetensors: a tensor named twice in the header", "[hostile]") {
+  // JSON alone keeps the last entry; a header listing one tensor twice is corrupt.
+  REQUIRE_THROWS_WITH(loadSafetensors(hostile("duplicate-name.safetensors")),
+                      Equals("duplicate-name.safetensors: the header names key 'w' twice"));
+}
+
+TEST_CASE("hostile checkpoint index: a shard name with a NUL byte", "[hostile]") {
+  // Opening "model.safetensors\0../../etc/passwd" would open model.safetensors.
+  REQUIRE_THROWS_WITH(loadSafetensorsIndex(hostile("nul-shard.safetensors.index.json")),
+                      Equals("nul-shard.safetensors.index.json: weight_map['w'] names a shard file with a NUL byte: "
+                             "'model.safetensors\\x00../../etc/passwd'"));
+}
+
+TEST_CASE("hostile models: more experts per token than experts, zero heads", "[hostile]") {
+  const Json hf =
+      Json::parse(R"({"model_type": "mixtral", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+                      "num_key_value_heads": 4, "vocab_size": 100, "num_local_experts": 8,
+                      "num_experts_per_tok": 16, "num_hidden_layers": 2})");
+  REQUIRE_THROWS_WITH(modelFromHfConfig(hf, "m"),
+                      Equals("config.json: num_experts_per_tok (16) is larger than num_local_experts (8)"));
+  const Json zeroHeads = Json::parse(R"({"params": [{"path": "w", "shape": [2], "dtype": "float32"}],
+                                         "config": {"hidden": 64, "heads": 0}})");
+  REQUIRE_THROWS_WITH(modelFromJson(zeroHeads), Equals("config.heads must be a positive integer, got 0"));
+  const Json routed = Json::parse(R"({"params": [{"path": "w", "shape": [2], "dtype": "float32"}],
+                                      "config": {"experts": 2, "experts_per_token": 4}})");
+  REQUIRE_THROWS_WITH(modelFromJson(routed), Equals("config.experts_per_token (4) is larger than experts (2)"));
+  const Json extra = Json::parse(R"({"params": [{"path": "w", "shape": [2], "dtype": "float32", "dtpye": "x"}]})");
+  REQUIRE_THROWS_WITH(modelFromJson(extra), Equals("unknown key 'dtpye' in params[0] (did you mean 'dtype'?)"));
+}
+
+TEST_CASE("hostile workspace: misspelled keys, two model sources, a batch axis twice, a 3-D v5e", "[hostile]") {
+  const auto load = [](const char* text) { return scenarioFromJson(Json::parse(text)); };
+  REQUIRE_THROWS_WITH(load(R"({"training": {"micro_bach": 8}})"),
+                      Equals("unknown key 'micro_bach' in training (did you mean 'micro_batch'?)"));
+  REQUIRE_THROWS_WITH(load(R"({"model": {"preset": "gpt2", "params": [{"path": "w", "shape": [1]}]}})"),
+                      Equals("model gives both 'preset' and 'params'; give one of preset, path or params"));
+  REQUIRE_THROWS_WITH(load(R"({"training": {"batch_axes": ["dp", "dp"]}})"),
+                      Equals("training.batch_axes lists 'dp' twice"));
+  REQUIRE_THROWS_WITH(load(R"({"topology": {"chip": "v5e", "shape": [4, 4, 2]}})"),
+                      Equals("topology.shape[2] must be 1: v5e is a 2-D torus, got 2"));
+  REQUIRE_THROWS_WITH(load(R"({"links": {"ici_bandwidth": 1e-300}})"),
+                      Equals("links.ici_bandwidth must be a number between 1e+06 and 1e+14, got 1e-300"));
+}
+
+TEST_CASE("hostile topology strings: each mistake named as itself", "[hostile]") {
+  // The host block text is built once all three sizes are known.
+  REQUIRE_THROWS_WITH(makeDevices(parseTopology("v4:4x4x8:host=3x3x3")),
+                      Equals("topology: host block 3x3x3 does not divide the slice 4x4x8 along x"));
+  // Too many devices is said as such, before any host-block or divisibility problem.
+  REQUIRE_THROWS_WITH(parseTopology("v4:100000x100000x100000"),
+                      Equals("topology 'v4:100000x100000x100000': too many devices: 1000000000000000, more than the "
+                             "supported 1048576"));
+  TopologySpec odd;
+  odd.chip = "v4";
+  odd.shape = {99999, 99999, 99999};
+  REQUIRE_THROWS_WITH(makeDevices(odd),
+                      Equals("topology: too many devices: 999970000299999, more than the supported 1048576"));
+  odd.shape = {1 << 20, 1 << 20, 1 << 20};
+  odd.slices = 1 << 20;
+  REQUIRE_THROWS_WITH(makeDevices(odd),
+                      Equals("topology: too many devices: more than 2^63, more than the supported 1048576"));
+  REQUIRE_THROWS_WITH(parseTopology("h100:2x8:interleaved=yes"),
+                      Equals("topology 'h100:2x8:interleaved=yes': option 'interleaved' takes no value; write "
+                             "':interleaved' to number GPU ids k*num_processes+p, or leave it out"));
+  REQUIRE_THROWS_WITH(parseTopology("v4:2x2:slices"),
+                      Equals("topology 'v4:2x2:slices': option 'slices' needs a value: slices=N"));
+  REQUIRE_THROWS_WITH(parseTopology("v4:2x2:slice=2"),
+                      Equals("topology 'v4:2x2:slice=2': unknown option 'slice' (did you mean 'slices'?); options are "
+                             "slices=N, cores=C, host=AxBxC, kind=NAME and interleaved"));
+  REQUIRE_THROWS_WITH(parseTopology("cpu:100000000"),
+                      Equals("topology 'cpu:100000000': hosts x devices per host '100000000' exceeds the device limit "
+                             "of 1048576"));
+  REQUIRE_THROWS_WITH(parseTopology("v4:4x4x4:slices=2:slices=3"),
+                      Equals("topology 'v4:4x4x4:slices=2:slices=3': option 'slices' is given twice"));
+  REQUIRE_THROWS_WITH(parseTopology("v5e:4x4x2"),
+                      Equals("topology 'v5e:4x4x2': v5e is a 2-D torus, so its chips are XxY; got 2 along z"));
+  REQUIRE_THROWS_WITH(parseTopology("v6e:2x2x2"),
+                      Equals("topology 'v6e:2x2x2': v6e is a 2-D torus, so its chips are XxY; got 2 along z"));
+  CHECK(parseTopology("v5e:4x4x1").shape == std::array<int, 3>{4, 4, 1});
+}
+
+TEST_CASE("hostile topology: a million CPU devices in the link graph", "[hostile]") {
+  // CPUs are not GPUs, and the remedy named is one the caller has.
+  const Json answer = evalRequest(Json::parse(R"({"op": "links", "topology": "cpu:1048576"})"));
+  REQUIRE(answer["ok"] == false);
+  CHECK(answer["error"]["message"] == "link graph: 1048576 CPU devices in all-to-all groups of 576 need 301465600 "
+                                      "links, more than the 8000000 modelled; use at most 27826 devices");
+  CHECK(evalRequest(Json::parse(R"({"op": "links", "topology": "cpu:27826"})"))["ok"] == true);
+}
+
+TEST_CASE("hostile eval: op of the wrong type, make_mesh sizes of 0, -2 and [4]", "[hostile]") {
+  const Json notString = evalRequest(Json::parse(R"({"op": 5})"));
+  CHECK(notString["error"]["message"] == "field 'op' must be a string naming the operation, got 5");
+  CHECK(evalRequest(Json::parse(R"({"op": "make_mesj"})"))["error"]["message"].get<std::string>().rfind(
+            "unknown op 'make_mesj' (did you mean 'make_mesh'?); known ops: ", 0) == 0);
+  Json r = {{"op", "make_mesh"}, {"platform", "cpu"}, {"device_kind", "cpu"}, {"axis_names", {"a", "b"}}};
+  r["devices"] = Json::array();
+  for (int i = 0; i < 8; ++i) r["devices"].push_back({{"id", i}});
+  r["axis_sizes"] = {0, 4};
+  CHECK(evalRequest(r)["error"]["message"] == "field 'axis_sizes[0]' must be a positive integer, got 0");
+  r["axis_sizes"] = {4, -2};
+  CHECK(evalRequest(r)["error"]["message"] == "field 'axis_sizes[1]' must be a positive integer, got -2");
+  // JAX's own text, the value printed as the tuple a Python caller passes.
+  r["axis_sizes"] = Json::parse("[[4], 4]");
+  const Json nonInt = evalRequest(r);
+  CHECK(nonInt["error"]["type"] == "ValueError");
+  CHECK(nonInt["error"]["message"] == "`axis_sizes` passed to `make_mesh` should be a sequence of ints. Got ((4,), 4)");
+  r["axis_sizes"] = {2, 4};
+  CHECK(evalRequest(r)["ok"] == true);
 }

@@ -17,6 +17,10 @@ inline constexpr int kMaxJsonDepth = 128;
 // 128 levels"). Error texts never contain the input's raw bytes, so they are always valid UTF-8.
 Json parseJsonText(std::string_view text, std::string_view what);
 
+// As parseJsonText, but an object that names a key twice is refused instead of keeping the last
+// value: "<what> names key 'w' twice" (a safetensors header listing one tensor twice is corrupt).
+Json parseJsonTextUniqueKeys(std::string_view text, std::string_view what);
+
 // Serialises for output; invalid UTF-8 inside strings is replaced instead of thrown on.
 std::string dumpJson(const Json& json, int indent = -1);
 

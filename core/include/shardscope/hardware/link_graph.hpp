@@ -43,6 +43,14 @@ struct LinkParams {
   bool operator==(const LinkParams&) const = default;
 };
 
+// Plausible ranges of the link figures a user may set (workspace `links`, eval `link_params`):
+// bandwidth from 1 MB/s to 100 TB/s per link one way (published links run from a few GB/s of DCN
+// share to 900 GB/s of NVLink; the GUI's editor goes to 100 TB/s), latency from 0 to 1 s per hop.
+// A figure outside them is a typo: 1e-300 B/s makes every collective time overflow to infinity.
+inline constexpr double kMinLinkBandwidth = 1e6;
+inline constexpr double kMaxLinkBandwidth = 1e14;
+inline constexpr double kMaxLinkLatency = 1.0;
+
 // The chip's published defaults.
 LinkParams defaultLinkParams(const ChipSpec& chip);
 
