@@ -22,6 +22,7 @@ std::map<std::string, CommandInfo>& commands() {
   static std::map<std::string, CommandInfo> table = {
       {"comm", {&runComm, "per-axis communication report and collective times of a mesh on a topology"}},
       {"shard", {&runShard, "every parameter's spec and shard, then per-device memory (see `shard --help`)"}},
+      {"step", {&runStep, "step time, MFU and what bounds a training step, per axis (see `step --help`)"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
       {"topology", {&runTopology, "print a topology's devices in jax.devices() order as JSON"}},
   };

@@ -29,6 +29,7 @@ void registerCommand(const std::string& name, CommandFunction run, const char* s
 // Subcommands (one file each).
 int runEval(const Args& args, Streams io);
 int runShard(const Args& args, Streams io);
+int runStep(const Args& args, Streams io);
 int runHelpTopic(const Args& args, Streams io);
 int runComm(const Args& args, Streams io);
 int runTopology(const Args& args, Streams io);

@@ -21,7 +21,8 @@ void usage(std::ostream& out) {
   out << "Usage: shardscope-cli comm --topology TOPO --mesh AXES [--bytes N] [--twisted] [--format table|json]\n\n"
          "Per logical axis: groups, whether each ring closes on physical links, dilation (max/mean hops\n"
          "between ring neighbours), the busiest link's load when all groups run at once, host/slice\n"
-         "crossings, the slowest link class and, with --bytes, collective times (alpha-beta ring model).\n\n"
+         "crossings, the slowest link class and, with --bytes, collective times: the scaling book's torus\n"
+         "form on TPU slices, the alpha-beta ring elsewhere (the same price the step estimate uses).\n\n"
          "  --topology TOPO   e.g. v5p:16x20x28, v4:4x4x8, v5e:16x16, h100:4x8, v4:4x4x4:slices=2\n"
          "  --mesh AXES       name:size list, one size may be -1: \"fsdp:-1,tp:4\"\n"
          "  --bytes N         array bytes for the collective times (full, gathered size)\n"
@@ -80,7 +81,7 @@ void printTable(const Json& result, bool withBytes, std::ostream& out) {
                                  cell(Json(a["ring_bandwidth"].get<double>() / 1e9))};
     if (withBytes)
       for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"})
-        row.push_back(seconds(a["collectives"][c]["alpha_beta"].get<double>()));
+        row.push_back(seconds(a["collectives"][c]["time_s"].get<double>()));
     rows.push_back(std::move(row));
   }
   std::vector<std::size_t> width(header.size());

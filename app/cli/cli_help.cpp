@@ -80,10 +80,14 @@ void helpWorkspace(std::ostream& out) {
          "\"recompute\": \"none\"|\"selective\"|\"full\",\n"
          "              \"batch_axes\": [\"dp\",\"fsdp\"], \"seq_axes\": [], \"serve_batch\": 8, \"context_len\": "
          "8192, \"kv_dtype\": \"bfloat16\",\n"
-         "              \"hbm_bytes\": null},\n"
+         "              \"hbm_bytes\": null, \"microbatches\": 1, \"sequence_parallel\": false},\n"
          " \"links\": {\"ici_bandwidth\": 4.5e10, \"ici_latency\": 1e-6, \"uplink_bandwidth\": 6.25e9, "
          "\"uplink_latency\": 1e-5,\n"
-         "           \"twisted\": false}}   (links: overrides of the chip's figures)\nDetails: docs/workspace.md\n";
+         "           \"twisted\": false},   (links: overrides of the chip's figures)\n"
+         " \"performance\": {\"flops_fraction\": 0.68, \"link_fraction\": 0.8, \"hbm_fraction\": 0.9, "
+         "\"hop_latency\": 1e-6,\n"
+         "                 \"overlap_tensor_comm\": false}}   (step-time calibration, each in (0, 1];\n"
+         "                 absent = the chip's default)\nDetails: docs/workspace.md, docs/step-time.md\n";
 }
 
 using Topic = void (*)(std::ostream&);

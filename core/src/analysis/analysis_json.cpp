@@ -16,11 +16,89 @@ const char* severityName(Diagnostic::Severity s) {
   return "info";
 }
 
+Json sourced(const SourcedValue& v) {
+  return {{"value", v.value}, {"source", std::string(figureSourceName(v.source))}};
+}
+
 Json memoryJson(const DeviceMemory& m) {
   return {{"params", m.params},           {"grads", m.grads},       {"optimizer", m.optimizer},
           {"activations", m.activations}, {"kv_cache", m.kv_cache}, {"total", m.total()}};
 }
 } // namespace
+
+Json stepToJson(const StepEstimate& s) {
+  Json out;
+  out["estimated"] = s.estimated;
+  if (!s.estimated) out["not_estimated"] = s.not_estimated;
+  const auto number = [&](double v) { return s.estimated ? Json(v) : Json(); };
+  out["time_s"] = number(s.time_s);
+  out["tokens_per_step"] = number(s.tokens_per_step);
+  out["tokens_per_s"] = number(s.tokens_per_s);
+  out["mfu"] = number(s.mfu);
+  out["model_flops"] = number(s.model_flops);
+  out["hardware_flops"] = number(s.hardware_flops);
+  out["compute_s"] = number(s.compute_s);
+  out["hbm_s"] = number(s.hbm_s);
+  out["optimizer_s"] = number(s.optimizer_s);
+  out["exposed_comm_s"] = number(s.exposed_comm_s);
+  out["bound_by"] = s.estimated ? Json(s.bound_by) : Json();
+  Json axes = Json::array();
+  for (const auto& a : s.per_axis) {
+    Json collectives = Json::array();
+    for (const auto& c : a.collectives)
+      collectives.push_back({{"kind", std::string(collectiveName(c.kind))},
+                             {"purpose", c.purpose},
+                             {"count", c.count},
+                             {"bytes", c.bytes},
+                             {"time_s", c.seconds},
+                             {"overlappable", c.overlappable}});
+    axes.push_back({{"axis", a.axis},
+                    {"size", a.size},
+                    {"bytes", a.bytes},
+                    {"time_s", a.seconds},
+                    {"exposed_s", a.exposed},
+                    {"overlapped_s", a.overlapped},
+                    {"collectives", collectives}});
+  }
+  out["per_axis"] = axes;
+  Json critical = Json::array();
+  for (const auto& c : s.critical) {
+    Json j{{"axis", c.axis},
+           {"role", c.role == StepCritical::Role::Batch ? "batch" : "tensor"},
+           {"size", c.size},
+           {"physical_axes", c.physical_axes},
+           {"flops_per_byte", c.flops_per_byte},
+           {"ok", c.ok}};
+    if (c.role == StepCritical::Role::Batch) {
+      j["tokens_per_device"] = c.tokens_per_device;
+      j["threshold"] = c.flops_per_byte;
+    } else {
+      j["ffn"] = c.ffn;
+      j["limit"] = c.limit;
+    }
+    critical.push_back(std::move(j));
+  }
+  out["critical"] = critical;
+  Json segments = Json::array();
+  for (const auto& g : s.segments) {
+    Json j{{"kind", g.kind}, {"seconds", g.seconds}};
+    if (!g.axis.empty()) j["axis"] = g.axis;
+    segments.push_back(std::move(j));
+  }
+  out["segments"] = segments;
+  out["summary"] = s.summary;
+  out["notes"] = s.notes;
+  out["devices"] = s.devices;
+  out["chip"] = {{"peak_flops", sourced(s.peak_flops)},
+                 {"hbm_bandwidth", sourced(s.hbm_bandwidth)},
+                 {"link_bandwidth", sourced(s.link_bandwidth)},
+                 {"uplink_bandwidth", sourced(s.uplink_bandwidth)}};
+  out["calibration"] = {{"flops_fraction", sourced(s.calibration.flops_fraction)},
+                        {"link_fraction", sourced(s.calibration.link_fraction)},
+                        {"hbm_fraction", sourced(s.calibration.hbm_fraction)},
+                        {"hop_latency", sourced(s.calibration.hop_latency)}};
+  return out;
+}
 
 Json analysisToJson(const Analysis& a, bool perDevice) {
   Json out;
@@ -86,13 +164,13 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
                     {"crosses_hosts", c.crosses_hosts},
                     {"crosses_slices", c.crosses_slices},
                     {"slowest_link", c.slowest_link},
-                    {"bytes", c.bytes},
-                    {"all_gather_s", c.all_gather_s},
-                    {"reduce_scatter_s", c.reduce_scatter_s},
-                    {"all_reduce_s", c.all_reduce_s},
-                    {"all_to_all_s", c.all_to_all_s}});
+                    {"step_bytes", c.step_bytes},
+                    {"step_s", c.step_s},
+                    {"overlapped_s", c.overlapped_s},
+                    {"exposed_s", c.exposed_s}});
   }
   out["comm"] = comm;
+  out["step"] = stepToJson(a.step);
 
   Json diagnostics = Json::array();
   for (const auto& d : a.diagnostics)

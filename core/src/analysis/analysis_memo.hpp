@@ -3,6 +3,7 @@
 #pragma once
 
 #include "shardscope/analysis/analysis_cache.hpp"
+#include "shardscope/cost/step_time.hpp"
 #include "shardscope/models/model.hpp"
 
 #include <cstdint>
@@ -31,6 +32,13 @@ struct AnalysisCache::Memo {
     std::vector<std::size_t> first;
     std::vector<std::int64_t> counts;
   } grouping;
+
+  // Every parameter's role for the step estimate (classifyParams), for the last model asked.
+  struct Roles {
+    std::mutex mutex;
+    std::weak_ptr<const Model> model;
+    std::shared_ptr<const ParamRoles> roles;
+  } roles;
 };
 
 } // namespace shardscope

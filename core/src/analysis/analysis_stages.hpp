@@ -5,10 +5,13 @@
 
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/analysis_cache.hpp"
+#include "shardscope/cost/axis_report.hpp"
 #include "shardscope/models/model.hpp"
 #include "shardscope/sharding/shard_plan.hpp"
 
 #include <memory>
+#include <span>
+#include <vector>
 
 namespace shardscope::analysis {
 
@@ -30,8 +33,14 @@ std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::share
 // Per-device bytes by category against the chip's HBM; fills Analysis::memory.
 void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan, Analysis& out);
 
-// Per-axis rings on the physical links and collective times for `payloadBytes`; fills Analysis::comm.
-void reportCommunication(const Scenario& scenario, double payloadBytes, Analysis& out);
+// Per-axis rings on the physical links; fills the ring figures of Analysis::comm and returns the
+// axis reports (one per mesh axis, empty on failure) for the step estimate.
+std::vector<AxisReport> reportCommunication(const Scenario& scenario, Analysis& out);
+
+// Step time from the shards and the axis reports; fills Analysis::step and the per-step seconds of
+// Analysis::comm. Without a model or plan, says so in Analysis::step.
+void estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Model>& model, const ShardGroups* plan,
+                      std::span<const AxisReport> axes, AnalysisCache::Memo& memo, Analysis& out);
 
 // Appends a diagnostic.
 void note(Analysis& out, Diagnostic::Severity severity, std::string section, std::string subject, std::string message);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // analyze(): composes the engines in the order the data flows: devices -> mesh -> (model, rules,
-// shards) -> memory -> communication. Each stage reads only the previous stages' results.
+// shards) -> memory -> communication -> step time. Each stage reads only the previous stages' results.
 #include "shardscope/analysis/analysis.hpp"
 
 #include "analysis_memo.hpp"
@@ -23,27 +23,26 @@ Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atom
   const auto start = std::chrono::steady_clock::now();
   Analysis out;
   analysis::buildMesh(scenario, out);
+  bool stopped = false;
   auto cancelled = [&] {
-    if (cancel && cancel->load(std::memory_order_relaxed)) {
+    if (!stopped && cancel && cancel->load(std::memory_order_relaxed)) {
       out.diagnostics.push_back({Diagnostic::Severity::Warning, "analysis", "", "cancelled by a newer edit"});
-      return true;
+      stopped = true;
     }
-    return false;
+    return stopped;
   };
-  // The payload the per-axis collective times are quoted for: one layer's parameters, what an
-  // FSDP all-gather moves per layer (the whole model when the layer count is unknown).
-  double payloadBytes = 1 << 30;
+  std::shared_ptr<const Model> model;
+  std::optional<ShardGroups> plan;
   if (!cancelled()) {
-    if (auto model = analysis::loadModel(scenario.model, cache.memo(), out); model && !cancelled()) {
-      if (auto plan = analysis::shardModel(scenario, model, cache.memo(), out); plan && !cancelled()) {
-        analysis::estimateDeviceMemory(scenario, *model, *plan, out);
-        payloadBytes = static_cast<double>(plan->totals.total_bytes);
-        if (model->config && model->config->num_layers > 0)
-          payloadBytes /= static_cast<double>(model->config->num_layers);
-      }
+    model = analysis::loadModel(scenario.model, cache.memo(), out);
+    if (model && !cancelled()) {
+      plan = analysis::shardModel(scenario, model, cache.memo(), out);
+      if (plan && !cancelled()) analysis::estimateDeviceMemory(scenario, *model, *plan, out);
     }
   }
-  if (!cancelled()) analysis::reportCommunication(scenario, payloadBytes, out);
+  std::vector<AxisReport> reports;
+  if (!cancelled()) reports = analysis::reportCommunication(scenario, out);
+  if (!cancelled()) analysis::estimateStepTime(scenario, model, plan ? &*plan : nullptr, reports, cache.memo(), out);
   out.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -22,6 +22,7 @@ MemoryOptions memoryOptionsFromTraining(const TrainingOptions& t, const std::str
   o.kv_bytes_per_element = *kv;
   o.device_kind = deviceKind;
   o.hbm_bytes_override = t.hbm_bytes_override;
+  o.sequence_parallel = t.sequence_parallel;
   return o;
 }
 
@@ -36,6 +37,50 @@ LinkParams linkParamsOf(const Scenario& scenario) {
   p.uplink_latency = o.uplink_latency.value_or(p.uplink_latency);
   p.twisted = o.twisted;
   return p;
+}
+
+StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string& deviceKind) {
+  const TrainingOptions& t = scenario.training;
+  StepOptions o;
+  o.micro_batch = t.micro_batch;
+  o.microbatches = t.microbatches;
+  o.seq_len = t.seq_len;
+  o.recompute = t.recompute;
+  o.sequence_parallel = t.sequence_parallel;
+  o.zero_stage = t.zero_stage;
+  o.optimizer = t.optimizer;
+  o.master_weights_fp32 = t.master_weights_fp32;
+  const auto bytes = dtypeBytes(t.param_dtype);
+  if (!bytes) throwValueError("training.param_dtype: unknown dtype '" + t.param_dtype + "'");
+  o.param_bytes = *bytes;
+  o.batch_axes = t.batch_axes;
+  o.seq_axes = t.seq_axes;
+  o.overlap_tensor_comm = scenario.performance.overlap_tensor_comm;
+
+  const LinkParams links = linkParamsOf(scenario);
+  const ChipSpec* chip = findChip(deviceKind);
+  o.chip = chip ? chip->key : deviceKind;
+  if (chip) {
+    o.peak_flops = {chip->peak_bf16_flops, FigureSource::Chip};
+    o.hbm_bandwidth = {chip->hbm_bandwidth, FigureSource::Chip};
+    o.calibration = defaultCalibration(*chip);
+  }
+  const LinkOverrides& edited = scenario.links;
+  const auto source = [](bool user) { return user ? FigureSource::User : FigureSource::Chip; };
+  o.link_bandwidth = {links.ici_bandwidth, source(edited.ici_bandwidth.has_value())};
+  o.uplink_bandwidth = {links.uplink_bandwidth, source(edited.uplink_bandwidth.has_value())};
+  o.link_latency = links.ici_latency;
+  o.calibration.hop_latency = {links.ici_latency, source(edited.ici_latency.has_value())};
+
+  const PerformanceOptions& p = scenario.performance;
+  const auto apply = [](SourcedValue& v, const std::optional<double>& edit) {
+    if (edit) v = {*edit, FigureSource::User};
+  };
+  apply(o.calibration.flops_fraction, p.flops_fraction);
+  apply(o.calibration.link_fraction, p.link_fraction);
+  apply(o.calibration.hbm_fraction, p.hbm_fraction);
+  apply(o.calibration.hop_latency, p.hop_latency);
+  return o;
 }
 
 } // namespace shardscope

@@ -2,6 +2,7 @@
 #include "shardscope/analysis/scenario.hpp"
 
 #include "base/json_input.hpp"
+#include "scenario_step.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_fields.hpp"
 #include "shardscope/base/json_text.hpp"
@@ -160,7 +161,8 @@ TrainingOptions readTraining(const JsonField& t) {
   TrainingOptions o;
   if (!section(t,
                {"workload", "param_dtype", "optimizer", "master_weights_fp32", "zero_stage", "micro_batch", "seq_len",
-                "recompute", "batch_axes", "seq_axes", "serve_batch", "context_len", "kv_dtype", "hbm_bytes"}))
+                "recompute", "batch_axes", "seq_axes", "serve_batch", "context_len", "kv_dtype", "hbm_bytes",
+                "microbatches", "sequence_parallel"}))
     return o;
   constexpr IntRange count{1, std::int64_t{1} << 40};
   o.workload = readEnum(t["workload"], o.workload, kWorkloads);
@@ -259,13 +261,14 @@ Json scenarioToJson(const Scenario& s) {
   if (l.uplink_latency) links["uplink_latency"] = *l.uplink_latency;
   if (l.twisted) links["twisted"] = true;
   if (!links.empty()) j["links"] = links;
+  writeStepFields(s, j);
   return j;
 }
 
 Scenario scenarioFromJson(const Json& j) {
   const JsonField ws = fileFields(j, "", "the workspace");
   ws.toObject("a JSON object");
-  ws.checkKeys({"format", "version", "name", "topology", "mesh", "model", "rules", "training", "links"});
+  ws.checkKeys({"format", "version", "name", "topology", "mesh", "model", "rules", "training", "links", "performance"});
   if (const JsonField f = ws["format"]; f.present() && (!f.json().is_string() || f.json() != "shardscope-scenario"))
     f.fail("must be \"shardscope-scenario\", got " + jsonRepr(f.json()));
   if (const JsonField v = ws["version"]; v.present() && (!v.json().is_number_integer() || v.json() != 1))
@@ -278,6 +281,7 @@ Scenario scenarioFromJson(const Json& j) {
   s.rules = readRules(ws["rules"]);
   s.training = readTraining(ws["training"]);
   s.links = readLinks(ws["links"]);
+  readStepFields(ws, s);
   return s;
 }
 

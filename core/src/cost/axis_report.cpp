@@ -51,6 +51,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
   double hopSum = 0;
   std::int64_t pairCount = 0;
   bool allClose = true;
+  bool allInSlice = true, allWrap = p >= 2;
   r.step_latency = 0;
 
   for (std::int64_t o = 0; o < outer; ++o)
@@ -109,16 +110,21 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
           if (distinct > 1) {
             ++axes;
             extentSum += distinct;
+            // A closed torus ring needs the whole wrapped physical axis.
+            if (distinct != dims[d] || !graph.wrap()[d]) allWrap = false;
           }
         }
         r.physical_axes = std::max(r.physical_axes, axes);
         r.physical_extent_sum = std::max(r.physical_extent_sum, extentSum);
       } else {
+        allInSlice = false;
         r.physical_axes = std::max(r.physical_axes, p > 1 ? 1 : 0);
         r.physical_extent_sum = std::max<int>(r.physical_extent_sum, static_cast<int>(p > 1 ? p : 0));
       }
       if (keepGroups) r.groups.push_back(std::move(g));
     }
+  r.torus = tpu && allInSlice;
+  r.wraps = r.torus && allWrap;
   r.ring_closed = allClose && p >= 2;
   if (p < 2) r.ring_closed = true; // a single device needs no link: trivially a ring
   r.mean_hops = pairCount ? hopSum / static_cast<double>(pairCount) : 0.0;

@@ -27,13 +27,40 @@ RingCostInputs ringCostInputs(const AxisReport& report) {
   RingCostInputs in;
   in.p = report.size;
   in.step_latency = report.step_latency;
+  in.max_hops = std::max(1, report.max_hops);
   in.ring_bandwidth = report.ring_bandwidth;
   in.bidi_ring_bandwidth = report.bidi_ring_bandwidth;
   in.physical_axes = std::max(1, report.physical_axes);
   in.physical_extent_sum = std::max<int>(1, report.physical_extent_sum);
   in.ring_closed = report.ring_closed;
+  in.wraps = report.wraps;
+  in.torus = report.torus;
   return in;
 }
+
+namespace {
+
+// All-gather time on the torus (scaling book): a closed ring sends half the shards each way, an
+// open one (no wraparound, or a segment of a split axis) passes every shard along one direction.
+double torusAllGather(double bytes, const RingCostInputs& in) {
+  const double p = static_cast<double>(in.p);
+  const double hop = in.step_latency / std::max(1, in.max_hops); // T_min of the book
+  // Two devices exchange halves over one link, one direction each: the open form is exact (the
+  // closed forms drop the book's (p-1)/p, which is 1/2 here).
+  if (in.p == 2) return std::max(hop, in.ring_bandwidth > 0 ? bytes / 2 / in.ring_bandwidth : 0.0);
+  if (in.wraps) {
+    const double bw = in.bidi_ring_bandwidth > 0 ? bytes / (in.bidi_ring_bandwidth * in.physical_axes) : 0.0;
+    return std::max(hop * in.physical_extent_sum / 2.0, bw);
+  }
+  if (in.ring_closed) {
+    const double bw = in.bidi_ring_bandwidth > 0 ? bytes / in.bidi_ring_bandwidth : 0.0;
+    return std::max(hop * p / 2.0, bw);
+  }
+  const double bw = in.ring_bandwidth > 0 ? (p - 1) / p * bytes / in.ring_bandwidth : 0.0;
+  return std::max(hop * (p - 1), bw);
+}
+
+} // namespace
 
 CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& in) {
   if (!(bytes >= 0) || !std::isfinite(bytes)) throwValueError("collective cost: bytes must be a finite number >= 0");
@@ -44,8 +71,8 @@ CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& 
   const double frac = (p - 1) / p;
   const double bwTerm = in.ring_bandwidth > 0 ? frac * bytes / in.ring_bandwidth : 0.0;
   const double ag = (p - 1) * in.step_latency + bwTerm;
-  const double tpuBw = in.bidi_ring_bandwidth > 0 ? bytes / (in.bidi_ring_bandwidth * in.physical_axes) : 0.0;
-  const double tpuAg = std::max(in.step_latency * in.physical_extent_sum / 2.0, tpuBw);
+  const double tpuAg = torusAllGather(bytes, in);
+  const bool closed = in.wraps || in.ring_closed;
   switch (c) {
   case Collective::AllGather:
   case Collective::ReduceScatter:
@@ -57,11 +84,17 @@ CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& 
     t.tpu_form = 2 * tpuAg;
     break;
   case Collective::AllToAll:
-    t.alpha_beta = ag;
-    t.tpu_form = tpuAg / (in.ring_closed ? 4.0 : 2.0);
+    // Each rank sends (p-1)/p of its own buffer (bytes / p), all at once through a switch.
+    t.alpha_beta = (p - 1) * in.step_latency + bwTerm / p;
+    t.tpu_form = tpuAg / (closed ? 4.0 : 2.0);
     break;
   }
+  t.seconds = in.torus ? t.tpu_form : t.alpha_beta;
   return t;
+}
+
+double collectiveSeconds(Collective c, double bytes, const RingCostInputs& in) {
+  return collectiveTime(c, bytes, in).seconds;
 }
 
 CollectiveTime collectiveTime(Collective c, double bytes, const AxisReport& report) {
@@ -83,6 +116,7 @@ FsdpCommCost fsdpCommCost(const AxisReport& report, double layerParamBytes, doub
       layers * (2 * f.bytes_received_per_device_all_gather + f.bytes_sent_per_device_reduce_scatter);
   f.step_seconds = layers * (2 * ag.alpha_beta + rs.alpha_beta);
   f.step_seconds_tpu_form = layers * (2 * ag.tpu_form + rs.tpu_form);
+  f.step_seconds_priced = layers * (2 * ag.seconds + rs.seconds);
   return f;
 }
 

@@ -85,7 +85,8 @@ Json collectivesJson(const AxisReport& r, double bytes) {
   Json out = Json::object();
   for (auto c : kCollectives) {
     const auto t = collectiveTime(c, bytes, r);
-    out[std::string(collectiveName(c))] = {{"alpha_beta", t.alpha_beta}, {"tpu_form", t.tpu_form}};
+    out[std::string(collectiveName(c))] = {
+        {"time_s", t.seconds}, {"alpha_beta", t.alpha_beta}, {"tpu_form", t.tpu_form}};
   }
   return out;
 }
@@ -211,6 +212,8 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
     j["step_latency"] = r.step_latency;
     j["physical_axes"] = r.physical_axes;
     j["physical_extent_sum"] = r.physical_extent_sum;
+    j["torus"] = r.torus;
+    j["wraps"] = r.wraps;
     if (bytes) j["collectives"] = collectivesJson(r, *bytes);
     if (fsdp.present()) {
       const double paramBytes = fsdp["layer_param_bytes"].toNumber(kNonNegative);
@@ -223,7 +226,8 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
                    {"bytes_sent_per_device_reduce_scatter", f.bytes_sent_per_device_reduce_scatter},
                    {"step_bytes_per_device", f.step_bytes_per_device},
                    {"step_seconds", f.step_seconds},
-                   {"step_seconds_tpu_form", f.step_seconds_tpu_form}};
+                   {"step_seconds_tpu_form", f.step_seconds_tpu_form},
+                   {"step_time_s", f.step_seconds_priced}};
     }
     if (!r.groups.empty()) {
       Json groups = Json::array();

@@ -167,16 +167,30 @@ TEST_CASE("alpha-beta and TPU-form collective times by hand", "[comm]") {
   CHECK(collectiveTime(Collective::AllGather, n, in).alpha_beta == Approx(ag));
   CHECK(collectiveTime(Collective::ReduceScatter, n, in).alpha_beta == Approx(ag));
   CHECK(collectiveTime(Collective::AllReduce, n, in).alpha_beta == Approx(2 * ag));
-  CHECK(collectiveTime(Collective::AllToAll, n, in).alpha_beta == Approx(ag));
+  // All-to-all through a switch: each rank sends (p-1)/p of its own quarter of the n bytes.
+  CHECK(collectiveTime(Collective::AllToAll, n, in).alpha_beta == Approx(3e-6 + 0.75 * n / 4 / 4.5e10));
   CHECK(collectiveTime(Collective::AllGather, n, in).tpu_form == Approx(n / 9e10));
   CHECK(collectiveTime(Collective::AllReduce, n, in).tpu_form == Approx(2 * n / 9e10));
   CHECK(collectiveTime(Collective::AllToAll, n, in).tpu_form == Approx(n / 9e10 / 4));
   // Latency-bound: 1 kB is below T_min * |X| / 2.
   CHECK(collectiveTime(Collective::AllGather, 1e3, in).tpu_form == Approx(2e-6));
+  // The one price: the torus form inside a TPU slice, alpha-beta elsewhere.
+  CHECK(collectiveTime(Collective::AllGather, n, in).seconds == Approx(ag));
+  in.torus = true;
+  CHECK(collectiveTime(Collective::AllGather, n, in).seconds == Approx(n / 9e10));
+  CHECK(collectiveSeconds(Collective::AllReduce, n, in) == Approx(2 * n / 9e10));
+  // An open ring passes (p-1) shards one way (the book's no-wraparound case), latency (p-1) hops.
   in.ring_closed = false;
-  CHECK(collectiveTime(Collective::AllToAll, n, in).tpu_form == Approx(n / 9e10 / 2));
+  const double open = 0.75 * n / 4.5e10;
+  CHECK(collectiveTime(Collective::AllGather, n, in).tpu_form == Approx(open));
+  CHECK(collectiveTime(Collective::AllToAll, n, in).tpu_form == Approx(open / 2));
+  CHECK(collectiveTime(Collective::AllGather, 1e3, in).tpu_form == Approx(3e-6));
+  // Whole wrapped physical axes: both directions of every axis at once (V / (W n_axes)).
+  in.wraps = true;
   in.physical_axes = 2;
+  in.physical_extent_sum = 8;
   CHECK(collectiveTime(Collective::AllGather, n, in).tpu_form == Approx(n / 9e10 / 2));
+  CHECK(collectiveTime(Collective::AllGather, 1e3, in).tpu_form == Approx(4e-6));
   in.p = 1;
   CHECK(collectiveTime(Collective::AllReduce, n, in).alpha_beta == 0);
   CHECK_THROWS_WITH(collectiveTime(Collective::AllGather, -1, in), Catch::Contains("bytes"));
@@ -188,7 +202,10 @@ TEST_CASE("scaling-book v5e example: a whole wrapped 16-axis all-gathers at V/W"
                           [&](const auto& i) { return positionOf(g->devices(), int(i[1]), int(i[0])); });
   const auto x = axisReport(*g, m, 1);
   REQUIRE(x.ring_closed);
+  CHECK(x.torus);
+  CHECK(x.wraps);
   const double V = 34e6;
+  CHECK(collectiveTime(Collective::AllGather, V, x).seconds == Approx(V / 9e10));
   CHECK(collectiveTime(Collective::AllGather, V, x).tpu_form == Approx(V / 9e10)); // ~378 us
   CHECK(collectiveTime(Collective::AllGather, V, x).alpha_beta == Approx(15e-6 + 15.0 / 16 * V / 4.5e10));
   // FSDP over x: 2 all-gathers of the parameters and 1 reduce-scatter of the gradients per layer.

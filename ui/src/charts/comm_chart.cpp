@@ -5,8 +5,8 @@
 #include "views/device_overlay.hpp"
 
 #include <QBarCategoryAxis>
-#include <QBarSeries>
 #include <QBarSet>
+#include <QStackedBarSeries>
 #include <QChart>
 #include <QChartView>
 #include <QLabel>
@@ -57,9 +57,9 @@ CommChart::CommChart(QWidget* parent) : QWidget(parent) {
   pageLayout->addWidget(legend_);
   stack_->addWidget(page_);
   layout->addWidget(stack_);
-  setWhatsThis(
-      tr("<b>Communication per axis</b><br>Estimated time of each collective over each logical axis for "
-         "the payload shown, from link bandwidths, hop counts and whether the ring leaves the host or slice."));
+  setWhatsThis(tr("<b>Communication per axis</b><br>Seconds per training step each logical axis spends in collectives, "
+                  "split into what hides behind compute and what is exposed, from the step estimate (link bandwidths, "
+                  "hop counts, whether the ring leaves the host or slice)."));
 }
 
 void CommChart::setAnalysis(std::shared_ptr<const Analysis> analysis) {
@@ -75,8 +75,7 @@ void CommChart::rebuild() {
   stack_->setCurrentWidget(page_);
   const auto& comm = analysis_->comm;
   double maxT = 0;
-  for (const auto& a : comm)
-    maxT = std::max({maxT, a.all_gather_s, a.reduce_scatter_s, a.all_reduce_s, a.all_to_all_s});
+  for (const auto& a : comm) maxT = std::max(maxT, a.step_s);
   const TimeUnit unit = unitFor(maxT);
 
   auto* chart = new QChart;
@@ -85,20 +84,19 @@ void CommChart::rebuild() {
   chart->setBackgroundRoundness(0);
   chart->setMargins(QMargins(4, 4, 4, 4));
   chart->legend()->hide(); // legend_ below wraps where QLegend would elide
-  auto* series = new QBarSeries;
-  const char* names[] = {"all-gather", "reduce-scatter", "all-reduce", "all-to-all"};
-  const QColor colors[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759)};
+  // Per training step: the part of each axis' collectives that hides behind compute, and the part
+  // that does not (Analysis::step).
+  auto* series = new QStackedBarSeries;
+  const char* names[] = {"overlapped", "exposed"};
+  const QColor colors[] = {QColor(0x59a14f), QColor(0xe15759)};
   QStringList categories;
   QStringList lines;
   std::vector<LegendEntry> legend;
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < 2; ++k) {
     legend.push_back({colors[k], tr(names[k])});
     auto* set = new QBarSet(tr(names[k]));
     set->setColor(colors[k]);
-    for (const auto& a : comm) {
-      const double t[] = {a.all_gather_s, a.reduce_scatter_s, a.all_reduce_s, a.all_to_all_s};
-      *set << t[k] * unit.scale;
-    }
+    for (const auto& a : comm) *set << (k == 0 ? a.overlapped_s : a.exposed_s) * unit.scale;
     series->append(set);
   }
   for (const auto& a : comm) {
@@ -118,9 +116,8 @@ void CommChart::rebuild() {
                  .arg(a.size)
                  .arg(facts.join(", "));
   }
-  const double payload = comm.front().bytes;
   legend_->setText(legendHtml(legend));
-  details_->setText(tr("Payload %1 per collective.<br>%2").arg(formatBytes(payload), lines.join("<br>")));
+  details_->setText(tr("Communication per training step.<br>%1").arg(lines.join("<br>")));
   auto* axisX = new QBarCategoryAxis;
   axisX->append(categories);
   auto* axisY = new QValueAxis;
@@ -131,7 +128,7 @@ void CommChart::rebuild() {
   series->attachAxis(axisX);
   series->attachAxis(axisY);
   axisY->applyNiceNumbers();
-  connect(series, &QBarSeries::hovered, this, [this, unit](bool status, int index, QBarSet* set) {
+  connect(series, &QStackedBarSeries::hovered, this, [this, unit](bool status, int index, QBarSet* set) {
     if (!status || !set) return;
     QToolTip::showText(
         QCursor::pos(),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Per-axis collective times (Qt Charts): all-gather, reduce-scatter, all-reduce and all-to-all
-// for each logical axis, with the ring facts (closed ring, dilation, slowest link) in the tooltip.
+// Per-axis communication per training step (Qt Charts): overlapped and exposed seconds for each
+// logical axis, with the ring facts (closed ring, dilation, slowest link) above the chart.
 #pragma once
 
 #include "views/analysis_view.hpp"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // analyze(Scenario) -> Analysis: the one pure function the GUI and the CLI call. Each section is
-// filled by its engine (device mesh, sharding, memory, comm); a section that could not be
-// computed is empty and `diagnostics` says why.
+// filled by its engine (device mesh, sharding, memory, comm, step time); a section that could not
+// be computed is empty and `diagnostics` says why.
 #pragma once
 
+#include "shardscope/cost/step_time.hpp"
 #include "shardscope/mesh/device_mesh.hpp"
 #include "shardscope/mesh/named_mesh.hpp"
 #include "shardscope/sharding/param_table.hpp"
@@ -23,7 +24,7 @@ class LinkGraph;
 struct Diagnostic {
   enum class Severity { Info, Warning, Error };
   Severity severity = Severity::Info;
-  std::string section; // "mesh", "model", "rules", "memory", "comm"
+  std::string section; // "mesh", "model", "rules", "memory", "comm", "step"
   std::string subject; // parameter path or axis name, may be empty
   std::string message;
 };
@@ -59,8 +60,11 @@ struct AxisComm {
   int max_link_load = 0;
   bool crosses_hosts = false, crosses_slices = false;
   std::string slowest_link; // "ici", "dcn", "nvlink", "network", or "none" (one chip)
-  double bytes = 0;         // the payload the times below are for: one layer's parameters
-  double all_gather_s = 0, reduce_scatter_s = 0, all_reduce_s = 0, all_to_all_s = 0;
+  // What the axis carries in one training step (from Analysis::step; zero when the step was not
+  // estimated): bytes each device sends over it, the collectives' time, and how much of that
+  // compute hides (overlapped) or not (exposed).
+  double step_bytes = 0;
+  double step_s = 0, overlapped_s = 0, exposed_s = 0;
 };
 
 struct Analysis {
@@ -70,6 +74,9 @@ struct Analysis {
   ParamTable params; // every parameter with its spec and shard
   MemorySummary memory;
   std::vector<AxisComm> comm;
+  // Step time, MFU and what bounds the step (cost/step_time.hpp); `step.estimated` is false, and
+  // `step.not_estimated` says why, when the model or the chip lacks what it needs.
+  StepEstimate step;
   std::shared_ptr<const LinkGraph> links; // the topology's physical link graph (hop counts for views)
   std::vector<Diagnostic> diagnostics;
   double compute_ms = 0; // how long analyze took

@@ -10,4 +10,9 @@ namespace shardscope {
 
 Json analysisToJson(const Analysis& analysis, bool perDevice = false);
 
+// The `step` object (docs/step-time.md): time_s, tokens_per_s, mfu, model_flops, hardware_flops,
+// compute_s, hbm_s, exposed_comm_s, bound_by, per_axis, critical, summary, and the figures used
+// with their sources.
+Json stepToJson(const StepEstimate& step);
+
 } // namespace shardscope

@@ -6,6 +6,7 @@
 
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/cost/memory.hpp"
+#include "shardscope/cost/step_time.hpp"
 #include "shardscope/hardware/link_graph.hpp"
 
 #include <string>
@@ -19,5 +20,11 @@ MemoryOptions memoryOptionsFromTraining(const TrainingOptions& training, const s
 // The chip's published link figures with the user's `links` overrides on top. Throws ValueError
 // for a chip the catalogue does not know.
 LinkParams linkParamsOf(const Scenario& scenario);
+
+// The step-time engine's options: the training fields, the chip's published figures for
+// `deviceKind` (the mesh's devices; zero when the catalogue does not know it, which the engine
+// refuses), the link figures in effect and the calibration (chip defaults with the workspace's
+// `performance` edits on top), each tagged with where it came from.
+StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string& deviceKind);
 
 } // namespace shardscope

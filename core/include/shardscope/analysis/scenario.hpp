@@ -66,7 +66,12 @@ struct TrainingOptions {
   // Global micro-batch in sequences, split over the batch axes. 32 gives each of the default
   // scenario's dp x fsdp = 32 replicas one sequence (fewer would leave replicas padding).
   std::int64_t micro_batch = 32;
+  // Gradient accumulation: micro-batches per optimizer step (global batch = micro_batch x this).
+  std::int64_t microbatches = 1;
   std::int64_t seq_len = 4096;
+  // Megatron sequence parallelism on the tensor axis: layer norms and dropouts split too (memory),
+  // all-gather / reduce-scatter pairs instead of all-reduces (step time).
+  bool sequence_parallel = false;
   Recompute recompute = Recompute::Selective;
   std::vector<std::string> batch_axes{"dp", "fsdp"}; // mesh axes that shard the batch
   std::vector<std::string> seq_axes;                 // mesh axes that shard the sequence
@@ -89,6 +94,18 @@ struct LinkOverrides {
   bool operator==(const LinkOverrides&) const = default;
 };
 
+// Calibration of the step-time estimate (docs/step-time.md). Unset values keep the chip's defaults
+// (cost/step_time.hpp defaultCalibration); set ones are the user's edits.
+struct PerformanceOptions {
+  std::optional<double> flops_fraction; // achievable fraction of peak bf16 FLOP/s, (0, 1]
+  std::optional<double> link_fraction;  // achievable fraction of link bandwidth, (0, 1]
+  std::optional<double> hbm_fraction;   // achievable fraction of HBM bandwidth, (0, 1]
+  std::optional<double> hop_latency;    // seconds per ICI/NVLink hop as collectives see it, (0, 1]
+  bool overlap_tensor_comm = false;     // tensor-parallel activation collectives hidden (collective matmuls)
+
+  bool operator==(const PerformanceOptions&) const = default;
+};
+
 struct Scenario {
   std::string name = "Default: TPU v4 4x4x8, Llama-3.1-8B, FSDP+TP";
   TopologySpec topology; // defaults to v4 4x4x8
@@ -97,6 +114,7 @@ struct Scenario {
   RulesChoice rules;
   TrainingOptions training;
   LinkOverrides links;
+  PerformanceOptions performance;
 
   bool operator==(const Scenario&) const = default;
 };

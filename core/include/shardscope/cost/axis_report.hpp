@@ -54,6 +54,13 @@ struct AxisReport {
   // (max over groups); 0/p for groups that leave their slice or on GPUs.
   int physical_axes = 0;
   int physical_extent_sum = 0;
+  // TPU: every group stays in its slice, so its rings run on the torus (the scaling-book form
+  // prices them); false on GPUs and for groups that cross DCN.
+  bool torus = false;
+  // TPU: every group spans each physical axis it touches whole, and each of those axes has its
+  // wraparound links: the torus rings close whatever order the mesh lists the devices in, and a
+  // group over n such axes gathers over all n at once (spec §3.2).
+  bool wraps = false;
 };
 
 // Report for axis `axisIndex` of `mesh`. Every mesh device must be in the graph (by id).

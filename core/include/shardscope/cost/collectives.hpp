@@ -18,31 +18,44 @@ inline constexpr std::array<Collective, 4> kCollectives{Collective::AllGather, C
 
 struct CollectiveTime {
   double alpha_beta = 0; // seconds, classic ring (§3.1)
-  double tpu_form = 0;   // seconds, scaling-book form (§3.2)
+  double tpu_form = 0;   // seconds, scaling-book torus form (§3.2, §3 of step-time.md)
+  double seconds = 0;    // the one price Shardscope uses: tpu_form on a TPU torus, alpha_beta elsewhere
 };
 
 // What the cost models need of an axis, separable so tests can give numbers by hand.
 struct RingCostInputs {
   std::int64_t p = 1;             // ranks in the ring
-  double step_latency = 0;        // alpha: seconds per ring step
+  double step_latency = 0;        // alpha: seconds per ring step (the slowest neighbour route)
+  int max_hops = 1;               // hops of that route: the torus form counts latency per hop
   double ring_bandwidth = 0;      // B: per-rank bytes/s of a unidirectional ring
   double bidi_ring_bandwidth = 0; // W: bytes/s of a bidirectional ring (both directions)
   int physical_axes = 1;          // n_axes of §3.2
   int physical_extent_sum = 1;    // sum of |X_i| of §3.2
-  bool ring_closed = true;        // a closed ring runs both directions (all-to-all ~ AG/4, else AG/2)
+  bool ring_closed = true;        // the mesh-order ring closes on one-hop links: both directions carry data
+  bool wraps = false;             // TPU: whole wrapped physical axes, a closed ring on each of them
+  bool torus = false;             // TPU inside one slice: the torus form is the price
 };
 RingCostInputs ringCostInputs(const AxisReport& report);
 
-// `bytes` is the full (gathered / unreduced) array size, n of §3.1 and V of §3.2.
-//  alpha-beta: AG = RS = (p-1)a + (p-1)/p n/B;  AR = 2 AG;  A2A = (p-1)a + (p-1)/p n/B
-//    (the bandwidth term is NCCL-tests' factor; the latency term is ours: p-1 message steps).
-//  TPU form:   AG = RS = max(a * sum|X_i|/2, V/(W n_axes));  AR = 2 AG;  A2A = AG/4 closed, AG/2 open.
-// p == 1 or bytes == 0 costs nothing.
+// `bytes` is the full (gathered / unreduced) array size, n of §3.1 and V of §3.2; for an
+// all-to-all, the sum of every rank's buffer (p x what one rank holds).
+//  alpha-beta: AG = RS = (p-1)a + (p-1)/p n/B;  AR = 2 AG;  A2A = (p-1)a + (p-1)/p (n/p)/B
+//    (bandwidth terms are NCCL-tests' factors on a switch; the latency term is ours: p-1 steps).
+//  TPU torus form (the scaling book, sharding.md), a = step_latency / max_hops per hop:
+//    whole wrapped axes: AG = RS = max(a sum|X_i|/2, V/(W n_axes))
+//    other closed rings:  AG = RS = max(a p/2, V/W)
+//    open rings (no wraparound, a split axis), and p = 2: AG = RS = max(a (p-1), (p-1)/p V/B)
+//    AR = 2 AG;  A2A = AG/4 on a closed ring, AG/2 on an open one.
+// p == 1 or bytes == 0 costs nothing. Throws ValueError for negative or non-finite bytes.
 CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& in);
 CollectiveTime collectiveTime(Collective c, double bytes, const AxisReport& report);
+// The one price (CollectiveTime::seconds), used by the step estimate, the CLI and the GUI alike.
+double collectiveSeconds(Collective c, double bytes, const RingCostInputs& in);
 
 // FSDP over one axis (ZeRO-3): every layer's parameters are all-gathered before use in the
 // forward and again in the backward pass, and its gradients reduce-scattered once per step.
+// Kept for the eval op `axis_report`'s `fsdp` field; the step estimate (step_time.hpp) derives
+// FSDP traffic from the actual shards instead.
 struct FsdpCommCost {
   double layer_all_gather_seconds = 0;             // one layer's parameters (alpha-beta)
   double layer_reduce_scatter_seconds = 0;         // one layer's gradients (alpha-beta)
@@ -51,6 +64,7 @@ struct FsdpCommCost {
   double step_bytes_per_device = 0;                // layers x (2 all-gathers + 1 reduce-scatter), bytes
   double step_seconds = 0;                         // layers x (2 all-gathers + 1 reduce-scatter)
   double step_seconds_tpu_form = 0;
+  double step_seconds_priced = 0; // the same in the one price (CollectiveTime::seconds)
 };
 FsdpCommCost fsdpCommCost(const AxisReport& report, double layerParamBytes, double layerGradBytes, int layers);
 

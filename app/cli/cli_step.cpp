@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0
+// `shardscope-cli step`: how long one training step takes on a layout, what MFU that is, what
+// bounds it and what would move it: the breakdown (compute, HBM-bound time, exposed communication
+// per axis), the per-axis collectives, the scaling book's checks and the one-sentence summary.
+// Takes the same workspace and flags as `shard`; `--format json` prints the analysis with its
+// `step` object (the eval `analyze` op's form, without the parameter list).
+#include "cli.hpp"
+#include "text_table.hpp"
+
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/analysis_json.hpp"
+#include "shardscope/analysis/rules_in_effect.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
+#include "shardscope/hardware/topology.hpp"
+#include "shardscope/mesh/mesh_string.hpp"
+#include "shardscope/models/model_loaders.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/sharding/rule_file.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace shardscope::cli {
+
+namespace {
+
+void usage(std::ostream& out) {
+  out << "Usage: shardscope-cli step [WORKSPACE.json] [--topology TOPO] [--mesh AXES] [--model NAME|FILE]\n"
+         "                           [--rules PRESET|FILE] [--zero N] [--no-split] [--format table|json]\n\n"
+         "Estimates one training step of the layout: compute (FLOPs at the calibrated peak), HBM-bound\n"
+         "time, and the communication each mesh axis carries (derived from every parameter's shards,\n"
+         "priced on the axis' rings), split into what hides behind compute and what is exposed. Prints\n"
+         "the step time, tokens/s, MFU, what bounds the step and what would move it. Flags as for\n"
+         "`shardscope-cli shard`; training.microbatches, training.sequence_parallel and the\n"
+         "`performance` calibration come from the workspace (docs/step-time.md, docs/workspace.md).\n\n"
+         "  --topology TOPO  e.g. v5p:16x20x28, v4:4x4x8, v5e:16x16, h100:32x8\n"
+         "  --mesh AXES      name:size list, one size may be -1: \"fsdp:-1,tp:4\"\n"
+         "  --model M        a preset or a model file (see shardscope-cli help models)\n"
+         "  --rules R        a preset (dp, fsdp, tp, fsdp-tp, ep, sp) or a rule file\n"
+         "  --zero N         ZeRO stage 1 or 2 (default 0)\n"
+         "  --no-split       refuse meshes that need JAX's allow_split_physical_axes\n"
+         "  --format F       table (default) or json\n";
+}
+
+bool isRulePreset(const std::string& name) {
+  try {
+    presetRules(name);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+std::string seconds(double s) {
+  std::ostringstream o;
+  o << std::setprecision(3);
+  if (s == 0)
+    o << "0";
+  else if (s >= 1)
+    o << s << " s";
+  else if (s >= 1e-3)
+    o << s * 1e3 << " ms";
+  else
+    o << s * 1e6 << " us";
+  return o.str();
+}
+
+std::string fixed(double x, int digits) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(digits) << x;
+  return o.str();
+}
+
+std::string percent(double part, double whole) { return whole > 0 ? fixed(100 * part / whole, 0) + "%" : "-"; }
+
+std::string sourced(const SourcedValue& v, bool asSeconds = false) {
+  return (asSeconds ? seconds(v.value) : fixed(v.value, 2)) + " (" + std::string(figureSourceName(v.source)) + ")";
+}
+
+void printStep(const Analysis& a, std::ostream& out) {
+  const StepEstimate& s = a.step;
+  out << "mesh ";
+  for (std::size_t i = 0; i < a.mesh.axis_names.size(); ++i)
+    out << (i ? ", " : "") << a.mesh.axis_names[i] << ":" << a.mesh.shape()[i];
+  out << " on " << a.mesh.devices.size() << " devices\n";
+  const auto& m = a.memory;
+  if (m.argmax >= 0)
+    out << "memory per device: max " << formatBytes(m.max_bytes) << " of "
+        << (m.hbm_bytes > 0 ? formatBytes(m.hbm_bytes) : std::string("unknown")) << " HBM"
+        << (m.out_of_memory ? " (OUT OF MEMORY)" : "") << "\n";
+  if (!s.estimated) {
+    out << "\n" << s.summary << "\n";
+    return;
+  }
+  out << "\nstep " << seconds(s.time_s) << ", " << fixed(s.mfu * 100, 1) << "% MFU, " << fixed(s.tokens_per_s, 0)
+      << " tokens/s (" << fixed(s.tokens_per_step, 0) << " tokens per step)\n\n";
+  TextTable parts;
+  parts.header = {"part", "time", "share"};
+  parts.right_aligned = {false, true, true};
+  for (const auto& g : s.segments) {
+    const std::string name = g.kind == "compute" ? "compute"
+                             : g.kind == "hbm"   ? "HBM-bound (incl. optimizer " + seconds(s.optimizer_s) + ")"
+                                                 : "exposed comm: " + g.axis;
+    parts.rows.push_back({name, seconds(g.seconds), percent(g.seconds, s.time_s)});
+  }
+  parts.rows.push_back({"total", seconds(s.time_s), "100%"});
+  parts.print(out);
+
+  out << "\n";
+  TextTable axes;
+  axes.header = {"axis", "size", "bytes/step", "comm", "overlapped", "exposed", "collectives"};
+  axes.right_aligned = {false, true, true, true, true, true, false};
+  for (const auto& x : s.per_axis) {
+    std::string kinds;
+    for (const auto& c : x.collectives)
+      kinds += (kinds.empty() ? "" : ", ") + c.purpose + " " + std::string(collectiveName(c.kind)) + " x" +
+               fixed(c.count, 0);
+    axes.rows.push_back({x.axis, std::to_string(x.size), formatBytes(x.bytes), seconds(x.seconds),
+                         seconds(x.overlapped), seconds(x.exposed), kinds.empty() ? "-" : kinds});
+  }
+  axes.print(out);
+
+  if (!s.critical.empty()) {
+    out << "\nchecks (scaling book: C = peak FLOP/s, W = the axis' bandwidth)\n";
+    TextTable checks;
+    checks.header = {"axis", "role", "size", "per device", "needs", "ok"};
+    checks.right_aligned = {false, false, true, true, true, false};
+    for (const auto& c : s.critical) {
+      if (c.role == StepCritical::Role::Batch)
+        checks.rows.push_back({c.axis, "batch", std::to_string(c.size), fixed(c.tokens_per_device, 0) + " tokens",
+                               ">= C/W = " + fixed(c.flops_per_byte, 0), c.ok ? "yes" : "no"});
+      else
+        checks.rows.push_back({c.axis, "tensor", std::to_string(c.size), "F = " + fixed(c.ffn, 0),
+                               "<= n*F/(C/W) = " + fixed(c.limit, 1), c.ok ? "yes" : "no"});
+    }
+    checks.print(out);
+  }
+  const auto& c = s.calibration;
+  out << "\ncalibration: flops " << sourced(c.flops_fraction) << ", links " << sourced(c.link_fraction) << ", HBM "
+      << sourced(c.hbm_fraction) << ", hop latency " << sourced(c.hop_latency, true) << "\n"
+      << "chip: peak " << fixed(s.peak_flops.value / 1e12, 0) << " TFLOP/s (" << figureSourceName(s.peak_flops.source)
+      << "), HBM " << fixed(s.hbm_bandwidth.value / 1e9, 0) << " GB/s (" << figureSourceName(s.hbm_bandwidth.source)
+      << "), link " << fixed(s.link_bandwidth.value / 1e9, 1) << " GB/s one way ("
+      << figureSourceName(s.link_bandwidth.source) << ")\n";
+  for (const auto& n : s.notes) out << "note: " << n << "\n";
+  out << "\n" << s.summary << "\n";
+}
+
+} // namespace
+
+int runStep(const Args& args, Streams io) {
+  try {
+    Scenario scenario = defaultScenario();
+    std::string format = "table";
+    std::string meshText;
+    bool noSplit = false, topologyGiven = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&]() -> const std::string& {
+        if (i + 1 >= args.size()) throwValueError("option " + a + " needs a value");
+        return args[++i];
+      };
+      if (a == "--help" || a == "-h") {
+        usage(io.out);
+        return 0;
+      } else if (a == "--topology") {
+        scenario.topology = parseTopology(value());
+        topologyGiven = true;
+      } else if (a == "--mesh") {
+        meshText = value();
+      } else if (a == "--model") {
+        const std::string& name = value();
+        const auto presets = presetModelNames();
+        scenario.model = {};
+        if (std::find(presets.begin(), presets.end(), name) != presets.end())
+          scenario.model.preset = name;
+        else
+          scenario.model.path = name;
+      } else if (a == "--rules") {
+        const std::string r = value();
+        scenario.rules = {};
+        if (isRulePreset(r)) {
+          scenario.rules.preset = r;
+        } else {
+          if (!std::filesystem::is_regular_file(r))
+            throwValueError("--rules '" + r + "' is neither a rule preset nor a rule file");
+          scenario.rules = rulesChoiceOf(loadRuleFile(r));
+        }
+      } else if (a == "--zero") {
+        const std::string z = value();
+        if (z != "0" && z != "1" && z != "2") throwValueError("--zero must be 0, 1 or 2, got '" + z + "'");
+        scenario.training.zero_stage = z[0] - '0';
+      } else if (a == "--format") {
+        format = value();
+        if (format != "table" && format != "json") throwValueError("--format must be table or json");
+      } else if (a == "--no-split") {
+        noSplit = true;
+      } else if (!a.empty() && a[0] == '-') {
+        throwValueError("unknown option " + a + " (see shardscope-cli step --help)");
+      } else {
+        scenario = loadScenarioFile(a);
+      }
+    }
+    if (!meshText.empty()) {
+      const auto devices = makeDevices(scenario.topology);
+      const auto perSlice = static_cast<std::int64_t>(devices.size()) / std::max(1, scenario.topology.slices);
+      const MeshAxes axes = parseMeshAxes(meshText, perSlice);
+      scenario.mesh.axes.clear();
+      for (std::size_t i = 0; i < axes.names.size(); ++i)
+        scenario.mesh.axes.push_back({axes.names[i], axes.sizes[i], 1, AxisType::Explicit});
+      if (scenario.topology.slices > 1 && !scenario.mesh.axes.empty())
+        scenario.mesh.axes.front().dcn = scenario.topology.slices;
+    } else if (topologyGiven) {
+      throwValueError("--topology needs --mesh too (the default mesh is for the default v4 4x4x8)");
+    }
+    if (noSplit) scenario.mesh.allow_split_physical_axes = false;
+
+    const Analysis analysis = analyze(scenario);
+    if (format == "json") {
+      Json json = analysisToJson(analysis);
+      json.erase("params"); // `shard --format json` lists them; a 46k-parameter list would bury the step
+      io.out << dumpJson(json, 2) << "\n";
+    } else {
+      printStep(analysis, io.out);
+      for (const auto& d : analysis.diagnostics)
+        if (d.severity != Diagnostic::Severity::Info)
+          io.err << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << d.section << "] "
+                 << (d.subject.empty() ? "" : d.subject + ": ") << d.message << "\n";
+    }
+    for (const auto& d : analysis.diagnostics)
+      if (d.severity == Diagnostic::Severity::Error) return 1;
+    return 0;
+  } catch (const Error& e) {
+    io.err << "shardscope-cli step: " << errorKindName(e.kind()) << ": " << e.what() << "\n";
+    return 1;
+  }
+}
+
+} // namespace shardscope::cli

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+// How long one training step takes on a layout, from the actual shards and the actual links
+// (../shared/spec/step-time.md): the work each device does (matmul and attention FLOPs as the
+// partition specs split them, HBM bytes for the roofline), the collectives each mesh axis carries
+// (derived per parameter group from which axes shard it, which batch axes it is replicated on,
+// which axes split the heads and MLP, the experts and the sequence), each priced on the axis'
+// rings (collectives.hpp, one cost form), and how much of that communication hides behind
+// compute. Also the scaling book's critical batch and tensor-parallel checks for this layout, and
+// one sentence saying what bounds the step and what would move it.
+//
+// The engine takes its own option struct (never the workspace); analysis/engine_options.hpp
+// builds it from a Scenario. Every chip figure and calibration value carries where it came from.
+#pragma once
+
+#include "shardscope/cost/axis_report.hpp"
+#include "shardscope/cost/collectives.hpp"
+#include "shardscope/cost/workload.hpp"
+#include "shardscope/hardware/chips.hpp"
+#include "shardscope/mesh/named_mesh.hpp"
+#include "shardscope/models/model.hpp"
+#include "shardscope/sharding/shard_plan.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardscope {
+
+// Where a figure comes from: the chip catalogue's published value, an assumption Shardscope makes
+// by default (justified in docs/step-time.md), or the user's own edit.
+enum class FigureSource { Chip, Default, User };
+std::string_view figureSourceName(FigureSource source); // "chip", "default", "user"
+
+struct SourcedValue {
+  double value = 0;
+  FigureSource source = FigureSource::Default;
+};
+
+// How much of the published peaks a real step achieves. Fractions are in (0, 1]; hop_latency is
+// seconds per ICI/NVLink hop as collectives see it (it replaces the link figure in pricing).
+struct StepCalibration {
+  SourcedValue flops_fraction{0.5, FigureSource::Default}; // of peak bf16 FLOPs (matmul efficiency)
+  SourcedValue link_fraction{0.8, FigureSource::Default};  // of every link's bandwidth
+  SourcedValue hbm_fraction{0.9, FigureSource::Default};   // of HBM bandwidth
+  SourcedValue hop_latency{1e-6, FigureSource::Chip};      // seconds per hop
+};
+
+// The defaults for a chip (docs/step-time.md gives the measurements behind each); hop_latency is
+// the chip's published per-hop link latency.
+StepCalibration defaultCalibration(const ChipSpec& chip);
+// Throws ValueError naming `field` ("performance.flops_fraction must be in (0, 1], got 1.5") when
+// a fraction is outside (0, 1] or the hop latency is not in (0, 1] seconds.
+void validateCalibration(const StepCalibration& calibration, std::string_view fieldPrefix = "performance");
+
+struct StepOptions {
+  std::int64_t micro_batch = 1;  // global sequences per micro-batch, split over the batch axes
+  std::int64_t microbatches = 1; // gradient accumulation: micro-batches per optimizer step
+  std::int64_t seq_len = 4096;
+  Recompute recompute = Recompute::Selective;
+  bool sequence_parallel = false; // Megatron SP: tensor-parallel all-gather/reduce-scatter pairs
+  int zero_stage = 0;
+  Optimizer optimizer = Optimizer::AdamW;
+  bool master_weights_fp32 = false;
+  double param_bytes = 2;              // bytes per parameter element (the training dtype); gradients alike
+  double activation_bytes = 2;         // bytes per activation element (bf16)
+  std::vector<std::string> batch_axes; // mesh axes that split the batch (absent names are ignored)
+  std::vector<std::string> seq_axes;   // mesh axes that split the sequence (context parallelism)
+  bool overlap_tensor_comm = false;    // tensor-parallel activation collectives hidden (collective matmuls)
+  // The chip. A figure <= 0 is missing: the estimate is refused with a ValueError naming it.
+  std::string chip;
+  SourcedValue peak_flops{0, FigureSource::Chip};       // bf16 FLOP/s per device
+  SourcedValue hbm_bandwidth{0, FigureSource::Chip};    // bytes/s per device
+  SourcedValue link_bandwidth{0, FigureSource::Chip};   // ICI / NVLink, one way per link (shown only)
+  SourcedValue uplink_bandwidth{0, FigureSource::Chip}; // DCN / network per chip (shown only)
+  // The per-hop ICI / NVLink latency the axis reports were built with; calibration.hop_latency
+  // rescales their latency terms (0: taken as is).
+  double link_latency = 0;
+  StepCalibration calibration;
+};
+
+// What each parameter of a model is, for the work and traffic it causes: found from its path and
+// shape once per model (46k paths take milliseconds; the analysis keeps this per loaded model).
+enum class ParamRole : std::uint8_t {
+  None,         // rank < 2 (norms, biases, scalars): no matmul
+  Embedding,    // token or position lookup table: no matmul FLOPs
+  Output,       // lm_head: a matmul over the vocabulary
+  Attention,    // q/k/v/o and MLA projections
+  Mlp,          // dense MLP, shared experts and the router
+  RoutedExpert, // one of the routed experts (per-expert tensor or stacked [E, ...])
+};
+struct ParamRoles {
+  std::vector<ParamRole> role; // per model parameter
+  std::int64_t moe_layers = 0; // layers holding routed experts
+  std::int64_t layers = 0;     // transformer layers (the config's, else the largest layer index + 1)
+  bool tied_output = false;    // no lm_head tensor: the embedding is the output matmul too
+};
+ParamRoles classifyParams(const Model& model);
+
+// One kind of collective on one axis, summed over the step.
+struct StepCollective {
+  Collective kind = Collective::AllGather;
+  std::string purpose;       // fsdp_weights, fsdp_grads, dp_grads, zero_grads, zero_weights, tp_activations,
+                             // ep_tokens, ep_combine, cp_kv
+  double count = 0;          // collectives issued per step (fused per layer and pass)
+  double bytes = 0;          // bytes each device sends (= receives) over this axis per step
+  double seconds = 0;        // time per step
+  bool overlappable = false; // hides behind compute (weight gathers, gradient reductions)
+};
+
+struct StepAxis {
+  std::string axis;
+  std::int64_t size = 1;
+  double bytes = 0;      // per device per step, all collectives
+  double seconds = 0;    // all collectives' time per step
+  double exposed = 0;    // what compute does not hide
+  double overlapped = 0; // seconds - exposed
+  std::vector<StepCollective> collectives;
+};
+
+// The scaling book's checks (step-time.md §2) for one axis.
+struct StepCritical {
+  enum class Role { Batch, Tensor };
+  std::string axis;
+  Role role = Role::Batch;
+  std::int64_t size = 1;
+  int physical_axes = 1;
+  double flops_per_byte = 0; // C / W: peak FLOP/s over the axis' bandwidth (all its physical axes)
+  // Batch: tokens each device works on per micro-batch, which must exceed flops_per_byte for the
+  // axis' weight gathers / gradient reductions to hide behind compute.
+  double tokens_per_device = 0;
+  // Tensor: the MLP width it splits, and the largest degree that stays compute-bound,
+  // n F / (C / W_one_axis) = F / flops_per_byte.
+  double ffn = 0;
+  double limit = 0;
+  bool ok = true;
+};
+
+// One piece of the step bar, in order: compute, hbm, then exposed communication per axis.
+struct StepSegment {
+  std::string kind; // "compute", "hbm", "comm"
+  std::string axis; // for "comm"
+  double seconds = 0;
+};
+
+struct StepEstimate {
+  bool estimated = false;
+  std::vector<std::string> not_estimated; // what could not be estimated and why (when !estimated)
+  double time_s = 0;
+  double tokens_per_step = 0;
+  double tokens_per_s = 0;
+  double mfu = 0;            // model FLOPs per second / (devices x peak)
+  double model_flops = 0;    // per step, all devices (PaLM: 6 N T + causal attention)
+  double hardware_flops = 0; // per step, all devices (recompute and repeated work included)
+  double compute_s = 0;      // matmul and attention FLOPs at the calibrated peak
+  double hbm_s = 0;          // HBM-bound time beyond compute, and the optimizer update
+  double optimizer_s = 0;    // the optimizer update (part of hbm_s)
+  double exposed_comm_s = 0; // communication compute does not hide
+  std::string bound_by;      // "compute", "hbm" or "comm:<axis>"
+  std::vector<StepAxis> per_axis;
+  std::vector<StepCritical> critical;
+  std::vector<StepSegment> segments;
+  std::string summary;            // one sentence: what bounds the step and what would move it
+  std::vector<std::string> notes; // repeated work, assumptions that apply to this layout
+  // The figures used, with their sources.
+  StepCalibration calibration;
+  SourcedValue peak_flops, hbm_bandwidth, link_bandwidth, uplink_bandwidth;
+  std::int64_t devices = 0;
+};
+
+struct StepInputs {
+  const Model* model = nullptr;
+  const ParamRoles* roles = nullptr; // classifyParams(*model)
+  const ShardGroups* plan = nullptr; // the shard plan of model->params (group_of aligned with them)
+  const Mesh* mesh = nullptr;
+  std::span<const AxisReport> axes; // one per mesh axis, in mesh order
+};
+
+// Throws ValueError for a missing chip figure, a calibration outside its range, non-positive batch
+// sizes, or inputs that do not fit together (roles or plan not aligned with the model, axis reports
+// not matching the mesh). A model without an architecture config is not an error: the estimate
+// comes back with estimated = false and not_estimated saying why.
+StepEstimate estimateStep(const StepInputs& inputs, const StepOptions& options);
+
+} // namespace shardscope

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading and writing the step-time fields of a workspace (docs/workspace.md): gradient
+// accumulation, Megatron sequence parallelism, and the calibration in `performance`.
+#include "scenario_step.hpp"
+
+#include "shardscope/base/json_fields.hpp"
+
+namespace shardscope {
+
+void readStepFields(const JsonField& ws, Scenario& s) {
+  if (const JsonField t = ws["training"]; t.present()) {
+    s.training.microbatches = t["microbatches"].intOr(s.training.microbatches, {1, std::int64_t{1} << 40});
+    s.training.sequence_parallel = t["sequence_parallel"].boolOr(s.training.sequence_parallel);
+  }
+  const JsonField p = ws["performance"];
+  if (!p.present()) return;
+  p.checkKeys({"flops_fraction", "link_fraction", "hbm_fraction", "hop_latency", "overlap_tensor_comm"});
+  // Fractions, and the per-hop latency in seconds, all in (0, 1].
+  constexpr NumberRange unit{0, 1, true, false};
+  PerformanceOptions& o = s.performance;
+  o.flops_fraction = p["flops_fraction"].optionalNumber(unit);
+  o.link_fraction = p["link_fraction"].optionalNumber(unit);
+  o.hbm_fraction = p["hbm_fraction"].optionalNumber(unit);
+  o.hop_latency = p["hop_latency"].optionalNumber(unit);
+  o.overlap_tensor_comm = p["overlap_tensor_comm"].boolOr(o.overlap_tensor_comm);
+}
+
+void writeStepFields(const Scenario& s, Json& j) {
+  j["training"]["microbatches"] = s.training.microbatches;
+  j["training"]["sequence_parallel"] = s.training.sequence_parallel;
+  const PerformanceOptions& o = s.performance;
+  Json p = Json::object();
+  if (o.flops_fraction) p["flops_fraction"] = *o.flops_fraction;
+  if (o.link_fraction) p["link_fraction"] = *o.link_fraction;
+  if (o.hbm_fraction) p["hbm_fraction"] = *o.hbm_fraction;
+  if (o.hop_latency) p["hop_latency"] = *o.hop_latency;
+  if (o.overlap_tensor_comm) p["overlap_tensor_comm"] = true;
+  if (!p.empty()) j["performance"] = p;
+}
+
+} // namespace shardscope

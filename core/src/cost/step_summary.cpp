@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// The step in one sentence: how long, what MFU, what bounds it and the one change most likely to
+// move it, taken from the critical checks when one fails ("tp = 16 exceeds 2·F/2550 = 11: try
+// tp = 8").
+#include "step_internal.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace shardscope::step {
+
+namespace {
+
+std::string seconds(double s) {
+  std::ostringstream o;
+  o << std::setprecision(3);
+  if (s >= 1)
+    o << s << " s";
+  else if (s >= 1e-3)
+    o << s * 1e3 << " ms";
+  else
+    o << s * 1e6 << " us";
+  return o.str();
+}
+
+std::string whole(double x) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(0) << x;
+  return o.str();
+}
+
+std::string describe(const std::string& purpose) {
+  if (purpose == "fsdp_weights") return "weight all-gathers";
+  if (purpose == "fsdp_grads") return "gradient reduce-scatters";
+  if (purpose == "dp_grads") return "gradient all-reduces";
+  if (purpose == "zero_grads" || purpose == "zero_weights") return "ZeRO gradient and weight collectives";
+  if (purpose == "tp_activations") return "tensor-parallel activation collectives";
+  if (purpose == "ep_tokens") return "expert all-to-alls";
+  if (purpose == "ep_combine") return "expert combine all-reduces";
+  if (purpose == "cp_kv") return "context-parallel key/value exchange";
+  return purpose;
+}
+
+// The largest divisor of `size` not above `limit` (the mesh must still multiply out).
+std::int64_t fittingDivisor(std::int64_t size, double limit) {
+  for (std::int64_t d = std::min<std::int64_t>(size, static_cast<std::int64_t>(std::floor(limit))); d > 1; --d)
+    if (size % d == 0) return d;
+  return 1;
+}
+
+} // namespace
+
+namespace {
+
+// What would move the exposed communication of one axis, from its checks and its main collective.
+void adviseAxis(std::ostringstream& s, const StepEstimate& e, const StepAxis& axis, const StepCollective* main,
+                const StepOptions& o) {
+  const StepCritical* check = nullptr;
+  for (const auto& c : e.critical)
+    if (c.axis == axis.axis) check = &c;
+  const std::string purpose = main ? main->purpose : std::string();
+  const std::string& name = axis.axis;
+  if (check && check->role == StepCritical::Role::Tensor && !check->ok) {
+    const double perAxis = check->flops_per_byte * check->physical_axes;
+    const std::int64_t better = fittingDivisor(check->size, check->limit);
+    s << name << " = " << check->size << " exceeds "
+      << (check->physical_axes > 1 ? std::to_string(check->physical_axes) + "·" : std::string()) << "F/"
+      << whole(perAxis) << " = " << whole(std::floor(check->limit)) << " (F = " << whole(check->ffn) << "): ";
+    if (better > 1)
+      s << "try " << name << " = " << better;
+    else
+      s << "fold " << name << " into the batch axes";
+  } else if (check && check->role == StepCritical::Role::Batch && !check->ok) {
+    const double need =
+        std::ceil(static_cast<double>(o.micro_batch) * check->flops_per_byte / std::max(1.0, check->tokens_per_device));
+    s << whole(check->tokens_per_device) << " tokens per device is below C/W = " << whole(check->flops_per_byte)
+      << ": raise micro_batch to " << whole(need) << " or shrink " << name;
+  } else if (purpose == "tp_activations") {
+    s << "they sit on the critical path; overlap them with the matmuls (performance.overlap_tensor_comm) or lower "
+      << name;
+  } else if (purpose == "ep_tokens" || purpose == "ep_combine") {
+    s << "they sit on the critical path; keep " << name << " on fast links or lower it";
+  } else if (purpose == "cp_kv") {
+    s << "they sit on the critical path; split the sequence over fewer devices";
+  } else {
+    s << "more tokens per device (micro_batch) or faster links for " << name << " would hide them";
+  }
+}
+
+} // namespace
+
+std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOptions& o) {
+  std::ostringstream s;
+  s << seconds(e.time_s) << " per step, " << whole(e.mfu * 100) << "% MFU, bound by ";
+  // The axis whose exposed communication costs the most, and its main collective.
+  const StepAxis* worst = nullptr;
+  for (const auto& a : e.per_axis)
+    if (a.exposed > 0 && (!worst || a.exposed > worst->exposed)) worst = &a;
+  const StepCollective* main = nullptr;
+  if (worst)
+    for (const auto& c : worst->collectives)
+      if (!main || c.seconds > main->seconds) main = &c;
+  const auto describeAxis = [&](const StepAxis& a) {
+    s << "the " << a.axis << " " << (main ? describe(main->purpose) : std::string("collectives"));
+    const auto index = static_cast<std::size_t>(&a - e.per_axis.data());
+    if (index < in.axes.size()) {
+      const auto& r = in.axes[index];
+      if (r.crosses_slices || r.uses_fabric)
+        s << " (over " << (r.crosses_slices ? "DCN" : "the network") << ")";
+      else if (!r.ring_closed && !r.wraps)
+        s << " (open rings" << (r.crosses_hosts ? ", across hosts" : "") << ")";
+      else if (r.crosses_hosts)
+        s << " (across hosts)";
+    }
+  };
+  const bool commBound = e.bound_by.rfind("comm:", 0) == 0 && worst;
+  const bool commMatters = worst && worst->exposed >= 0.05 * e.time_s;
+  if (commBound) {
+    describeAxis(*worst);
+    s << ": ";
+    adviseAxis(s, e, *worst, main, o);
+  } else {
+    if (e.bound_by == "hbm")
+      s << "HBM bandwidth: too few tokens per device to reuse each weight it reads; raise micro_batch";
+    else
+      s << "compute";
+    if (commMatters) {
+      s << "; ";
+      describeAxis(*worst);
+      s << " add " << whole(100 * worst->exposed / e.time_s) << "% on top: ";
+      adviseAxis(s, e, *worst, main, o);
+    } else if (e.bound_by != "hbm") {
+      s << ": communication hides behind it; ";
+      if (o.recompute == Recompute::Full)
+        s << "full recompute re-runs every forward: selective recompute would save about a quarter if memory allows";
+      else
+        s << "only fewer FLOPs or more chips would move it";
+    }
+  }
+  s << ".";
+  return s.str();
+}
+
+} // namespace shardscope::step

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+// The step's time: every micro-batch's forward and backward at its roofline (compute or HBM,
+// whichever is slower per matmul), the optimizer update, and the communication compute does not
+// hide. Weight gathers and gradient reductions run behind the compute of the pass they belong to
+// (layer l+1's gather behind layer l's matmuls): per pass, what exceeds the compute is exposed, and
+// never less than one layer's share of the weight traffic (the first gather, the last reduction,
+// cannot hide).
+// Collectives on the critical path (tensor-parallel activations unless overlapped, expert
+// all-to-alls, context-parallel K/V exchange) are exposed whole. estimateStep() composes the pieces.
+#include "step_internal.hpp"
+
+#include "shardscope/base/errors.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope::step {
+
+void applyOverlap(std::vector<Bucket>& buckets, const Work& work, std::int64_t microbatches, std::int64_t layers) {
+  const double m = static_cast<double>(std::max<std::int64_t>(1, microbatches));
+  const double fill = static_cast<double>(std::max<std::int64_t>(1, layers));
+  // Per-instance seconds of each bucket in a forward or backward pass: `special` is the first
+  // forward or the last backward, which also carries the once-per-step collectives.
+  auto instance = [&](const Bucket& b, bool forward, bool special) {
+    switch (b.phase) {
+    case Phase::FwdEach:
+      return forward ? b.seconds / m : 0.0;
+    case Phase::BwdEach:
+      return forward ? 0.0 : b.seconds / m;
+    case Phase::FwdFirst:
+      return forward && special ? b.seconds : 0.0;
+    case Phase::BwdLast:
+      return !forward && special ? b.seconds : 0.0;
+    case Phase::Critical:
+      return 0.0;
+    }
+    return 0.0;
+  };
+  for (auto& b : buckets) b.exposed = b.phase == Phase::Critical ? b.seconds : 0.0;
+  for (bool forward : {true, false}) {
+    const double window = forward ? work.fwd_roofline_s : work.bwd_roofline_s;
+    for (bool special : {true, false}) {
+      const double times = special ? 1.0 : m - 1;
+      if (times <= 0) continue;
+      // The first layer's gather (the last layer's reduction) has no compute to hide behind;
+      // overlapped tensor-parallel collectives hide inside their own layer's matmuls.
+      double comm = 0, fillable = 0;
+      for (const auto& b : buckets) {
+        comm += instance(b, forward, special);
+        if (b.purpose != "tp_activations") fillable += instance(b, forward, special);
+      }
+      if (comm <= 0) continue;
+      const double exposed = std::max(comm - window, fillable / fill);
+      for (auto& b : buckets) b.exposed += times * exposed * instance(b, forward, special) / comm;
+    }
+  }
+}
+
+namespace {
+
+void requireFigure(const SourcedValue& v, const std::string& chip, const char* what) {
+  if (!(v.value > 0) || !std::isfinite(v.value))
+    throwValueError("chip '" + chip + "' has no " + what + " figure: the step time cannot be estimated");
+}
+
+} // namespace
+} // namespace shardscope::step
+
+namespace shardscope {
+
+StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
+  using namespace step;
+  if (!in.model || !in.roles || !in.plan || !in.mesh) throwValueError("step estimate: missing inputs");
+  const Model& model = *in.model;
+  if (in.roles->role.size() != model.params.size() || in.plan->group_of.size() != model.params.size())
+    throwValueError("step estimate: parameter roles or shard plan do not match the model's parameters");
+  if (in.axes.size() != in.mesh->shape().size())
+    throwValueError("step estimate: " + std::to_string(in.axes.size()) + " axis reports for a mesh of " +
+                    std::to_string(in.mesh->shape().size()) + " axes");
+  if (o.micro_batch < 1) throwValueError("training.micro_batch must be a positive integer");
+  if (o.microbatches < 1) throwValueError("training.microbatches must be a positive integer");
+  if (o.seq_len < 1) throwValueError("training.seq_len must be a positive integer");
+  if (o.zero_stage < 0 || o.zero_stage > 2) throwValueError("training.zero_stage must be 0, 1 or 2");
+  if (!(o.param_bytes > 0) || !(o.activation_bytes > 0))
+    throwValueError("step estimate: element sizes must be positive");
+  requireFigure(o.peak_flops, o.chip, "peak bf16 FLOP/s");
+  requireFigure(o.hbm_bandwidth, o.chip, "HBM bandwidth");
+  validateCalibration(o.calibration);
+
+  StepEstimate e;
+  e.calibration = o.calibration;
+  e.peak_flops = o.peak_flops;
+  e.hbm_bandwidth = o.hbm_bandwidth;
+  e.link_bandwidth = o.link_bandwidth;
+  e.uplink_bandwidth = o.uplink_bandwidth;
+  e.devices = static_cast<std::int64_t>(shapeSize(in.mesh->shape()));
+  if (!model.config || model.config->num_layers <= 0 || model.config->hidden <= 0) {
+    e.not_estimated.push_back("model '" + model.name +
+                              "' has no architecture config (layers, hidden size, heads): FLOPs, activation "
+                              "collectives and the step time are not estimated");
+    e.summary = "Step time not estimated: the model has no architecture config (a config.json gives layers, "
+                "hidden size and heads); memory is still shown.";
+    return e;
+  }
+
+  const Architecture arch = architectureOf(*model.config);
+  const auto uses = groupUses(*in.plan, *in.roles);
+  const MeshRoles mesh = meshRoles(*in.mesh, o, *in.plan, uses);
+  const AxisPricing pricing = priceAxes(in.axes, o.calibration, o.link_latency);
+  const Work work = estimateWork(in, o, arch, mesh, uses);
+  BucketSet set(mesh, pricing);
+  deriveCollectives(in, o, arch, mesh, uses, work, set);
+  auto& buckets = set.buckets();
+  priceBuckets(buckets, mesh, pricing);
+  applyOverlap(buckets, work, o.microbatches, arch.layers);
+
+  const double m = static_cast<double>(o.microbatches);
+  e.estimated = true;
+  e.tokens_per_step = mesh.tokens_per_micro_batch * m;
+  e.compute_s = m * (work.fwd_compute_s + work.bwd_compute_s);
+  e.optimizer_s = work.optimizer_bytes / (o.hbm_bandwidth.value * o.calibration.hbm_fraction.value);
+  e.hbm_s = m * (work.fwd_roofline_s - work.fwd_compute_s + work.bwd_roofline_s - work.bwd_compute_s) + e.optimizer_s;
+  e.model_flops = work.model_flops_step;
+  e.hardware_flops = m * (work.fwd_flops + work.bwd_flops) * static_cast<double>(e.devices);
+
+  for (std::size_t a = 0; a < mesh.size.size(); ++a) {
+    StepAxis axis;
+    axis.axis = mesh.name[a];
+    axis.size = mesh.size[a];
+    for (const auto& b : buckets) {
+      if (b.axis != static_cast<int>(a)) continue;
+      axis.bytes += b.bytes;
+      axis.seconds += b.seconds;
+      axis.exposed += b.exposed;
+      // One entry per kind and purpose (the phases of a purpose add up).
+      auto it = std::find_if(axis.collectives.begin(), axis.collectives.end(),
+                             [&](const StepCollective& c) { return c.kind == b.kind && c.purpose == b.purpose; });
+      if (it == axis.collectives.end()) {
+        axis.collectives.push_back({b.kind, b.purpose, 0, 0, 0, b.phase != Phase::Critical});
+        it = axis.collectives.end() - 1;
+      }
+      it->count += b.calls;
+      it->bytes += b.bytes;
+      it->seconds += b.seconds;
+    }
+    axis.overlapped = std::max(0.0, axis.seconds - axis.exposed);
+    e.exposed_comm_s += axis.exposed;
+    e.per_axis.push_back(std::move(axis));
+  }
+  e.time_s = e.compute_s + e.hbm_s + e.exposed_comm_s;
+  e.tokens_per_s = e.time_s > 0 ? e.tokens_per_step / e.time_s : 0.0;
+  e.mfu = e.time_s > 0 ? e.model_flops / (e.time_s * static_cast<double>(e.devices) * o.peak_flops.value) : 0.0;
+
+  e.segments.push_back({"compute", "", e.compute_s});
+  if (e.hbm_s > 0) e.segments.push_back({"hbm", "", e.hbm_s});
+  e.bound_by = "compute";
+  double worst = e.compute_s;
+  if (e.hbm_s > worst) {
+    worst = e.hbm_s;
+    e.bound_by = "hbm";
+  }
+  for (const auto& axis : e.per_axis) {
+    if (axis.exposed > 0) e.segments.push_back({"comm", axis.axis, axis.exposed});
+    if (axis.exposed > worst) {
+      worst = axis.exposed;
+      e.bound_by = "comm:" + axis.axis;
+    }
+  }
+
+  // Axes that split neither the tokens nor any weight: every device along them repeats the work.
+  for (std::size_t a = 0; a < mesh.size.size(); ++a) {
+    if (mesh.size[a] <= 1 || mesh.data[a]) continue;
+    bool shards = false;
+    for (const auto& u : uses)
+      if (u.role != ParamRole::None && a < in.plan->plans[u.group].layout.axis_used.size() &&
+          in.plan->plans[u.group].layout.axis_used[a])
+        shards = true;
+    if (!shards)
+      e.notes.push_back("axis '" + mesh.name[a] + "' (" + std::to_string(mesh.size[a]) +
+                        ") splits neither the batch nor any weight: every device along it repeats the same work");
+  }
+  if (mesh.batch_degree > o.micro_batch)
+    e.notes.push_back("micro_batch " + std::to_string(o.micro_batch) + " is smaller than the batch axes' " +
+                      std::to_string(mesh.batch_degree) + " replicas: some devices work on padding");
+
+  e.critical = criticalChecks(in, o, arch, mesh, uses, pricing);
+  e.summary = summarize(e, in, o);
+  return e;
+}
+
+} // namespace shardscope

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// The work of one micro-batch on one device, from the actual shards (step-time.md §1): every
+// matmul weight does 2 FLOPs per element per token it sees in the forward and twice that in the
+// backward, divided by the mesh axes that really split it (the token axes, and the axes that shard
+// the weight without being token axes). An axis that splits neither leaves every device along it
+// doing the same work, so it shows as duplicated work. Attention adds its score and context
+// matmuls (causal: half the keys), recompute re-runs forward work in the backward, routed experts
+// see k/E of the tokens. HBM bytes per matmul (weights, inputs, outputs) give each one's roofline.
+#include "step_internal.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope::step {
+
+namespace {
+
+// Keys one query attends to on average: half the sequence under a causal mask, at most the window
+// in a sliding-window layer.
+double keysPerQuery(double seq, double window) {
+  if (window > 0 && window < seq) return window - window * (window - 1) / (2 * seq);
+  return (seq + 1) / 2;
+}
+
+// Product of the sizes of the axes splitting dimension `d` that are not weight-gather (FSDP) axes:
+// what stays split while the matmul runs.
+double localExtent(const ArrayLayout& layout, std::size_t d, const MeshRoles& mesh) {
+  double ways = 1;
+  for (int a : layout.dims[d].axes) {
+    const auto i = static_cast<std::size_t>(a);
+    if (!mesh.data[i] || mesh.expert[i]) ways *= static_cast<double>(mesh.size[i]);
+  }
+  return std::ceil(static_cast<double>(layout.shape[d]) / ways);
+}
+
+struct Roofline {
+  double compute, hbm; // seconds per FLOP, per byte
+  double time(double flops, double bytes) const { return std::max(flops * compute, bytes * hbm); }
+};
+
+} // namespace
+
+Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture& arch, const MeshRoles& mesh,
+                  const std::vector<GroupUse>& uses) {
+  Work w;
+  const Roofline roof{1.0 / (o.peak_flops.value * o.calibration.flops_fraction.value),
+                      1.0 / (o.hbm_bandwidth.value * o.calibration.hbm_fraction.value)};
+  const double tokens = mesh.tokens_local;
+  const double stepTokens = mesh.tokens_per_micro_batch * static_cast<double>(o.microbatches);
+  const bool fullRecompute = o.recompute == Recompute::Full;
+  const double pb = o.param_bytes, ab = o.activation_bytes;
+  const double expertShare = arch.experts > 0 ? arch.experts_per_token / arch.experts : 1.0;
+
+  double optimizerElements = 0;
+  for (const auto& u : uses) {
+    const auto& layout = in.plan->plans[u.group].layout;
+    const double count = static_cast<double>(u.count);
+    // The optimizer update touches every parameter shard; ZeRO-1/2 splits it over the batch axes
+    // the parameter is replicated on.
+    double zeroDegree = 1;
+    if (o.zero_stage >= 1)
+      for (std::size_t a = 0; a < mesh.size.size(); ++a)
+        if (mesh.batch[a] && (a >= layout.axis_used.size() || !layout.axis_used[a]))
+          zeroDegree *= static_cast<double>(mesh.size[a]);
+    optimizerElements += count * static_cast<double>(layout.shard_elements) / zeroDegree;
+
+    const bool tiedOutput = u.role == ParamRole::Embedding && in.roles->tied_output && layout.shape.size() == 2 &&
+                            arch.vocab > 0 && static_cast<double>(layout.shape[0]) == arch.vocab;
+    if (u.role == ParamRole::None || (u.role == ParamRole::Embedding && !tiedOutput)) continue;
+    if (layout.shape.size() < 2) continue;
+    const double share = u.role == ParamRole::RoutedExpert ? expertShare : 1.0;
+    const double elements = static_cast<double>(layout.total_elements) * count;
+    // Non-token axes sharding the weight split its matmul; token axes only split the tokens.
+    double split = 1, localElements = 1;
+    for (std::size_t a = 0; a < layout.axis_used.size(); ++a)
+      if (layout.axis_used[a] && !mesh.data[a]) split *= static_cast<double>(mesh.size[a]);
+    for (std::size_t d = 0; d < layout.shape.size(); ++d) localElements *= localExtent(layout, d, mesh);
+    const std::size_t r = layout.shape.size();
+    const double d0 = localExtent(layout, r - 2, mesh), d1 = localExtent(layout, r - 1, mesh);
+    const double flops = 2 * share * elements * tokens / split;
+    const double actElements = d0 * d1 > 0 ? flops / (2 * d0 * d1) * (d0 + d1) : 0.0;
+    const double fwdBytes = count * localElements * pb + actElements * ab;
+    const double bwdBytes = 2 * count * localElements * pb + 2 * actElements * ab;
+    w.fwd_flops += flops;
+    w.fwd_hbm += fwdBytes;
+    w.fwd_compute_s += flops * roof.compute;
+    w.fwd_roofline_s += roof.time(flops, fwdBytes);
+    w.bwd_flops += 2 * flops;
+    w.bwd_hbm += bwdBytes;
+    w.bwd_compute_s += 2 * flops * roof.compute;
+    w.bwd_roofline_s += roof.time(2 * flops, bwdBytes);
+    if (fullRecompute) {
+      w.bwd_flops += flops;
+      w.bwd_hbm += fwdBytes;
+      w.bwd_compute_s += flops * roof.compute;
+      w.bwd_roofline_s += roof.time(flops, fwdBytes);
+    }
+    w.model_flops_step += 6 * share * elements * stepTokens;
+    if (u.role == ParamRole::Attention) w.attention_split = std::max(w.attention_split, split);
+  }
+
+  // Attention scores and context: 2 s_k (d_q + d_v) FLOPs per token forward, per layer; the heads
+  // split like the projections that make them.
+  const double seq = static_cast<double>(o.seq_len);
+  const auto* config = in.model->config ? &*in.model->config : nullptr;
+  for (std::int64_t layer = 0; layer < arch.layers; ++layer) {
+    const double window = config && config->isSlidingLayer(layer) ? static_cast<double>(config->sliding_window) : 0.0;
+    const double perToken = 2 * keysPerQuery(seq, window) * (arch.q_dim + arch.v_dim);
+    const double flops = perToken * tokens / w.attention_split;
+    // Flash attention reads Q, K, V and writes O once per layer.
+    const double bytes = tokens * 2 * (arch.q_dim + arch.v_dim) * ab / w.attention_split;
+    w.fwd_flops += flops;
+    w.fwd_hbm += bytes;
+    w.fwd_compute_s += flops * roof.compute;
+    w.fwd_roofline_s += roof.time(flops, bytes);
+    const double again = o.recompute == Recompute::None ? 0.0 : 1.0; // selective and full re-run it
+    w.bwd_flops += (2 + again) * flops;
+    w.bwd_hbm += (2 + again) * bytes;
+    w.bwd_compute_s += (2 + again) * flops * roof.compute;
+    w.bwd_roofline_s += (2 + again) * roof.time(flops, bytes);
+    w.model_flops_step += 3 * perToken * stepTokens;
+  }
+
+  // Optimizer update per element: read the parameter and its gradient, write the parameter, and
+  // read and write the optimizer state (and the fp32 master copy).
+  double stateBytes = 0;
+  switch (o.optimizer) {
+  case Optimizer::AdamW:
+    stateBytes = 16;
+    break;
+  case Optimizer::SgdMomentum:
+    stateBytes = 8;
+    break;
+  case Optimizer::Adafactor:
+    stateBytes = 0; // factored statistics: small next to the parameters
+    break;
+  }
+  w.optimizer_bytes = optimizerElements * (3 * pb + stateBytes + (o.master_weights_fp32 ? 8 : 0));
+  return w;
+}
+
+} // namespace shardscope::step

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// `shardscope-cli step`: the breakdown table and the sentence, `--format json` with the `step`
+// object, a bare model, argument errors; and `comm`'s table quoting the same price as the step.
+#include "cli.hpp"
+#include "shardscope/base/json.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace shardscope;
+
+namespace {
+struct Run {
+  int code;
+  std::string out, err;
+};
+Run run(const cli::Args& args) {
+  std::istringstream in;
+  std::ostringstream out, err;
+  const int code = cli::run(args, {in, out, err});
+  return {code, out.str(), err.str()};
+}
+} // namespace
+
+TEST_CASE("step prints the breakdown, the per-axis collectives, the checks and the sentence", "[cli][step]") {
+  const Run r = run({"step", "--topology", "v4:2x2x1", "--mesh", "fsdp:-1", "--model", "gpt2", "--rules", "fsdp"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("mesh fsdp:4 on 4 devices") != std::string::npos);
+  CHECK(r.out.find("% MFU") != std::string::npos);
+  CHECK(r.out.find("compute") != std::string::npos);
+  CHECK(r.out.find("fsdp_weights all_gather") != std::string::npos);
+  CHECK(r.out.find("calibration: flops 0.57 (default)") != std::string::npos);
+  CHECK(r.out.find("per step, ") != std::string::npos); // the summary sentence
+}
+
+TEST_CASE("step --format json carries the step object and no parameter list", "[cli][step]") {
+  const Run r = run({"step", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const Json j = Json::parse(r.out);
+  CHECK_FALSE(j.contains("params"));
+  REQUIRE(j.contains("step"));
+  CHECK(j["step"]["estimated"] == true);
+  CHECK(j["step"]["time_s"].get<double>() > 0);
+  CHECK(j["step"]["per_axis"].size() == 3);
+  CHECK(j["comm"][0].contains("exposed_s"));
+}
+
+TEST_CASE("step on a bare safetensors header says what it cannot estimate and still shows memory", "[cli][step]") {
+  const Run r = run({"step", "--topology", "v4:2x2x1", "--mesh", "fsdp:-1", "--model",
+                     std::string(SHARDSCOPE_TEST_DATA) + "/tiny.safetensors", "--rules", "fsdp"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("memory per device: max") != std::string::npos);
+  CHECK(r.out.find("Step time not estimated") != std::string::npos);
+  CHECK(r.out.find("no architecture config") != std::string::npos);
+}
+
+TEST_CASE("step argument errors", "[cli][step]") {
+  CHECK(run({"step", "--format", "csv"}).code == 1);
+  CHECK(run({"step", "--bogus"}).err.find("unknown option --bogus") != std::string::npos);
+  CHECK(run({"step", "--topology", "v4:4x4x4"}).err.find("--topology needs --mesh") != std::string::npos);
+  CHECK(run({"step", "--help"}).out.find("Usage: shardscope-cli step") != std::string::npos);
+  const auto dir = std::filesystem::temp_directory_path() / "shardscope-step-cli-test";
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "bad.shardscope.json";
+  std::ofstream(file) << R"({"performance": {"flops_fraction": 2}})";
+  const Run bad = run({"step", file.string()});
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find("performance.flops_fraction must be a number in (0, 1], got 2") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("comm's table quotes the price the step estimate uses (the scaling book's 23 us)", "[cli][step][comm]") {
+  // v4 4x4x4, AllGather_X of 2 MiB: 2 MiB / 9e10 = 23.3 us on the wrapped X ring.
+  const Run r = run({"comm", "--topology", "v4:4x4x4", "--mesh", "X:4,Y:4,Z:4", "--bytes", "2097152"});
+  REQUIRE(r.code == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  bool found = false;
+  while (std::getline(lines, line))
+    if (line.rfind("X ", 0) == 0) {
+      found = true;
+      CHECK(line.find("23.3 us") != std::string::npos);
+    }
+  CHECK(found);
+}
