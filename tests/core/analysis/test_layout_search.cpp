@@ -101,8 +101,9 @@ TEST_CASE("with orders, every enumerated mesh is a candidate, merged or refused"
   CHECK(r.candidates_total + r.merged == 39);
   CHECK(placementRefused <= 39);
   CHECK(!r.rows.empty());
-  // Ranked: without a step estimate, by memory (least first).
-  for (std::size_t i = 1; i < r.rows.size(); ++i) CHECK(r.rows[i - 1].max_bytes <= r.rows[i].max_bytes);
+  // Ranked by the step estimate (GPT-2 has an architecture config, so every row has one).
+  for (const auto& row : r.rows) REQUIRE(row.step_time_s.has_value());
+  for (std::size_t i = 1; i < r.rows.size(); ++i) CHECK(*r.rows[i - 1].step_time_s <= *r.rows[i].step_time_s);
   CHECK(!r.families.empty());
 }
 
