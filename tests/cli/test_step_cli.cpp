@@ -68,7 +68,7 @@ TEST_CASE("step argument errors", "[cli][step]") {
   std::ofstream(file) << R"({"performance": {"flops_fraction": 2}})";
   const Run bad = run({"step", file.string()});
   CHECK(bad.code == 1);
-  CHECK(bad.err.find("performance.flops_fraction must be a number in (0, 1], got 2") != std::string::npos);
+  CHECK(bad.err.find("performance.flops_fraction must be a number greater than 0 and at most 1, got 2") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
