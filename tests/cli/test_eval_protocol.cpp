@@ -29,7 +29,7 @@ TEST_CASE("eval answers a line that is not JSON and keeps reading", "[eval]") {
 TEST_CASE("eval rejects a request without op", "[eval]") {
   auto r = evalRequest(Json::parse(R"({"devices": []})"));
   CHECK(r["ok"] == false);
-  CHECK(r["error"]["message"] == "missing field 'op' (a string naming the operation)");
+  CHECK(r["error"]["message"] == "field 'op' is missing (a string naming the operation)");
 }
 
 TEST_CASE("cli --version and unknown commands", "[cli]") {
