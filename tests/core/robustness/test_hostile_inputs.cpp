@@ -393,7 +393,9 @@ TEST_CASE("hostile topology strings: each mistake named as itself", "[hostile]")
                       Equals("topology 'v4:2x2:slice=2': unknown option 'slice' (did you mean 'slices'?); options are "
                              "slices=N, cores=C, host=AxBxC, kind=NAME and interleaved"));
   REQUIRE_THROWS_WITH(parseTopology("cpu:100000000"),
-                      Equals("topology 'cpu:100000000': hosts x devices per host '100000000' exceeds the device limit "
+                      Equals("topology 'cpu:100000000': device count '100000000' exceeds the device limit of 1048576"));
+  REQUIRE_THROWS_WITH(parseTopology("h100:2000000x8"),
+                      Equals("topology 'h100:2000000x8': hosts x devices per host '2000000' exceeds the device limit "
                              "of 1048576"));
   REQUIRE_THROWS_WITH(parseTopology("v4:4x4x4:slices=2:slices=3"),
                       Equals("topology 'v4:4x4x4:slices=2:slices=3': option 'slices' is given twice"));
