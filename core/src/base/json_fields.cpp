@@ -251,9 +251,16 @@ std::vector<std::int64_t> JsonField::toInts(IntRange range) const {
   out.reserve(list.size());
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Json& v = list[i];
-    // The common case without building the element's path.
-    if (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() >= range.min &&
-        v.get<std::int64_t>() <= range.max) {
+    // The common case without building the element's path (parsed non-negative numbers are
+    // unsigned).
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      if (u <= static_cast<std::uint64_t>(range.max) &&
+          (range.min <= 0 || u >= static_cast<std::uint64_t>(range.min))) {
+        out.push_back(static_cast<std::int64_t>(u));
+        continue;
+      }
+    } else if (v.is_number_integer() && v.get<std::int64_t>() >= range.min && v.get<std::int64_t>() <= range.max) {
       out.push_back(v.get<std::int64_t>());
       continue;
     }

@@ -2,6 +2,7 @@
 #include "base/json_input.hpp"
 
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_fields.hpp"
 
 #include <fstream>
 #include <limits>
@@ -10,15 +11,11 @@
 namespace shardscope {
 
 std::int64_t nonNegativeInt(const Json& v, const std::string& what) {
-  if (v.is_number_unsigned()) {
-    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      throwValueError(what + " is too large (" + jsonRepr(v) + ")");
+  // Parsed sizes are unsigned: the common case needs no reader (and no message) at all.
+  if (v.is_number_unsigned() &&
+      v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     return static_cast<std::int64_t>(v.get<std::uint64_t>());
-  }
-  if (!v.is_number_integer()) throwValueError(what + " must be an integer, got " + jsonRepr(v));
-  const auto i = v.get<std::int64_t>();
-  if (i < 0) throwValueError(what + " must not be negative, got " + std::to_string(i));
-  return i;
+  return JsonField(v, FieldStyle::Path, "", what).toInt(kNonNegativeInt);
 }
 
 Json readJsonFile(const std::filesystem::path& file, const std::string& source) {

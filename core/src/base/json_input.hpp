@@ -23,7 +23,8 @@ inline std::string jsonRepr(const Json& value) {
   return text;
 }
 
-// An integer >= 0 that fits in int64 (sizes, offsets); `what` names the value in errors.
+// An integer >= 0 that fits in int64 (sizes, offsets); `what` names the value in errors, worded
+// as the field reader words them (json_fields.hpp).
 std::int64_t nonNegativeInt(const Json& value, const std::string& what);
 
 // The largest JSON file read (a workspace, model or rule file): the same 100 MB safetensors allows

@@ -49,11 +49,6 @@ namespace {
 
 // --- request helpers ---------------------------------------------------------------------------
 
-std::vector<std::string> optionalAxisNames(const Json& request, const char* name) {
-  if (!present(request, name)) return {};
-  return stringList(request[name], name);
-}
-
 Shape shapeOf(const Json& value, const std::string& what) { return fieldAt(value, what).toInts(kNonNegativeInt); }
 
 DType dtypeOf(const Json& object, const std::string& what) {
@@ -71,7 +66,7 @@ std::vector<ArrayShape> parseArrays(const Json& request) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = "params[" + std::to_string(i) + "]";
     const Json& p = paramAt(list, i);
-    out.push_back({shapeOf(requireField(p, "shape"), where + ".shape"), dtypeOf(p, where)});
+    out.push_back({fieldAt(p, where)["shape"].toInts(kNonNegativeInt), dtypeOf(p, where)});
   }
   return out;
 }
@@ -143,44 +138,43 @@ public:
   }
 };
 
-std::shared_ptr<const ShardingRule> autoRule(const Json& spec, const Json& request, bool referenceBugs) {
+// The rule's fields live at the request's top level (the single-rule ops) or in one entry of a
+// composite rule's list; `spec` carries that path into messages.
+std::shared_ptr<const ShardingRule> autoRule(const JsonField& spec, const Json& request, bool referenceBugs) {
   MeshAxes mesh = meshForRule(request);
-  const auto minShard = optionalInt(spec, "min_shard_size");
+  const auto minShard = spec["min_shard_size"].optionalInt();
   if (referenceBugs && minShard.value_or(0) == 0) return std::make_shared<ReferenceDefaultAutoRule>();
-  return std::make_shared<AutoShardingRule>(std::move(mesh), optionalAxisNames(spec, "axis_names"), minShard,
-                                            boolField(spec, "reverse", false));
+  return std::make_shared<AutoShardingRule>(std::move(mesh), spec["axis_names"].stringsOr({}), minShard,
+                                            spec["reverse"].boolOr(false));
 }
 
-std::shared_ptr<const ShardingRule> memoryRule(const Json& spec, const Json& request, const std::string& where) {
-  if (!present(spec, "max_memory_per_device"))
+std::shared_ptr<const ShardingRule> memoryRule(const JsonField& spec, const Json& request) {
+  if (!spec["max_memory_per_device"].present())
     throw Error(ErrorKind::TypeError,
                 "MemoryConstrainedShardingRule.__init__() missing 1 required positional argument: "
                 "'max_memory_per_device' (" +
-                    where + ")");
-  const auto limit = optionalInt(spec, "max_memory_per_device");
-  return std::make_shared<MemoryConstrainedShardingRule>(*limit, meshForRule(request),
-                                                         optionalAxisNames(spec, "axis_names"));
+                    (spec.path().empty() ? std::string("request") : spec.path()) + ")");
+  const auto limit = spec["max_memory_per_device"].toInt();
+  return std::make_shared<MemoryConstrainedShardingRule>(limit, meshForRule(request), spec["axis_names"].stringsOr({}));
 }
 
-std::shared_ptr<const ShardingRule> shapeRule(const Json& spec, const std::string& where) {
-  const Json& patterns = requireField(spec, "patterns");
-  if (!patterns.is_array()) throwValueError("field '" + where + ".patterns' must be a list of [pattern, spec] pairs");
+std::shared_ptr<const ShardingRule> shapeRule(const JsonField& spec) {
+  const JsonField patterns = spec["patterns"];
+  const Json& entries = patterns.toArray("a list of [pattern, spec] pairs");
   std::vector<std::pair<ShapePattern, PartitionSpec>> list;
-  for (std::size_t i = 0; i < patterns.size(); ++i) {
-    const std::string at = where + ".patterns[" + std::to_string(i) + "]";
-    const Json& p = patterns[i];
-    if (!p.is_array() || p.size() != 2 || !p[0].is_array())
-      throwValueError("field '" + at + "' must be a [pattern, spec] pair");
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const JsonField pair = patterns[i];
+    const Json& p = entries[i];
+    if (!p.is_array() || p.size() != 2) pair.fail("must be a [pattern, spec] pair, got " + jsonRepr(p));
+    const Json& dims = pair[0].toArray("a list of integers or null");
     ShapePattern pattern;
-    for (const auto& d : p[0]) {
-      if (d.is_null())
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d].is_null())
         pattern.emplace_back(std::nullopt);
-      else if (d.is_number_integer())
-        pattern.emplace_back(d.get<std::int64_t>());
       else
-        throwValueError("field '" + at + "[0]' must hold integers or null");
+        pattern.emplace_back(pair[0][d].toInt());
     }
-    PartitionSpec s = PartitionSpec::fromJson(p[1], at + "[1]");
+    PartitionSpec s = PartitionSpec::fromJson(p[1], pair[1].path());
     // A Python dict keeps the first position of a repeated key with the last value.
     auto same = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == pattern; });
     if (same != list.end())
@@ -297,7 +291,7 @@ Json opMatchPartitionRules(const Json& request, EvalContext& context) {
     const std::string where = "params[" + std::to_string(i) + "]";
     const Json& p = paramAt(list, i);
     ParamLeaf leaf;
-    leaf.path = stringField(p, "path");
+    leaf.path = fieldAt(p, where)["path"].toString();
     if (!paths.insert(leaf.path).second)
       throwValueError("field '" + where + ".path': path '" + leaf.path + "' appears twice");
     if (present(p, "shape")) leaf.shape = shapeOf(p["shape"], where + ".shape");
@@ -341,15 +335,15 @@ Json opCorrectedSharding(const Json& request, EvalContext& context) {
 }
 
 Json opShapeBasedRule(const Json& request, EvalContext& context) {
-  return applyRule(*shapeRule(request, "request"), request, context);
+  return applyRule(*shapeRule(fields(request)), request, context);
 }
 
 Json opMemoryConstrainedRule(const Json& request, EvalContext& context) {
-  return applyRule(*memoryRule(request, request, "request"), request, context);
+  return applyRule(*memoryRule(fields(request), request), request, context);
 }
 
 Json opAutoShardingRule(const Json& request, EvalContext& context) {
-  return applyRule(*autoRule(request, request, boolField(request, "reference_bugs", true)), request, context);
+  return applyRule(*autoRule(fields(request), request, boolField(request, "reference_bugs", true)), request, context);
 }
 
 Json opCompositeRule(const Json& request, EvalContext& context) {
@@ -357,21 +351,20 @@ Json opCompositeRule(const Json& request, EvalContext& context) {
   if (!list.is_array()) throwValueError("field 'rules' must be a list of rule objects");
   const bool referenceBugs = boolField(request, "reference_bugs", true);
   std::vector<std::shared_ptr<const ShardingRule>> rules;
+  const JsonField ruleFields = fields(request)["rules"];
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string where = "rules[" + std::to_string(i) + "]";
-    const Json& r = list[i];
-    if (!r.is_object()) throwValueError("field '" + where + "' must be an object with a 'kind'");
-    auto kindIt = r.find("kind");
-    if (kindIt == r.end() || !kindIt->is_string()) throwValueError("field '" + where + ".kind' must be a string");
-    const std::string kind = kindIt->get<std::string>();
-    if (kind == "shape_based")
-      rules.push_back(shapeRule(r, where));
-    else if (kind == "memory_constrained")
-      rules.push_back(memoryRule(r, request, where));
-    else if (kind == "auto")
-      rules.push_back(autoRule(r, request, referenceBugs));
-    else
-      throwValueError("field '" + where + ".kind' must be shape_based, memory_constrained or auto, got '" + kind + "'");
+    const JsonField rule = ruleFields[i];
+    rule.toObject("an object with a 'kind'");
+    switch (rule["kind"].toChoice({"shape_based", "memory_constrained", "auto"})) {
+    case 0:
+      rules.push_back(shapeRule(rule));
+      break;
+    case 1:
+      rules.push_back(memoryRule(rule, request));
+      break;
+    default:
+      rules.push_back(autoRule(rule, request, referenceBugs));
+    }
   }
   return applyRule(CompositeShardingRule(std::move(rules)), request, context);
 }
@@ -389,11 +382,12 @@ Json opShard(const Json& request, EvalContext& context) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = "params[" + std::to_string(i) + "]";
     const Json& p = paramAt(list, i);
+    const JsonField field = fieldAt(p, where);
     ShardParam param;
-    param.path = stringField(p, "path");
+    param.path = field["path"].toString();
     if (!paths.insert(param.path).second)
       throwValueError("field '" + where + ".path': path '" + param.path + "' appears twice");
-    param.shape = shapeOf(requireField(p, "shape"), where + ".shape");
+    param.shape = field["shape"].toInts(kNonNegativeInt);
     param.dtype = dtypeOf(p, where);
     if (present(p, "spec")) param.spec = PartitionSpec::fromJson(p["spec"], where + ".spec");
     params.push_back(std::move(param));

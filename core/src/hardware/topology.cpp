@@ -203,7 +203,8 @@ TopologySpec parseTopology(std::string_view text) {
     spec.shape = {dims[0], dims.size() > 1 ? dims[1] : 1, dims.size() > 2 ? dims[2] : 1};
     checkTorusDims(chip, spec.shape[2], context);
   } else {
-    const auto dims = parseDims(parts[1], "hosts x devices per host", text, 2);
+    const bool bare = parts[1].find('x') == std::string_view::npos;
+    const auto dims = parseDims(parts[1], bare ? "device count" : "hosts x devices per host", text, 2);
     if (dims.size() == 2) {
       spec.shape = {dims[0], dims[1], 1};
     } else {

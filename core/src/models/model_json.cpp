@@ -8,26 +8,59 @@
 #include "shardscope/base/json_fields.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
+#include <algorithm>
+#include <limits>
+
 namespace shardscope {
 
 namespace {
 
-Param paramFromJson(const JsonField& p, const std::optional<std::string>& defaultDtype) {
-  p.toObject("an object with path, shape and dtype");
-  p.checkKeys({"path", "name", "shape", "dtype"});
+bool isParamKey(const std::string& key) { return key == "path" || key == "name" || key == "shape" || key == "dtype"; }
+
+// A non-negative integer as nlohmann parses it (unsigned), or a signed one >= 0.
+bool nonNegative(const Json& v) {
+  return v.is_number_unsigned()
+             ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+             : v.is_number_integer() && v.get<std::int64_t>() >= 0;
+}
+
+// params[index]. A well-formed entry (the common case, up to hundreds of thousands per file) is
+// read directly; anything else goes through the field reader, which builds the path and the
+// message only then.
+Param paramFromJson(const JsonField& params, std::size_t index, const std::optional<std::string>& defaultDtype) {
+  const Json& j = params.json()[index];
+  if (!j.is_object()) params[index].toObject("an object with path, shape and dtype");
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!isParamKey(it.key())) params[index].checkKeys({"path", "name", "shape", "dtype"});
   Param out;
   // "name" is accepted for "path" (what safetensors calls a tensor's key).
-  const JsonField path = p["path"].exists() || !p["name"].exists() ? p["path"] : p["name"];
-  out.path = path.toNonEmptyString();
-  const JsonField named = p.annotated(shardscope::quoted(out.path));
-  out.shape = named["shape"].toInts(kNonNegativeInt);
-  if (const JsonField dtype = named["dtype"]; dtype.present()) {
-    const std::string text = dtype.toString();
-    auto name = canonicalDtype(text);
-    if (!name) dtype.fail(shardscope::quoted(text) + " is not a known dtype");
+  const char* pathKey = j.contains("path") || !j.contains("name") ? "path" : "name";
+  const Json* path = j.contains(pathKey) ? &j[pathKey] : nullptr;
+  if (path && path->is_string() && !path->get_ref<const std::string&>().empty())
+    out.path = path->get<std::string>();
+  else
+    out.path = params[index][pathKey].toNonEmptyString();
+  const auto named = [&] { return params[index].annotated(shardscope::quoted(out.path)); };
+
+  const auto shape = j.find("shape");
+  if (shape != j.end() && shape->is_array() && std::all_of(shape->begin(), shape->end(), nonNegative)) {
+    out.shape.reserve(shape->size());
+    for (const auto& d : *shape) out.shape.push_back(d.get<std::int64_t>());
+  } else {
+    out.shape = named()["shape"].toInts(kNonNegativeInt);
+  }
+
+  const auto dtype = j.find("dtype");
+  if (dtype != j.end() && !dtype->is_null()) {
+    std::optional<std::string> name;
+    if (dtype->is_string()) name = canonicalDtype(dtype->get_ref<const std::string&>());
+    if (!name) {
+      const JsonField field = named()["dtype"];
+      field.fail(shardscope::quoted(field.toString()) + " is not a known dtype");
+    }
     out.dtype = *name;
   } else {
-    if (!defaultDtype) dtype.fail("is missing and the model has no top-level dtype");
+    if (!defaultDtype) named()["dtype"].fail("is missing and the model has no top-level dtype");
     out.dtype = *defaultDtype;
   }
   return out;
@@ -37,7 +70,8 @@ Param paramFromJson(const JsonField& p, const std::optional<std::string>& defaul
 #define SHARDSCOPE_CONFIG_INT_FIELDS(X)                                                                                \
   X(num_layers)                                                                                                        \
   X(hidden)                                                                                                            \
-  X(heads) X(kv_heads) X(head_dim) X(ffn) X(vocab) X(max_positions) X(experts) X(experts_per_token) X(moe_ffn)         \
+  X(heads)                                                                                                             \
+  X(kv_heads) X(head_dim) X(ffn) X(vocab) X(max_positions) X(experts) X(experts_per_token) X(moe_ffn)                  \
       X(shared_experts) X(first_dense_layers) X(q_lora_rank) X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim)   \
           X(v_head_dim) X(sliding_window) X(sliding_window_pattern)
 
@@ -104,7 +138,7 @@ Model modelFromJson(const Json& json) {
   }
   const std::size_t count = params.json().size();
   model.params.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) model.params.push_back(paramFromJson(params[i], defaultDtype));
+  for (std::size_t i = 0; i < count; ++i) model.params.push_back(paramFromJson(params, i, defaultDtype));
   validateModel(model);
   return model;
 }

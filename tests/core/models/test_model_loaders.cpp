@@ -194,9 +194,9 @@ TEST_CASE("safetensors headers: every malformed case is a ValueError naming it",
   CHECK(header(R"({"a":{"dtype":"F16","shape":2,"data_offsets":[0,4]}})") ==
         "m.safetensors: tensor 'a': 'shape' is missing or not a list");
   CHECK(header(R"({"a":{"dtype":"F16","shape":[-2],"data_offsets":[0,4]}})") ==
-        "m.safetensors: tensor 'a': 'shape'[0] must not be negative, got -2");
+        "m.safetensors: tensor 'a': 'shape'[0] must be a non-negative integer, got -2");
   CHECK(header(R"({"a":{"dtype":"F16","shape":[99999999999999999999],"data_offsets":[0,4]}})") ==
-        "m.safetensors: tensor 'a': 'shape'[0] must be an integer, got 1e+20");
+        "m.safetensors: tensor 'a': 'shape'[0] must be a non-negative integer, got 1e+20");
   CHECK(header(R"({"a":{"dtype":"F16","shape":[9223372036854775807, 4],"data_offsets":[0,4]}})") ==
         "parameter 'a': shape (9223372036854775807, 4) has more than 2^53 elements");
   CHECK(header(R"({"a":{"dtype":"F16","shape":[2],"data_offsets":[0]}})") ==
@@ -343,7 +343,7 @@ TEST_CASE("deeply nested or long values are rejected without printing them", "[m
             .size() == 1);
   CHECK(valueErrorOf([&] {
           paramsFromSafetensorsHeader(R"({"a":{"dtype":"F16","shape":[[1]],"data_offsets":[0,2]}})", "nested");
-        }) == "nested: tensor 'a': 'shape'[0] must be an integer, got a list");
+        }) == "nested: tensor 'a': 'shape'[0] must be a non-negative integer, got a list");
   const std::string longName(1000, 'x');
   CHECK(valueErrorOf([&] {
           paramsFromSafetensorsHeader(R"({"a":{"dtype":")" + longName + R"(","shape":[],"data_offsets":[0,2]}})",

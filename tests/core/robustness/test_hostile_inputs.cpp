@@ -111,7 +111,8 @@ TEST_CASE("hostile safetensors: data_offsets past the data section", "[hostile]"
 TEST_CASE("hostile safetensors: a data offset of 2^64-1", "[hostile]") {
   REQUIRE_THROWS_WITH(
       loadSafetensors(hostile("offset-2pow64.safetensors")),
-      Equals("offset-2pow64.safetensors: tensor 'w': 'data_offsets'[1] is too large (18446744073709551615)"));
+      Equals("offset-2pow64.safetensors: tensor 'w': 'data_offsets'[1] must be at most 9223372036854775807, got "
+             "18446744073709551615"));
 }
 
 // --- mesh strings, mesh JSON, scenario axes ------------------------------------------------------
@@ -393,7 +394,9 @@ TEST_CASE("hostile topology strings: each mistake named as itself", "[hostile]")
                       Equals("topology 'v4:2x2:slice=2': unknown option 'slice' (did you mean 'slices'?); options are "
                              "slices=N, cores=C, host=AxBxC, kind=NAME and interleaved"));
   REQUIRE_THROWS_WITH(parseTopology("cpu:100000000"),
-                      Equals("topology 'cpu:100000000': hosts x devices per host '100000000' exceeds the device limit "
+                      Equals("topology 'cpu:100000000': device count '100000000' exceeds the device limit of 1048576"));
+  REQUIRE_THROWS_WITH(parseTopology("h100:2000000x8"),
+                      Equals("topology 'h100:2000000x8': hosts x devices per host '2000000' exceeds the device limit "
                              "of 1048576"));
   REQUIRE_THROWS_WITH(parseTopology("v4:4x4x4:slices=2:slices=3"),
                       Equals("topology 'v4:4x4x4:slices=2:slices=3': option 'slices' is given twice"));
@@ -410,7 +413,10 @@ TEST_CASE("hostile topology: a million CPU devices in the link graph", "[hostile
   REQUIRE(answer["ok"] == false);
   CHECK(answer["error"]["message"] == "link graph: 1048576 CPU devices in all-to-all groups of 576 need 301465600 "
                                       "links, more than the 8000000 modelled; use at most 27826 devices");
-  CHECK(evalRequest(Json::parse(R"({"op": "links", "topology": "cpu:27826"})"))["ok"] == true);
+  // One device more than the limit named for groups of 576: 27827 * 575 / 2 = 8000262.5 links.
+  CHECK(evalRequest(Json::parse(R"({"op": "links", "topology": "cpu:27827"})"))["error"]["message"] ==
+        "link graph: 27827 CPU devices in all-to-all groups of 576 need 8000262 links, more than the 8000000 "
+        "modelled; use at most 27826 devices");
 }
 
 TEST_CASE("hostile eval: op of the wrong type, make_mesh sizes of 0, -2 and [4]", "[hostile]") {

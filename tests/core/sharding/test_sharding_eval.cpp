@@ -100,6 +100,16 @@ TEST_CASE("shard: rules and presets", "[sharding_eval]") {
 }
 
 TEST_CASE("shard and the rule ops answer bad input with a ValueError naming the field", "[sharding_eval]") {
+  // A composite rule's fields carry the rule's own path.
+  CHECK(errorOf(run(R"({"op": "composite_rule", "mesh_axes": [["tp", 4]], "params": [],
+                        "rules": [{"kind": "shape_based", "patterns": [[[null, "x"], []]]}]})")) ==
+        "ValueError: field 'rules[0].patterns[0][0][1]' must be an integer, got \"x\"");
+  CHECK(errorOf(
+            run(R"({"op": "composite_rule", "mesh_axes": [["tp", 4]], "params": [], "rules": [{"kind": "shape"}]})")) ==
+        "ValueError: field 'rules[0].kind' must be one of shape_based, memory_constrained, auto, got \"shape\"");
+  CHECK(errorOf(run(R"({"op": "composite_rule", "mesh_axes": [["tp", 4]], "params": [],
+                        "rules": [{"kind": "auto", "min_shard_size": "x"}]})")) ==
+        "ValueError: field 'rules[0].min_shard_size' must be an integer, got \"x\"");
   CHECK(errorOf(run(R"({"op": "shard", "mesh_axes": [["tp", 4]], "params": [{"path": "w", "shape": [4]}]})")) ==
         "ValueError: field 'params[0]' has no 'spec' and the request gives no 'rules' or 'preset'");
   CHECK(errorOf(run(
