@@ -19,6 +19,7 @@
 #include "shardscope/sharding/rule_file.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <iomanip>
 #include <ostream>
@@ -30,7 +31,8 @@ namespace {
 
 void usage(std::ostream& out) {
   out << "Usage: shardscope-cli step [WORKSPACE.json] [--topology TOPO] [--mesh AXES] [--model NAME|FILE]\n"
-         "                           [--rules PRESET|FILE] [--zero N] [--no-split] [--format table|json]\n\n"
+         "                           [--rules PRESET|FILE] [--zero N] [--no-split] [--micro-batch N]\n"
+         "                           [--microbatches N] [--seq-len N] [--format table|json]\n\n"
          "Estimates one training step of the layout: compute (FLOPs at the calibrated peak), HBM-bound\n"
          "time, and the communication each mesh axis carries (derived from every parameter's shards,\n"
          "priced on the axis' rings), split into what hides behind compute and what is exposed. Prints\n"
@@ -43,7 +45,19 @@ void usage(std::ostream& out) {
          "  --rules R        a preset (dp, fsdp, tp, fsdp-tp, ep, sp) or a rule file\n"
          "  --zero N         ZeRO stage 1 or 2 (default 0)\n"
          "  --no-split       refuse meshes that need JAX's allow_split_physical_axes\n"
+         "  --micro-batch N  global sequences per micro-batch (training.micro_batch)\n"
+         "  --microbatches N micro-batches per step, gradient accumulation (training.microbatches)\n"
+         "  --seq-len N      sequence length (training.seq_len)\n"
          "  --format F       table (default) or json\n";
+}
+
+// A positive integer flag value, e.g. --micro-batch 1024.
+std::int64_t positive(const std::string& flag, const std::string& text) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 1 || v > (std::int64_t{1} << 40))
+    throwValueError(flag + " must be a positive integer, got '" + text + "'");
+  return v;
 }
 
 bool isRulePreset(const std::string& name) {
@@ -194,6 +208,12 @@ int runStep(const Args& args, Streams io) {
         const std::string z = value();
         if (z != "0" && z != "1" && z != "2") throwValueError("--zero must be 0, 1 or 2, got '" + z + "'");
         scenario.training.zero_stage = z[0] - '0';
+      } else if (a == "--micro-batch") {
+        scenario.training.micro_batch = positive(a, value());
+      } else if (a == "--microbatches") {
+        scenario.training.microbatches = positive(a, value());
+      } else if (a == "--seq-len") {
+        scenario.training.seq_len = positive(a, value());
       } else if (a == "--format") {
         format = value();
         if (format != "table" && format != "json") throwValueError("--format must be table or json");

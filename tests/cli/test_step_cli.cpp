@@ -57,6 +57,21 @@ TEST_CASE("step on a bare safetensors header says what it cannot estimate and st
   CHECK(r.out.find("no architecture config") != std::string::npos);
 }
 
+TEST_CASE("step takes the batch from flags and names padded replicas", "[cli][step]") {
+  // 2 sequences on 4 fsdp replicas: half the devices compute padding.
+  const Run padded = run({"step", "--topology", "v4:2x2x1", "--mesh", "fsdp:-1", "--model", "gpt2", "--rules", "fsdp",
+                          "--micro-batch", "2", "--seq-len", "1024"});
+  REQUIRE(padded.code == 0);
+  CHECK(padded.out.find("(2048 tokens per step)") != std::string::npos);
+  CHECK(padded.out.find("only 2 of the 4 batch replicas have a sequence (the rest compute padding)") !=
+        std::string::npos);
+  const Run accumulated = run({"step", "--topology", "v4:2x2x1", "--mesh", "fsdp:-1", "--model", "gpt2", "--rules",
+                               "fsdp", "--micro-batch", "8", "--microbatches", "3", "--seq-len", "1024"});
+  CHECK(accumulated.out.find("(24576 tokens per step)") != std::string::npos);
+  CHECK(run({"step", "--micro-batch", "0"}).err.find("--micro-batch must be a positive integer, got '0'") !=
+        std::string::npos);
+}
+
 TEST_CASE("step argument errors", "[cli][step]") {
   CHECK(run({"step", "--format", "csv"}).code == 1);
   CHECK(run({"step", "--bogus"}).err.find("unknown option --bogus") != std::string::npos);

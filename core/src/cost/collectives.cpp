@@ -86,7 +86,15 @@ CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& 
   case Collective::AllToAll:
     // Each rank sends (p-1)/p of its own buffer (bytes / p), all at once through a switch.
     t.alpha_beta = (p - 1) * in.step_latency + bwTerm / p;
-    t.tpu_form = tpuAg / (closed ? 4.0 : 2.0);
+    // On a torus each rank's buffer travels a quarter of every wrapped axis on average, over the
+    // 2 n_axes directions of its links: (V/p) sum|X_i| / (4 n_axes W), the book's AG/4 on one ring.
+    if (in.wraps && in.p > 2)
+      t.tpu_form = std::max(in.step_latency / std::max(1, in.max_hops) * in.physical_extent_sum / 2.0,
+                            in.bidi_ring_bandwidth > 0
+                                ? bytes / p * in.physical_extent_sum / (4.0 * in.physical_axes * in.bidi_ring_bandwidth)
+                                : 0.0);
+    else
+      t.tpu_form = tpuAg / (closed ? 4.0 : 2.0);
     break;
   }
   t.seconds = in.torus ? t.tpu_form : t.alpha_beta;

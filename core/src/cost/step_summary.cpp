@@ -117,6 +117,18 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
   };
   const bool commBound = e.bound_by.rfind("comm:", 0) == 0 && worst;
   const bool commMatters = worst && worst->exposed >= 0.05 * e.time_s;
+  // Replicas without a sequence of their own compute padding: that, not the links, is the fix.
+  std::int64_t replicas = 1;
+  const Shape shape = in.mesh->shape();
+  for (std::size_t a = 0; a < shape.size() && a < in.mesh->axis_names.size(); ++a)
+    if (std::find(o.batch_axes.begin(), o.batch_axes.end(), in.mesh->axis_names[a]) != o.batch_axes.end())
+      replicas *= shape[a];
+  const bool padded = replicas > o.micro_batch;
+  if (padded && e.bound_by == "compute") {
+    s << "compute, but only " << o.micro_batch << " of the " << replicas
+      << " batch replicas have a sequence (the rest compute padding): raise micro_batch to " << replicas << ".";
+    return s.str();
+  }
   if (commBound) {
     describeAxis(*worst);
     s << ": ";
@@ -139,6 +151,9 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
         s << "only fewer FLOPs or more chips would move it";
     }
   }
+  if (padded)
+    s << "; only " << o.micro_batch << " of the " << replicas
+      << " batch replicas have a sequence (the rest compute padding)";
   s << ".";
   return s.str();
 }

@@ -122,6 +122,7 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
   e.hbm_s = m * (work.fwd_roofline_s - work.fwd_compute_s + work.bwd_roofline_s - work.bwd_compute_s) + e.optimizer_s;
   e.model_flops = work.model_flops_step;
   e.hardware_flops = m * (work.fwd_flops + work.bwd_flops) * static_cast<double>(e.devices);
+  e.hbm_bytes = m * (work.fwd_hbm + work.bwd_hbm) + work.optimizer_bytes;
 
   for (std::size_t a = 0; a < mesh.size.size(); ++a) {
     StepAxis axis;

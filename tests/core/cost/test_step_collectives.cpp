@@ -79,6 +79,10 @@ TEST_CASE("scaling book: v4 4x4x4 with mesh {X:4, Y:4, Z:4}, B = 1024, D = 4096"
   CHECK(seconds(Collective::AllGather, 2 * B * D, both) == Approx(2 * B * D / (2 * 9e10)));
   CHECK(seconds(Collective::AllGather, 2 * B * D, both) == Approx(46e-6).epsilon(0.02));
   CHECK(seconds(Collective::AllGather, 256, both) == Approx(4e-6));
+  // All-to-all: on one ring the book's AllGather / 4; on the 4x4 plane each of the 16 buffers
+  // travels 1 + 1 hops on average over 4 link directions: (V/16) x 8 / (4 x 2 x 9e10).
+  CHECK(seconds(Collective::AllToAll, 2 * B * D, z) == Approx(2 * B * D / 9e10 / 4));
+  CHECK(seconds(Collective::AllToAll, 2 * B * D, both) == Approx(2 * B * D / 16 * 8 / (4 * 2 * 9e10)));
 }
 
 TEST_CASE("an axis that splits a wrapped physical axis runs an open ring", "[step][comm]") {

@@ -179,6 +179,11 @@ TEST_CASE("step: data parallel all-reduces the gradients once per step, whatever
     CHECK(ar->count == 1);
     CHECK(ar->bytes == Approx(2 * 0.75 * (24 * MiB + 2048)));
     CHECK(axisOf(e, "dp").collectives.size() == 1);
+    // AdamW update of the whole replica: read param and grad, write param (3 x 2 bytes), read and
+    // write m and v (16 bytes), per element, at 90% of v4's 1200 GB/s.
+    const double elements = 12 * MiB + 1024;
+    CHECK(e.optimizer_s == Approx(elements * 22 / (1200e9 * 0.9)));
+    CHECK(e.hbm_bytes > elements * 22);
   }
   // ZeRO-1: a reduce-scatter of the gradients and an all-gather of the updated shards instead.
   c.options.zero_stage = 1;

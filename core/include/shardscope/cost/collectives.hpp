@@ -45,7 +45,9 @@ RingCostInputs ringCostInputs(const AxisReport& report);
 //    whole wrapped axes: AG = RS = max(a sum|X_i|/2, V/(W n_axes))
 //    other closed rings:  AG = RS = max(a p/2, V/W)
 //    open rings (no wraparound, a split axis), and p = 2: AG = RS = max(a (p-1), (p-1)/p V/B)
-//    AR = 2 AG;  A2A = AG/4 on a closed ring, AG/2 on an open one.
+//    AR = 2 AG;  A2A = AG/4 on a closed ring, AG/2 on an open one; over whole wrapped axes
+//    max(a sum|X_i|/2, (V/p) sum|X_i| / (4 n_axes W)) (each buffer travels sum|X_i|/4 hops on
+//    average over 2 n_axes link directions; AG/4 on a single ring).
 // p == 1 or bytes == 0 costs nothing. Throws ValueError for negative or non-finite bytes.
 CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& in);
 CollectiveTime collectiveTime(Collective c, double bytes, const AxisReport& report);

@@ -154,6 +154,7 @@ struct StepEstimate {
   double mfu = 0;            // model FLOPs per second / (devices x peak)
   double model_flops = 0;    // per step, all devices (PaLM: 6 N T + causal attention)
   double hardware_flops = 0; // per step, all devices (recompute and repeated work included)
+  double hbm_bytes = 0;      // per device per step: matmul weights and activations, optimizer update
   double compute_s = 0;      // matmul and attention FLOPs at the calibrated peak
   double hbm_s = 0;          // HBM-bound time beyond compute, and the optimizer update
   double optimizer_s = 0;    // the optimizer update (part of hbm_s)
