@@ -33,9 +33,11 @@ Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atom
   // The payload the per-axis collective times are quoted for: one layer's parameters, what an
   // FSDP all-gather moves per layer (the whole model when the layer count is unknown).
   double payloadBytes = 1 << 30;
+  std::shared_ptr<const Model> model;
+  std::optional<ShardGroups> plan;
   if (!cancelled()) {
-    if (auto model = analysis::loadModel(scenario.model, cache.memo(), out); model && !cancelled()) {
-      if (auto plan = analysis::shardModel(scenario, model, cache.memo(), out); plan && !cancelled()) {
+    if (model = analysis::loadModel(scenario.model, cache.memo(), out); model && !cancelled()) {
+      if (plan = analysis::shardModel(scenario, model, cache.memo(), out); plan && !cancelled()) {
         analysis::estimateDeviceMemory(scenario, *model, *plan, out);
         payloadBytes = static_cast<double>(plan->totals.total_bytes);
         if (model->config && model->config->num_layers > 0)
@@ -44,6 +46,8 @@ Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atom
     }
   }
   if (!cancelled()) analysis::reportCommunication(scenario, payloadBytes, out);
+  // Without a pipeline section nothing below runs and the analysis is as before.
+  if (scenario.pipeline && !cancelled()) analysis::analyzePipeline(scenario, model.get(), plan ? &*plan : nullptr, out);
   out.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

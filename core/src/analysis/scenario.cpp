@@ -2,6 +2,7 @@
 #include "shardscope/analysis/scenario.hpp"
 
 #include "base/json_input.hpp"
+#include "scenario_pipeline.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
 
@@ -302,6 +303,7 @@ Json scenarioToJson(const Scenario& s) {
   if (l.uplink_latency) links["uplink_latency"] = *l.uplink_latency;
   if (l.twisted) links["twisted"] = true;
   if (!links.empty()) j["links"] = links;
+  if (s.pipeline) j["pipeline"] = analysis::pipelineSectionToJson(*s.pipeline);
   return j;
 }
 
@@ -319,6 +321,7 @@ Scenario scenarioFromJson(const Json& j) {
   s.rules = readRules(readObject(j, "rules", "scenario"));
   s.training = readTraining(readObject(j, "training", "scenario"));
   s.links = readLinks(readObject(j, "links", "scenario"));
+  if (const Json* p = find(j, "pipeline")) s.pipeline = analysis::readPipelineSection(*p);
   return s;
 }
 
