@@ -31,6 +31,7 @@ int runEval(const Args& args, Streams io);
 int runShard(const Args& args, Streams io);
 int runHelpTopic(const Args& args, Streams io);
 int runComm(const Args& args, Streams io);
+int runPipeline(const Args& args, Streams io);
 int runTopology(const Args& args, Streams io);
 
 } // namespace shardscope::cli

@@ -83,7 +83,14 @@ void helpWorkspace(std::ostream& out) {
          "              \"hbm_bytes\": null},\n"
          " \"links\": {\"ici_bandwidth\": 4.5e10, \"ici_latency\": 1e-6, \"uplink_bandwidth\": 6.25e9, "
          "\"uplink_latency\": 1e-5,\n"
-         "           \"twisted\": false}}   (links: overrides of the chip's figures)\nDetails: docs/workspace.md\n";
+         "           \"twisted\": false},   (links: overrides of the chip's figures)\n"
+         " \"pipeline\": {\"axis\": \"pp\", \"schedule\": \"Std1F1B\", \"num_stages\": 4, \"microbatches\": 8,\n"
+         "              \"layers_per_stage\": [8, 8, 8, 8], \"fuse_steady_state\": false}}\n"
+         "   (pipeline: jaxpp's MPMD pipeline over one mesh axis; absent = none. Schedules: GPipe, Std1F1B,\n"
+         "    Eager1F1B, ZeroBubble, Interleaved1F1B, KimiK2, DualPipeV. num_stages defaults to the axis\n"
+         "    size (twice it for DualPipeV), microbatches to twice the stages, layers_per_stage to an even\n"
+         "    split whose remainder goes to the stages just before the last. See `pipeline --help`.)\n"
+         "Details: docs/workspace.md\n";
 }
 
 using Topic = void (*)(std::ostream&);
