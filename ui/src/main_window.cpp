@@ -12,8 +12,10 @@
 #include "charts/memory_chart.hpp"
 #include "panels/model_picker.hpp"
 #include "panels/overlay_controls.hpp"
+#include "panels/pipeline_panel.hpp"
 #include "models/param_tree_model.hpp"
 #include "views/physical_view.hpp"
+#include "views/pipeline_timeline_view.hpp"
 #include "document/scenario_document.hpp"
 #include "panels/sharding_panel.hpp"
 #include "views/theme.hpp"
@@ -127,6 +129,12 @@ void MainWindow::createDocks() {
   // The bottom area spans only the centre; the side docks keep the full height.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  // The pipeline timeline wants width: the top area spans the whole window. Hidden until a
+  // workspace has a pipeline or the user opens it (View menu).
+  pipeline_ = new PipelinePanel(document_, selection_, this);
+  auto* pipelineDock = makeDock(tr("Pipeline"), "PipelineDock", pipeline_, Qt::TopDockWidgetArea);
+  pipelineDock->hide();
+  connect(document_, &ScenarioDocument::filePathChanged, this, [this] { pipelineShown_ = false; });
 }
 
 void MainWindow::createActions() {
@@ -151,6 +159,7 @@ void MainWindow::createActions() {
   add(exportMenu, tr("&Logical mesh…"), {}, [this] { exportDialog("logical"); });
   add(exportMenu, tr("&Memory chart…"), {}, [this] { exportDialog("memory"); });
   add(exportMenu, tr("&Communication chart…"), {}, [this] { exportDialog("comm"); });
+  add(exportMenu, tr("P&ipeline timeline…"), {}, [this] { exportDialog("pipeline"); });
   add(file, tr("&Import Rules…"), QKeySequence(Qt::CTRL | Qt::Key_I), [this] { sharding_->importRulesDialog(); });
   add(file, tr("E&xport Rules…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I),
       [this] { sharding_->exportRulesDialog(); });
@@ -259,8 +268,10 @@ bool MainWindow::selectDeviceById(long long id) {
 bool MainWindow::raiseDock(const QString& title) {
   for (auto* dock : findChildren<QDockWidget*>())
     if (dock->windowTitle().compare(title, Qt::CaseInsensitive) == 0) {
+      const bool wasHidden = dock->isHidden();
       dock->show();
       dock->raise();
+      if (wasHidden && dock->objectName() == "PipelineDock") resizeDocks({dock}, {400}, Qt::Vertical);
       return true;
     }
   return false;
@@ -284,6 +295,17 @@ void MainWindow::onAnalysisFinished() {
   sharding_->setAnalysis(analysis);
   memory_->setAnalysis(analysis);
   comm_->setAnalysis(analysis);
+  pipeline_->setAnalysis(analysis);
+  // A workspace with a pipeline opens its dock once; after that the user decides.
+  if (analysis->pipeline && !pipelineShown_) {
+    pipelineShown_ = true;
+    // ...and colours the devices by pipeline rank, as the timeline's rows are coloured.
+    selection_->setMode(OverlayMode::Pipeline);
+    if (auto* dock = findChild<QDockWidget*>("PipelineDock"); dock && dock->isHidden()) {
+      dock->show();
+      resizeDocks({dock}, {400}, Qt::Vertical);
+    }
+  }
   statusError_->clear();
   int warnings = 0;
   for (const auto& d : analysis->diagnostics) warnings += d.severity != Diagnostic::Severity::Info;
@@ -378,6 +400,10 @@ void MainWindow::exportDialog(const QString& which) {
         QSize(1000, 800), &error);
   else if (which == "memory")
     ok = exportView(memory_, {}, path, memory_->size(), &error);
+  else if (which == "pipeline")
+    ok = exportView(
+        pipeline_->timeline(), [this](QPainter& p, const QRectF& r) { pipeline_->timeline()->render(p, r); }, path,
+        QSize(1400, 600), &error);
   else
     ok = exportView(comm_, {}, path, comm_->size(), &error);
   if (ok)

@@ -22,6 +22,7 @@ class MemoryChart;
 class ModelPicker;
 class OverlayControls;
 class PhysicalView;
+class PipelinePanel;
 class ScenarioDocument;
 class ShardingPanel;
 class Autosave;
@@ -64,6 +65,7 @@ public:
   ShardingPanel* shardingPanel() const { return sharding_; }
   MemoryChart* memoryChart() const { return memory_; }
   CommChart* commChart() const { return comm_; }
+  PipelinePanel* pipelinePanel() const { return pipeline_; }
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -93,6 +95,8 @@ private:
   ShardingPanel* sharding_ = nullptr;
   MemoryChart* memory_ = nullptr;
   CommChart* comm_ = nullptr;
+  PipelinePanel* pipeline_ = nullptr;
+  bool pipelineShown_ = false; // the Pipeline dock was opened for this document's pipeline
   TopologyEditor* topology_ = nullptr;
   ModelPicker* model_ = nullptr;
   QMenu* recentMenu_ = nullptr;
