@@ -234,7 +234,7 @@ void PipelinePanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
                .arg(p->microbatches);
   if (p->scheduled) {
     parts << tr("makespan %1 %2")
-                 .arg(p->makespan, 0, 'f', p->makespan == std::floor(p->makespan) ? 0 : 2)
+                 .arg(QString::number(std::round(p->makespan * 100) / 100, 'g', 12))
                  .arg(p->time_unit == "task" ? tr("task units") : tr("s"));
     parts << tr("bubble %1%").arg(100 * p->bubble_overall, 0, 'f', 1);
   }
