@@ -163,11 +163,19 @@ void printTable(const Analysis& a, std::size_t width, std::ostream& out) {
     TextTable t;
     t.header = {"rank", "stages", "layers", "busy", "bubble", "peak in-flight"};
     t.right_aligned = {true, false, true, true, true, true};
+    bool kv = false;
+    for (const auto& r : p.ranks) kv = kv || r.kv_cache_bytes > 0;
     if (p.has_memory) {
-      for (const char* h : {"params", "grads", "optimizer", "activations", "total"}) {
+      for (const char* h : {"params", "grads", "optimizer", "activations"}) {
         t.header.push_back(h);
         t.right_aligned.push_back(true);
       }
+      if (kv) {
+        t.header.push_back("kv cache");
+        t.right_aligned.push_back(true);
+      }
+      t.header.push_back("total");
+      t.right_aligned.push_back(true);
     }
     for (const auto& r : p.ranks) {
       std::string stages;
@@ -181,8 +189,10 @@ void printTable(const Analysis& a, std::size_t width, std::ostream& out) {
                                       std::to_string(r.layers),       numberText(r.busy),
                                       fixed(100 * r.bubble, 1) + "%", std::to_string(r.peak_in_flight)};
       if (p.has_memory) {
-        for (double v : {r.param_bytes, r.grad_bytes, r.optimizer_bytes, r.activation_bytes, r.total_bytes()})
+        for (double v : {r.param_bytes, r.grad_bytes, r.optimizer_bytes, r.activation_bytes})
           row.push_back(formatBytes(v));
+        if (kv) row.push_back(formatBytes(r.kv_cache_bytes));
+        row.push_back(formatBytes(r.total_bytes()));
       }
       t.rows.push_back(std::move(row));
     }
