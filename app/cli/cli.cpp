@@ -24,6 +24,9 @@ std::map<std::string, CommandInfo>& commands() {
       {"shard", {&runShard, "every parameter's spec and shard, then per-device memory (see `shard --help`)"}},
       {"step", {&runStep, "step time, MFU and what bounds a training step, per axis (see `step --help`)"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
+      {"pipeline",
+       {&runPipeline,
+        "a pipeline as jaxpp runs it: timeline per rank, bubble, memory per rank (see `pipeline --help`)"}},
       {"topology", {&runTopology, "print a topology's devices in jax.devices() order as JSON"}},
   };
   return table;

@@ -32,6 +32,7 @@ int runShard(const Args& args, Streams io);
 int runStep(const Args& args, Streams io);
 int runHelpTopic(const Args& args, Streams io);
 int runComm(const Args& args, Streams io);
+int runPipeline(const Args& args, Streams io);
 int runTopology(const Args& args, Streams io);
 
 } // namespace shardscope::cli

@@ -86,8 +86,15 @@ void helpWorkspace(std::ostream& out) {
          "           \"twisted\": false},   (links: overrides of the chip's figures)\n"
          " \"performance\": {\"flops_fraction\": 0.68, \"link_fraction\": 0.8, \"hbm_fraction\": 0.9, "
          "\"hop_latency\": 1e-6,\n"
-         "                 \"overlap_tensor_comm\": false}}   (step-time calibration, each in (0, 1];\n"
-         "                 absent = the chip's default)\nDetails: docs/workspace.md, docs/step-time.md\n";
+         "                 \"overlap_tensor_comm\": false},   (step-time calibration, each in (0, 1];\n"
+         "                 absent = the chip's default)\n"
+         " \"pipeline\": {\"axis\": \"pp\", \"schedule\": \"Std1F1B\", \"num_stages\": 4, \"microbatches\": 8,\n"
+         "              \"layers_per_stage\": [8, 8, 8, 8], \"fuse_steady_state\": false}}\n"
+         "   (pipeline: jaxpp's MPMD pipeline over one mesh axis; absent = none. Schedules: GPipe, Std1F1B,\n"
+         "    Eager1F1B, ZeroBubble, Interleaved1F1B, KimiK2, DualPipeV. num_stages defaults to the axis\n"
+         "    size (twice it for DualPipeV), microbatches to twice the stages, layers_per_stage to an even\n"
+         "    split whose remainder goes to the stages just before the last. See `pipeline --help`.)\n"
+         "Details: docs/workspace.md, docs/step-time.md\n";
 }
 
 using Topic = void (*)(std::ostream&);

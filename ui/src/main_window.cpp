@@ -12,8 +12,10 @@
 #include "charts/memory_chart.hpp"
 #include "panels/model_picker.hpp"
 #include "panels/overlay_controls.hpp"
+#include "panels/pipeline_panel.hpp"
 #include "models/param_tree_model.hpp"
 #include "views/physical_view.hpp"
+#include "views/pipeline_timeline_view.hpp"
 #include "document/scenario_document.hpp"
 #include "panels/sharding_panel.hpp"
 #include "views/theme.hpp"
@@ -128,10 +130,17 @@ void MainWindow::createDocks() {
   // The bottom area spans only the centre; the side docks keep the full height.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  // The pipeline timeline wants width: the top area spans the whole window. Hidden until a
+  // workspace has a pipeline or the user opens it (View menu).
+  pipeline_ = new PipelinePanel(document_, selection_, this);
+  auto* pipelineDock = makeDock(tr("Pipeline"), "PipelineDock", pipeline_, Qt::TopDockWidgetArea);
+  pipelineDock->hide();
+  connect(document_, &ScenarioDocument::filePathChanged, this, [this] { pipelineShown_ = false; });
 
   // Which widget of this window shows each view of the catalogue (the panels draw as their grid).
   const std::pair<const char*, AnalysisView*> shown[] = {
-      {"physical", physical_}, {"logical", logical_}, {"shards", sharding_}, {"memory", memory_}, {"comm", comm_}};
+      {"physical", physical_}, {"logical", logical_}, {"shards", sharding_}, {"memory", memory_}, {"comm", comm_},
+      {"pipeline", pipeline_->timeline()}};
   for (const auto& kind : viewKinds())
     for (const auto& [name, view] : shown)
       if (std::string_view(name) == kind.name) views_.emplace_back(&kind, view);
@@ -267,8 +276,10 @@ bool MainWindow::selectDeviceById(long long id) {
 bool MainWindow::raiseDock(const QString& title) {
   for (auto* dock : findChildren<QDockWidget*>())
     if (dock->windowTitle().compare(title, Qt::CaseInsensitive) == 0) {
+      const bool wasHidden = dock->isHidden();
       dock->show();
       dock->raise();
+      if (wasHidden && dock->objectName() == "PipelineDock") resizeDocks({dock}, {400}, Qt::Vertical);
       return true;
     }
   return false;
@@ -288,6 +299,17 @@ void MainWindow::onAnalysisFinished() {
   overlay_->setAnalysis(analysis);
   for (const auto& [kind, view] : views_) view->setAnalysis(analysis);
   logical_->setError({}, std::nullopt);
+  pipeline_->setAnalysis(analysis);
+  // A workspace with a pipeline opens its dock once; after that the user decides.
+  if (analysis->pipeline && !pipelineShown_) {
+    pipelineShown_ = true;
+    // ...and colours the devices by pipeline rank, as the timeline's rows are coloured.
+    selection_->setMode(OverlayMode::Pipeline);
+    if (auto* dock = findChild<QDockWidget*>("PipelineDock"); dock && dock->isHidden()) {
+      dock->show();
+      resizeDocks({dock}, {400}, Qt::Vertical);
+    }
+  }
   statusError_->clear();
   int warnings = 0;
   for (const auto& d : analysis->diagnostics) warnings += d.severity != Diagnostic::Severity::Info;

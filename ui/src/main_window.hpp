@@ -25,6 +25,7 @@ class MemoryChart;
 class ModelPicker;
 class OverlayControls;
 class PhysicalView;
+class PipelinePanel;
 class ScenarioDocument;
 class ShardingPanel;
 class Autosave;
@@ -71,6 +72,7 @@ public:
   ShardingPanel* shardingPanel() const { return sharding_; }
   MemoryChart* memoryChart() const { return memory_; }
   CommChart* commChart() const { return comm_; }
+  PipelinePanel* pipelinePanel() const { return pipeline_; }
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -102,6 +104,8 @@ private:
   CommChart* comm_ = nullptr;
   // The catalogue's views as this window shows them, in menu order: fed each analysis, exported.
   std::vector<std::pair<const ViewKind*, AnalysisView*>> views_;
+  PipelinePanel* pipeline_ = nullptr;
+  bool pipelineShown_ = false; // the Pipeline dock was opened for this document's pipeline
   TopologyEditor* topology_ = nullptr;
   ModelPicker* model_ = nullptr;
   QMenu* recentMenu_ = nullptr;

@@ -24,6 +24,78 @@ Json memoryJson(const DeviceMemory& m) {
   return {{"params", m.params},           {"grads", m.grads},       {"optimizer", m.optimizer},
           {"activations", m.activations}, {"kv_cache", m.kv_cache}, {"total", m.total()}};
 }
+Json pipelineJson(const PipelineAnalysis& p, const Mesh& mesh) {
+  Json j;
+  j["axis"] = p.axis;
+  j["schedule"] = std::string(pipelineScheduleKindName(p.schedule));
+  j["num_stages"] = p.num_stages;
+  j["ranks"] = p.rank_count;
+  j["microbatches"] = p.microbatches;
+  j["fuse_steady_state"] = p.fuse_steady_state;
+  j["layers_per_stage"] = p.layers_per_stage;
+  j["stage_to_rank"] = p.stage_to_rank;
+  // Times are in `time_unit`: "s" when the step estimate gives seconds, else "task" (jaxpp's unit
+  // latencies scaled by each stage's layers); makespan_s is only set with seconds.
+  j["time_unit"] = p.time_unit;
+  j["makespan"] = p.scheduled ? Json(p.makespan) : Json();
+  j["makespan_s"] = p.scheduled && p.time_unit == "s" ? Json(p.makespan) : Json();
+  Json bubble;
+  bubble["overall"] = p.scheduled ? Json(p.bubble_overall) : Json();
+  Json perRankBubble = Json::array(), peak = Json::array(), perRank = Json::array();
+  for (const auto& r : p.ranks) {
+    perRankBubble.push_back(r.bubble);
+    peak.push_back(r.peak_in_flight);
+    Json rank;
+    rank["rank"] = r.rank;
+    rank["stages"] = r.stages;
+    rank["layers"] = r.layers;
+    Json ids = Json::array();
+    for (int pos : r.device_positions) ids.push_back(mesh.devices[static_cast<std::size_t>(pos)].id);
+    rank["device_ids"] = ids;
+    rank["holds_embedding"] = r.holds_embedding;
+    rank["holds_head"] = r.holds_head;
+    if (p.has_memory) {
+      rank["param_bytes"] = r.param_bytes;
+      rank["grad_bytes"] = r.grad_bytes;
+      rank["optimizer_bytes"] = r.optimizer_bytes;
+      rank["activation_bytes"] = r.activation_bytes;
+      if (r.kv_cache_bytes > 0) rank["kv_cache_bytes"] = r.kv_cache_bytes;
+      rank["total_bytes"] = r.total_bytes();
+      rank["peak_time"] = r.peak_time;
+    }
+    perRank.push_back(std::move(rank));
+  }
+  if (p.scheduled) {
+    bubble["per_rank"] = perRankBubble;
+    j["peak_in_flight"] = peak;
+  } else {
+    j["peak_in_flight"] = Json();
+  }
+  j["bubble_fraction"] = bubble;
+  j["per_rank"] = perRank;
+  if (p.has_memory) {
+    j["hbm_bytes"] = p.hbm_bytes;
+    j["worst_rank"] = p.worst_rank;
+    j["layer_activation_bytes"] = p.layer_activation_bytes;
+    j["output_activation_bytes"] = p.output_activation_bytes;
+  }
+  Json transfers = Json::array();
+  for (const auto& t : p.transfers)
+    transfers.push_back({{"from_stage", t.from_stage},
+                         {"to_stage", t.to_stage},
+                         {"from_rank", t.from_rank},
+                         {"to_rank", t.to_rank},
+                         {"bytes", t.bytes},
+                         {"seconds", t.seconds},
+                         {"max_hops", t.max_hops},
+                         {"max_link_load", t.max_link_load},
+                         {"slowest_link", t.slowest_link},
+                         {"crosses_hosts", t.crosses_hosts},
+                         {"crosses_slices", t.crosses_slices}});
+  j["transfers"] = transfers;
+  j["error"] = p.error.empty() ? Json() : Json(p.error);
+  return j;
+}
 } // namespace
 
 Json stepToJson(const StepEstimate& s) {
@@ -172,6 +244,7 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
   }
   out["comm"] = comm;
   out["step"] = stepToJson(a.step);
+  if (a.pipeline) out["pipeline"] = pipelineJson(*a.pipeline, a.mesh);
 
   Json diagnostics = Json::array();
   for (const auto& d : a.diagnostics)

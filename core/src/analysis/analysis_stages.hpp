@@ -7,8 +7,10 @@
 #include "shardscope/analysis/analysis_cache.hpp"
 #include "shardscope/cost/axis_report.hpp"
 #include "shardscope/models/model.hpp"
+#include "shardscope/cost/memory.hpp"
 #include "shardscope/sharding/shard_plan.hpp"
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -32,6 +34,28 @@ std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::share
 
 // Per-device bytes by category against the chip's HBM; fills Analysis::memory.
 void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan, Analysis& out);
+
+// What one device holds of the parameters (the memory estimate's accounting, ZeRO-1/2 included),
+// summed into `buckets`: model.params[i] goes to bucketOf(i) (all to bucket 0 without it; a
+// negative or too large bucket drops the parameter). `shardOf(group, shard)` may replace a
+// group's shard shape (the pipeline stage removes the pipeline axis from it).
+std::vector<DeviceParamShards>
+paramShardsByBucket(const Scenario& scenario, const ShardGroups& plan, const Mesh& mesh, std::size_t buckets,
+                    const std::function<int(std::size_t)>& bucketOf = {},
+                    const std::function<Shape(std::uint32_t, const Shape&)>& shardOf = {});
+// The memory engine's options for the scenario on this mesh (batch, sequence and tensor degrees);
+// with `noteMissingAxes`, batch or sequence axes absent from the mesh become Info diagnostics.
+MemoryOptions deviceMemoryOptions(const Scenario& scenario, Analysis& out, bool noteMissingAxes);
+
+// The pipeline section (pipeline_stage.cpp): stages and their layers, jaxpp's schedule and its
+// timeline, memory per pipeline rank over the schedule, the activation hand-over between groups,
+// and jaxpp's process-per-group rule. Runs after memory and communication; `model` and `plan` may
+// be null (then there is no memory per rank). Problems become "pipeline" diagnostics naming the
+// workspace field; Analysis::pipeline keeps what could be computed.
+void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGroups* plan, Analysis& out);
+// M as the pipeline stage resolves it (the section's value, else twice the stages), so the step
+// engine prices the same micro-batches; 1 when the axis is not in the mesh.
+std::int64_t resolvedPipelineMicrobatches(const PipelineConfig& config, const Mesh& mesh);
 
 // Per-axis rings on the physical links; fills the ring figures of Analysis::comm and returns the
 // axis reports (one per mesh axis, empty on failure) for the step estimate.

@@ -43,6 +43,8 @@ Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atom
   std::vector<AxisReport> reports;
   if (!cancelled()) reports = analysis::reportCommunication(scenario, out);
   if (!cancelled()) analysis::estimateStepTime(scenario, model, plan ? &*plan : nullptr, reports, cache.memo(), out);
+  // Without a pipeline section nothing below runs and the analysis is as before.
+  if (scenario.pipeline && !cancelled()) analysis::analyzePipeline(scenario, model.get(), plan ? &*plan : nullptr, out);
   out.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

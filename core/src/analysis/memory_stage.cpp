@@ -6,27 +6,31 @@
 #include "shardscope/cost/memory.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace shardscope::analysis {
 
 namespace {
 
-// Product of the sizes of the named mesh axes that exist; absent names are reported once. A name
-// listed twice counts once (the workspace reader refuses it; a scenario edited in code may not).
-std::int64_t degreeOf(const std::vector<std::string>& names, const Mesh& mesh, const char* what, Analysis& out) {
+// Product of the sizes of the named mesh axes that exist; absent names are reported when `out` is
+// given. A name listed twice counts once (the workspace reader refuses it; a scenario edited in
+// code may not).
+std::int64_t degreeOf(const std::vector<std::string>& names, const Mesh& mesh, const char* what, Analysis* out) {
   std::int64_t degree = 1;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string& name = names[i];
     if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), name) !=
         names.begin() + static_cast<std::ptrdiff_t>(i)) {
-      note(out, Diagnostic::Severity::Warning, "memory", name,
+      if (out)
+        note(*out, Diagnostic::Severity::Warning, "memory", name,
            std::string("the ") + what + " axis '" + name + "' is listed twice; it splits activations once");
       continue;
     }
     const auto size = mesh.axisSize(name);
     if (size == 0) {
-      note(out, Diagnostic::Severity::Info, "memory", name,
-           std::string("the ") + what + " axis '" + name + "' is not in the mesh, so it does not split activations");
+      if (out)
+        note(*out, Diagnostic::Severity::Info, "memory", name,
+             std::string("the ") + what + " axis '" + name + "' is not in the mesh, so it does not split activations");
       continue;
     }
     degree *= size;
@@ -56,45 +60,69 @@ std::int64_t zeroDegree(const ArrayLayout& layout, const std::vector<int>& batch
 
 } // namespace
 
+std::vector<DeviceParamShards> paramShardsByBucket(const Scenario& scenario, const ShardGroups& plan, const Mesh& mesh,
+                                                   std::size_t buckets, const std::function<int(std::size_t)>& bucketOf,
+                                                   const std::function<Shape(std::uint32_t, const Shape&)>& shardOf) {
+  std::vector<DeviceParamShards> out(buckets);
+  std::vector<double> bytesPerElement;
+  std::vector<Shape> shards;
+  bytesPerElement.reserve(plan.plans.size());
+  shards.reserve(plan.plans.size());
+  for (std::uint32_t g = 0; g < plan.plans.size(); ++g) {
+    const auto& layout = plan.plans[g].layout;
+    bytesPerElement.push_back(layout.shard_elements > 0
+                                  ? static_cast<double>(layout.shard_bytes) / static_cast<double>(layout.shard_elements)
+                                  : 0.0);
+    shards.push_back(shardOf ? shardOf(g, layout.shard_shape) : layout.shard_shape);
+  }
+  auto bucket = [&](std::size_t i) -> DeviceParamShards* {
+    const int b = bucketOf ? bucketOf(i) : 0;
+    return b >= 0 && static_cast<std::size_t>(b) < buckets ? &out[static_cast<std::size_t>(b)] : nullptr;
+  };
+  // Parameter by parameter (not group by group), so that the sums round exactly as before.
+  const int zero = scenario.training.workload == Workload::Training ? scenario.training.zero_stage : 0;
+  if (zero == 0) {
+    for (std::size_t i = 0; i < plan.group_of.size(); ++i)
+      if (DeviceParamShards* d = bucket(i)) {
+        const std::uint32_t g = plan.group_of[i];
+        addParamShard(*d, shards[g], bytesPerElement[g]);
+      }
+  } else {
+    std::vector<int> batchAxes;
+    for (const auto& name : scenario.training.batch_axes)
+      if (const int a = mesh.axisIndex(name);
+          a >= 0 && std::find(batchAxes.begin(), batchAxes.end(), a) == batchAxes.end())
+        batchAxes.push_back(a);
+    std::vector<Shape> slices;
+    slices.reserve(plan.plans.size());
+    for (std::uint32_t g = 0; g < plan.plans.size(); ++g)
+      slices.push_back(zeroSlice(shards[g], zeroDegree(plan.plans[g].layout, batchAxes, mesh)));
+    for (std::size_t i = 0; i < plan.group_of.size(); ++i)
+      if (DeviceParamShards* d = bucket(i)) {
+        const std::uint32_t g = plan.group_of[i];
+        addParamShard(*d, shards[g], bytesPerElement[g], /*optimizerFollows=*/false);
+        addOptimizerShard(*d, slices[g], /*withGrads=*/zero >= 2);
+      }
+  }
+  return out;
+}
+
+MemoryOptions deviceMemoryOptions(const Scenario& scenario, Analysis& out, bool noteMissingAxes) {
+  const std::string deviceKind = out.mesh.devices.empty() ? std::string() : out.mesh.devices.front().device_kind;
+  MemoryOptions options = memoryOptionsFromTraining(scenario.training, deviceKind);
+  options.batch_degree = degreeOf(scenario.training.batch_axes, out.mesh, "batch", noteMissingAxes ? &out : nullptr);
+  options.seq_degree = degreeOf(scenario.training.seq_axes, out.mesh, "sequence", noteMissingAxes ? &out : nullptr);
+  // Megatron-style tensor parallelism splits heads and the MLP width over the `tp` axis.
+  options.tensor_degree = std::max<std::int64_t>(1, out.mesh.axisSize("tp"));
+  return options;
+}
+
 void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan, Analysis& out) {
   try {
     // In SPMD every device allocates one (padded) block of every array, so the parameter bytes are
     // the same on all devices; what varies is what the blocks hold, shown by the sharding table.
-    DeviceParamShards perDevice;
-    std::vector<double> bytesPerElement;
-    bytesPerElement.reserve(plan.plans.size());
-    for (const auto& p : plan.plans) {
-      const auto& layout = p.layout;
-      bytesPerElement.push_back(layout.shard_elements > 0 ? static_cast<double>(layout.shard_bytes) /
-                                                                static_cast<double>(layout.shard_elements)
-                                                          : 0.0);
-    }
-    // Parameter by parameter (not group by group), so that the sums round exactly as before.
-    const int zero = scenario.training.workload == Workload::Training ? scenario.training.zero_stage : 0;
-    if (zero == 0) {
-      for (const std::uint32_t g : plan.group_of)
-        addParamShard(perDevice, plan.plans[g].layout.shard_shape, bytesPerElement[g]);
-    } else {
-      std::vector<int> batchAxes;
-      for (const auto& name : scenario.training.batch_axes)
-        if (const int a = out.mesh.axisIndex(name);
-            a >= 0 && std::find(batchAxes.begin(), batchAxes.end(), a) == batchAxes.end())
-          batchAxes.push_back(a);
-      std::vector<Shape> slices;
-      slices.reserve(plan.plans.size());
-      for (const auto& p : plan.plans)
-        slices.push_back(zeroSlice(p.layout.shard_shape, zeroDegree(p.layout, batchAxes, out.mesh)));
-      for (const std::uint32_t g : plan.group_of) {
-        addParamShard(perDevice, plan.plans[g].layout.shard_shape, bytesPerElement[g], /*optimizerFollows=*/false);
-        addOptimizerShard(perDevice, slices[g], /*withGrads=*/zero >= 2);
-      }
-    }
-    const std::string deviceKind = out.mesh.devices.empty() ? std::string() : out.mesh.devices.front().device_kind;
-    MemoryOptions options = memoryOptionsFromTraining(scenario.training, deviceKind);
-    options.batch_degree = degreeOf(scenario.training.batch_axes, out.mesh, "batch", out);
-    options.seq_degree = degreeOf(scenario.training.seq_axes, out.mesh, "sequence", out);
-    // Megatron-style tensor parallelism splits heads and the MLP width over the `tp` axis.
-    options.tensor_degree = std::max<std::int64_t>(1, out.mesh.axisSize("tp"));
+    const DeviceParamShards perDevice = paramShardsByBucket(scenario, plan, out.mesh, 1).front();
+    const MemoryOptions options = deviceMemoryOptions(scenario, out, /*noteMissingAxes=*/true);
 
     const std::vector<DeviceParamShards> devices(out.mesh.devices.size(), perDevice);
     const MemoryEstimate estimate = estimateMemory(devices, model, options);

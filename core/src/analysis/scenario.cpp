@@ -3,6 +3,7 @@
 
 #include "base/json_input.hpp"
 #include "scenario_step.hpp"
+#include "scenario_pipeline.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_fields.hpp"
 #include "shardscope/base/json_text.hpp"
@@ -262,13 +263,15 @@ Json scenarioToJson(const Scenario& s) {
   if (l.twisted) links["twisted"] = true;
   if (!links.empty()) j["links"] = links;
   writeStepFields(s, j);
+if (s.pipeline) j["pipeline"] = analysis::pipelineSectionToJson(*s.pipeline);
   return j;
 }
 
 Scenario scenarioFromJson(const Json& j) {
   const JsonField ws = fileFields(j, "", "the workspace");
   ws.toObject("a JSON object");
-  ws.checkKeys({"format", "version", "name", "topology", "mesh", "model", "rules", "training", "links", "performance"});
+  ws.checkKeys({"format", "version", "name", "topology", "mesh", "model", "rules", "training", "links", "performance",
+                "pipeline"});
   if (const JsonField f = ws["format"]; f.present() && (!f.json().is_string() || f.json() != "shardscope-scenario"))
     f.fail("must be \"shardscope-scenario\", got " + jsonRepr(f.json()));
   if (const JsonField v = ws["version"]; v.present() && (!v.json().is_number_integer() || v.json() != 1))
@@ -282,6 +285,7 @@ Scenario scenarioFromJson(const Json& j) {
   s.training = readTraining(ws["training"]);
   s.links = readLinks(ws["links"]);
   readStepFields(ws, s);
+  if (const JsonField p = ws["pipeline"]; p.present()) s.pipeline = analysis::readPipelineSection(p);
   return s;
 }
 

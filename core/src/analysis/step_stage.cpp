@@ -44,7 +44,15 @@ void estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Mode
     return notEstimated(out, "no per-axis link figures (see the comm diagnostics)");
   try {
     const std::string deviceKind = out.mesh.devices.empty() ? std::string() : out.mesh.devices.front().device_kind;
-    const StepOptions options = stepOptionsFromScenario(scenario, deviceKind);
+    // Under a pipeline the step engine prices the whole model on one device's batch shard for the
+    // pipeline's M micro-batches; the pipeline stage then spreads that over the ranks and the
+    // schedule (pipeline_stage.cpp, pipelineStepTime). The pipeline axis never splits the batch.
+    Scenario stepScenario = scenario;
+    if (scenario.pipeline) {
+      stepScenario.training.microbatches = resolvedPipelineMicrobatches(*scenario.pipeline, out.mesh);
+      std::erase(stepScenario.training.batch_axes, scenario.pipeline->axis);
+    }
+    const StepOptions options = stepOptionsFromScenario(stepScenario, deviceKind);
     const auto roles = rolesOf(model, memo);
     StepInputs inputs;
     inputs.model = model.get();

@@ -199,9 +199,14 @@ void MemoryChart::rebuild() {
   delete previous;
 
   const int argmax = mem.argmax;
-  const QString argmaxText = argmax >= 0 && argmax < static_cast<int>(devices.size())
-                                 ? tr("device %1").arg(devices[static_cast<std::size_t>(argmax)].id)
-                                 : tr("–");
+  QString argmaxText = argmax >= 0 && argmax < static_cast<int>(devices.size())
+                           ? tr("device %1").arg(devices[static_cast<std::size_t>(argmax)].id)
+                           : tr("–");
+  // Under a pipeline the devices differ by rank: name the fullest device's rank.
+  if (const auto& pipe = analysis_->pipeline; pipe && pipe->has_memory && argmax >= 0)
+    for (const auto& rank : pipe->ranks)
+      if (std::find(rank.device_positions.begin(), rank.device_positions.end(), argmax) != rank.device_positions.end())
+        argmaxText += tr(", pipeline rank %1 of %2").arg(rank.rank).arg(pipe->ranks.size());
   summary_->setText(
       tr("max <b>%1</b> (%2) · mean %3 · HBM %4")
           .arg(formatBytes(mem.max_bytes), argmaxText, formatBytes(mem.mean_bytes), formatBytes(mem.hbm_bytes)));

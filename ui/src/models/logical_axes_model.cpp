@@ -3,6 +3,7 @@
 
 #include "document/scenario_document.hpp"
 
+#include <QFont>
 #include <QMimeData>
 
 #include <algorithm>
@@ -15,7 +16,7 @@ LogicalAxesModel::LogicalAxesModel(ScenarioDocument* document, QObject* parent)
 
 void LogicalAxesModel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   analysis_ = std::move(analysis);
-  if (rows_ > 0) emit dataChanged(index(0, Size), index(rows_ - 1, Size));
+  if (rows_ > 0) emit dataChanged(index(0, Name), index(rows_ - 1, Size));
 }
 
 QVariant LogicalAxesModel::data(const QModelIndex& index, int role) const {
@@ -23,6 +24,19 @@ QVariant LogicalAxesModel::data(const QModelIndex& index, int role) const {
   const auto& axes = document_->scenario().mesh.axes;
   if (index.row() >= static_cast<int>(axes.size())) return {};
   const MeshAxis& a = axes[static_cast<std::size_t>(index.row())];
+  const auto& pipeline = document_->scenario().pipeline;
+  const bool pipelineAxis = pipeline && pipeline->axis == a.name;
+  if (pipelineAxis && index.column() == Name) {
+    if (role == Qt::DisplayRole) return tr("%1  ▸ pipeline").arg(QString::fromStdString(a.name));
+    if (role == Qt::ToolTipRole)
+      return tr("The pipeline (MPMD) axis: each index along it is a pipeline rank running its own stages' layers "
+                "(jaxpp's MpmdMesh). Its schedule and timeline are in the Pipeline dock.");
+    if (role == Qt::FontRole) {
+      QFont f;
+      f.setBold(true);
+      return f;
+    }
+  }
   if (role == Qt::DisplayRole || role == Qt::EditRole) {
     switch (index.column()) {
     case Name:

@@ -157,11 +157,15 @@ void LogicalMeshPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   grid_->setAnalysis(analysis);
   QStringList lines;
   if (analysis)
-    for (const auto& a : analysis->axes)
-      lines << QStringLiteral("<b>%1</b> = %2: %3")
-                   .arg(QString::fromStdString(a.name).toHtmlEscaped())
-                   .arg(a.size)
-                   .arg(QString::fromStdString(a.explanation).toHtmlEscaped());
+    for (const auto& a : analysis->axes) {
+      QString line = QStringLiteral("<b>%1</b> = %2: %3")
+                         .arg(QString::fromStdString(a.name).toHtmlEscaped())
+                         .arg(a.size)
+                         .arg(QString::fromStdString(a.explanation).toHtmlEscaped());
+      if (analysis->pipeline && analysis->pipeline->axis == a.name)
+        line += tr(" <i>— the pipeline axis: %1 MPMD groups, one pipeline rank each</i>").arg(a.size);
+      lines << line;
+    }
   explanation_->setText(lines.join("<br>"));
   // Word-wrapped rich labels under-report their height in a layout; reserve the lines we show.
   // Each line may wrap once in a narrow dock.

@@ -111,6 +111,32 @@ DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, O
                   std::min(shards, 12)};
     break;
   }
+  case OverlayMode::Pipeline: {
+    const auto& pipe = analysis->pipeline;
+    if (!pipe || pipe->ranks.empty()) {
+      out.legend = {OverlayLegend::Scale::None,
+                    pipe ? QObject::tr("Pipeline: %1").arg(QString::fromStdString(pipe->error))
+                         : QObject::tr("No pipeline in this workspace (turn it on in the Pipeline dock)"),
+                    {},
+                    {},
+                    0};
+      break;
+    }
+    for (const auto& rank : pipe->ranks)
+      for (int pos : rank.device_positions)
+        if (pos >= 0 && pos < n) out.colors[static_cast<std::size_t>(pos)] = categoricalColor(rank.rank);
+    out.legend = {
+        OverlayLegend::Scale::Categorical,
+        QObject::tr("%1 pipeline ranks along '%2' (MPMD groups, %3)")
+            .arg(pipe->ranks.size())
+            .arg(QString::fromStdString(pipe->axis),
+                 QString::fromLatin1(pipelineScheduleKindName(pipe->schedule).data(),
+                                     static_cast<qsizetype>(pipelineScheduleKindName(pipe->schedule).size()))),
+        {},
+        {},
+        std::min(static_cast<int>(pipe->ranks.size()), 12)};
+    break;
+  }
   }
   return out;
 }

@@ -298,6 +298,13 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   const int sel = selection_->device();
   const int axis = selection_->axis();
   painter.setRenderHint(QPainter::Antialiasing, true);
+  // A set selected together (a pipeline rank's devices): each outlined in the highlight colour.
+  if (!selection_->devices().empty()) {
+    painter.setPen(QPen(pal.color(QPalette::Highlight), std::max(2.0, s * 0.14)));
+    painter.setBrush(Qt::NoBrush);
+    for (int m : selection_->devices())
+      if (m >= 0 && m < n) painter.drawRect(map(L->deviceRect(m)).adjusted(-1, -1, 1, 1));
+  }
   if (sel >= 0 && sel < n) {
     const auto members = index_.groupMembers(sel, axis);
     const QColor ringColor = dark ? QColor(255, 255, 255) : QColor(10, 10, 10);
@@ -411,6 +418,13 @@ QString PhysicalView::describeDevice(int pos) const {
   } else {
     t += tr("<br>not in the logical mesh");
   }
+  if (const auto& pipe = analysis_->pipeline)
+    for (const auto& rank : pipe->ranks)
+      if (std::find(rank.device_positions.begin(), rank.device_positions.end(), pos) != rank.device_positions.end()) {
+        QStringList stages;
+        for (int st : rank.stages) stages << QString::number(st);
+        t += tr("<br>pipeline rank %1 (stages %2, %3 layers)").arg(rank.rank).arg(stages.join(", ")).arg(rank.layers);
+      }
   const auto& mem = analysis_->memory;
   if (static_cast<std::size_t>(pos) < mem.per_device.size()) {
     const auto& m = mem.per_device[static_cast<std::size_t>(pos)];

@@ -5,6 +5,7 @@
 #include "charts/memory_chart.hpp"
 #include "views/logical_grid_view.hpp"
 #include "views/physical_view.hpp"
+#include "views/pipeline_timeline_view.hpp"
 #include "views/shard_grid_view.hpp"
 
 #include <QtGlobal>
@@ -26,6 +27,7 @@ std::unique_ptr<AnalysisView> makeShards(ViewSelection* selection) {
 }
 std::unique_ptr<AnalysisView> makeMemory(ViewSelection* selection) { return std::make_unique<MemoryChart>(selection); }
 std::unique_ptr<AnalysisView> makeComm(ViewSelection*) { return std::make_unique<CommChart>(); }
+std::unique_ptr<AnalysisView> makePipeline(ViewSelection*) { return std::make_unique<PipelineTimelineView>(); }
 
 } // namespace
 
@@ -43,6 +45,9 @@ const std::vector<ViewKind>& viewKinds() {
        "memory per device by category against the chip's HBM", QSize(1200, 600), true, false, &makeMemory},
       {"comm", QT_TRANSLATE_NOOP("ViewKind", "&Communication chart…"), "what each logical axis costs on the links",
        QSize(1200, 600), true, false, &makeComm},
+      {"pipeline", QT_TRANSLATE_NOOP("ViewKind", "P&ipeline timeline…"),
+       "the pipeline schedule per rank over one step, with each rank's memory (workspaces with a pipeline)",
+       QSize(1400, 600), false, false, &makePipeline},
   };
   return kinds;
 }

@@ -19,7 +19,7 @@ namespace shardscope::ui {
 class ViewSelection;
 
 struct ViewKind {
-  const char* name;     // "physical", "logical", "shards", "memory", "comm"
+  const char* name;     // "physical", "logical", "shards", "memory", "comm", "pipeline"
   const char* menuText; // the Export View menu entry, untranslated ("&Physical view…")
   const char* summary;  // one line for `render --help`
   QSize size;           // the size a headless render (and an export of a painted view) uses
@@ -33,7 +33,7 @@ struct ViewKind {
 const std::vector<ViewKind>& viewKinds();
 // The view called `name`, or null.
 const ViewKind* findViewKind(std::string_view name);
-// "physical, logical, shards, memory or comm", for messages.
+// "physical, logical, shards, memory, comm or pipeline", for messages.
 QString viewKindNames();
 
 } // namespace shardscope::ui

@@ -15,11 +15,18 @@ QString overlayModeName(OverlayMode mode) {
     return QObject::tr("Memory use vs HBM");
   case OverlayMode::Shard:
     return QObject::tr("Shard of selected parameter");
+  case OverlayMode::Pipeline:
+    return QObject::tr("Pipeline rank (MPMD group)");
   }
   return {};
 }
 
 void ViewSelection::setDevice(int pos) {
+  if (!devices_.empty()) {
+    devices_.clear();
+    emit devicesChanged();
+    if (pos == device_) emit changed();
+  }
   if (pos == device_) return;
   device_ = pos;
   emit deviceChanged(pos);
@@ -44,6 +51,13 @@ void ViewSelection::setParam(const QString& path) {
   if (path == param_) return;
   param_ = path;
   emit paramChanged(path);
+  emit changed();
+}
+
+void ViewSelection::setDevices(std::vector<int> positions) {
+  if (positions == devices_) return;
+  devices_ = std::move(positions);
+  emit devicesChanged();
   emit changed();
 }
 

@@ -9,6 +9,7 @@
 #include "shardscope/mesh/named_mesh.hpp"
 #include "shardscope/sharding/param_table.hpp"
 #include "shardscope/analysis/analysis_cache.hpp"
+#include "shardscope/analysis/pipeline_analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
 
 #include <atomic>
@@ -24,7 +25,7 @@ class LinkGraph;
 struct Diagnostic {
   enum class Severity { Info, Warning, Error };
   Severity severity = Severity::Info;
-  std::string section; // "mesh", "model", "rules", "memory", "comm", "step"
+  std::string section; // "mesh", "model", "rules", "memory", "comm", "step", "pipeline"
   std::string subject; // parameter path or axis name, may be empty
   std::string message;
 };
@@ -78,6 +79,9 @@ struct Analysis {
   // `step.not_estimated` says why, when the model or the chip lacks what it needs.
   StepEstimate step;
   std::shared_ptr<const LinkGraph> links; // the topology's physical link graph (hop counts for views)
+  // Set when the workspace has a pipeline section; with it, `memory` holds each device's pipeline
+  // rank's figures (it holds only its stages' layers).
+  std::optional<PipelineAnalysis> pipeline;
   std::vector<Diagnostic> diagnostics;
   double compute_ms = 0; // how long analyze took
 };

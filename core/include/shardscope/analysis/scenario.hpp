@@ -4,6 +4,7 @@
 #pragma once
 
 #include "shardscope/base/json.hpp"
+#include "shardscope/cost/pipeline_schedule.hpp"
 #include "shardscope/cost/workload.hpp"
 #include "shardscope/mesh/named_mesh.hpp"
 #include "shardscope/hardware/topology.hpp"
@@ -106,6 +107,26 @@ struct PerformanceOptions {
   bool operator==(const PerformanceOptions&) const = default;
 };
 
+// Pipeline parallelism as jaxpp runs it (the workspace's `pipeline` section; docs/workspace.md):
+// one mesh axis is the MPMD axis, each index along it a pipeline rank running its stages' layers.
+// Unset sizes follow the mesh: the analysis resolves and checks them (pipeline_stage.cpp).
+struct PipelineConfig {
+  std::string axis = "pp"; // the MPMD axis, a mesh axis name (MpmdMesh(mesh, axis))
+  PipelineScheduleKind schedule = PipelineScheduleKind::Std1F1B;
+  // Default: the axis size, twice it for DualPipeV. A multiple of the axis size for Interleaved1F1B
+  // and KimiK2, exactly twice it for DualPipeV, equal to it for the others.
+  std::optional<std::int64_t> num_stages;
+  // M, micro-batches per step (jaxpp's treduce length); each is training.micro_batch sequences, so
+  // the global batch is micro_batch x M. Default: twice the number of stages.
+  std::optional<std::int64_t> microbatches;
+  // Layers of each stage, summing to the model's layers. Empty: an even split, the remainder one
+  // layer each to the stages just before the last one (pipelineLayerSplit).
+  std::vector<std::int64_t> layers_per_stage;
+  bool fuse_steady_state = false; // Interleaved1F1B and KimiK2: fuse every steady-state F with its B
+
+  bool operator==(const PipelineConfig&) const = default;
+};
+
 struct Scenario {
   std::string name = "Default: TPU v4 4x4x8, Llama-3.1-8B, FSDP+TP";
   TopologySpec topology; // defaults to v4 4x4x8
@@ -115,6 +136,7 @@ struct Scenario {
   TrainingOptions training;
   LinkOverrides links;
   PerformanceOptions performance;
+  std::optional<PipelineConfig> pipeline; // absent: no pipeline, every device holds every layer
 
   bool operator==(const Scenario&) const = default;
 };
