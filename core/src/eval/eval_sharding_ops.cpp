@@ -34,6 +34,7 @@
 #include "shardscope/sharding/logical_axes.hpp"
 #include "shardscope/sharding/mesh_partition_helper.hpp"
 #include "shardscope/sharding/partition_rules.hpp"
+#include "shardscope/sharding/rule_file.hpp"
 #include "shardscope/sharding/shard_plan.hpp"
 #include "shardscope/sharding/named_sharding.hpp"
 #include "shardscope/sharding/sharding_rules.hpp"
@@ -54,6 +55,7 @@ std::vector<std::string> optionalAxisNames(const Json& request, const char* name
 }
 
 Shape shapeOf(const Json& value, const std::string& what) {
+  if (value.is_array() && value.size() > kMaxRank) throwRankError(value.size(), "field '" + what + "'");
   Shape s = intList(value, what.c_str());
   for (auto d : s)
     if (d < 0) throwValueError("field '" + what + "' must not hold negative sizes, got " + shapeRepr(s));
@@ -125,6 +127,9 @@ void warn(EvalContext& context, const std::string& label, const ShardingDiagnost
 
 std::vector<PartitionRule> parseRules(const Json& value) {
   if (!value.is_array()) throwValueError("field 'rules' must be a list of [regex, spec] pairs");
+  if (value.size() > kMaxRuleFileRules)
+    throwValueError("field 'rules' holds " + std::to_string(value.size()) + " rules, more than the limit of " +
+                    std::to_string(kMaxRuleFileRules));
   std::vector<PartitionRule> rules;
   for (std::size_t i = 0; i < value.size(); ++i) {
     const std::string where = "rules[" + std::to_string(i) + "]";

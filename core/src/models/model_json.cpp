@@ -22,6 +22,7 @@ Param paramFromJson(const Json& p, std::size_t index, const std::optional<std::s
   const std::string named = at + " ('" + out.path + "')";
   auto shape = p.find("shape");
   if (shape == p.end() || !shape->is_array()) throwValueError(named + ".shape must be a list of integers");
+  if (shape->size() > kMaxRank) throwRankError(shape->size(), named + ".shape");
   for (std::size_t d = 0; d < shape->size(); ++d)
     out.shape.push_back(nonNegativeInt((*shape)[d], named + ".shape[" + std::to_string(d) + "]"));
   auto dtype = p.find("dtype");
