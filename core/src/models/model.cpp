@@ -3,9 +3,9 @@
 
 #include "shardscope/base/dtype.hpp"
 #include "shardscope/base/errors.hpp"
+#include "models/unique_paths.hpp"
 
 #include <string_view>
-#include <unordered_set>
 
 namespace shardscope {
 
@@ -47,10 +47,10 @@ void validateParam(const Param& p, std::string_view modelName) {
 }
 
 void validateModel(const Model& model) {
-  std::unordered_set<std::string_view> seen;
-  seen.reserve(model.params.size());
-  for (const auto& p : model.params) {
-    if (!p.path.empty() && !seen.insert(p.path).second)
+  UniquePaths seen(model.params);
+  for (std::size_t i = 0; i < model.params.size(); ++i) {
+    const Param& p = model.params[i];
+    if (!p.path.empty() && !seen.add(i))
       throwValueError("model '" + model.name + "': parameter '" + p.path + "' appears twice");
     validateParam(p, model.name);
   }

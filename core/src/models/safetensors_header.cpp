@@ -4,6 +4,7 @@
 // data. Only the header is read: we never need the weights, and a checkpoint may be hundreds of GB.
 #include "shardscope/base/dtype.hpp"
 #include "checkpoint_config.hpp"
+#include "models/unique_paths.hpp"
 #include "base/json_input.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/models/model_loaders.hpp"
@@ -11,7 +12,6 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
-#include <unordered_set>
 
 namespace shardscope {
 
@@ -67,18 +67,18 @@ Param tensorOf(const std::string& name, const Json& t, const std::string& source
 std::vector<Param> parseHeader(std::string_view headerJson, const std::string& source,
                                std::vector<std::int64_t>* ends) {
   std::vector<Param> params;
-  std::unordered_set<std::string> names;
   const Json header =
       parseJsonObjectMembers(headerJson, source + ": the header", [&](std::string&& name, Json&& tensor) {
         if (name == "__metadata__") return; // free-form string map; nothing we need
         std::int64_t end = 0;
         params.push_back(tensorOf(name, tensor, source, end));
-        if (!names.insert(std::move(name)).second)
-          throwValueError(source + ": tensor '" + params.back().path + "' appears twice in the header");
         if (ends) ends->push_back(end);
       });
   if (!header.is_object())
     throwValueError(source + ": the header must be a JSON object, got " + std::string(header.type_name()));
+  UniquePaths names(params);
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (!names.add(i)) throwValueError(source + ": tensor '" + params[i].path + "' appears twice in the header");
   return params;
 }
 
