@@ -328,6 +328,13 @@ TEST_CASE("hostile HF config: unknown model_type", "[hostile]") {
 
 namespace {
 
+// prefix + n, built by appending (see axisName).
+std::string numbered(const char* prefix, long long n) {
+  std::string text = prefix;
+  text.append(std::to_string(n));
+  return text;
+}
+
 // {"k<n-1>": 0, "k<n-2>": 1, ..., "k0": n-1}: keys in an order that is not sorted.
 std::string descendingKeys(int n) {
   std::string text = "{";
@@ -370,11 +377,11 @@ TEST_CASE("hostile JSON: an object of 200,000 keys keeps its order and finds eve
   REQUIRE(object.size() == static_cast<std::size_t>(n));
   int i = 0;
   for (auto it = object.begin(); it != object.end(); ++it, ++i) {
-    if (it.key() != "k" + std::to_string(n - 1 - i) || it.value() != i) {
+    if (it.key() != numbered("k", n - 1 - i) || it.value() != i) {
       FAIL("entry " << i << " is " << it.key() << ": " << it.value().dump());
     }
   }
-  for (int k = 0; k < n; k += 997) CHECK(object.at("k" + std::to_string(k)) == n - 1 - k);
+  for (int k = 0; k < n; k += 997) CHECK(object.at(numbered("k", k)) == n - 1 - k);
   CHECK_FALSE(object.contains("k200000"));
   // Written back in the same order, and a repeated key keeps its first place with the last value
   // (as nlohmann's own ordered parser does).
@@ -450,7 +457,7 @@ TEST_CASE("hostile rules: 10,000 rules against 200,000 paths answer as a plain s
   std::vector<PartitionRule> rules;
   for (int i = 0; i < 9'999; ++i) {
     const std::string layer = std::to_string(i);
-    rules.push_back({i % 10 == 9 ? "block_" + std::string(1, static_cast<char>('a' + i % 26)) + "x" + layer + "y"
+    rules.push_back({i % 10 == 9 ? std::string("block_") + static_cast<char>('a' + i % 26) + "x" + layer + "y"
                                  : "layers\\." + layer + "\\.mlp\\.w\\d+$",
                      PartitionSpec::ofAxes({"fsdp"})});
   }
@@ -460,7 +467,7 @@ TEST_CASE("hostile rules: 10,000 rules against 200,000 paths answer as a plain s
   std::vector<int> expected;
   for (int k = 0; k < 200'000; ++k) {
     const int layer = k % 12'000;
-    paths.push_back("model.layers." + std::to_string(layer) + ".mlp.w" + std::to_string(k % 3));
+    paths.push_back(numbered("model.layers.", layer).append(".mlp.w").append(std::to_string(k % 3)));
     expected.push_back(layer < 9'999 && layer % 10 != 9 ? layer : 9'999);
   }
   const std::vector<int> found = set.firstMatches(paths);
@@ -473,7 +480,7 @@ TEST_CASE("hostile rules: 10,000 rules against 200,000 paths answer as a plain s
 
 TEST_CASE("hostile rules: the 10,000-rule limit holds in eval and workspaces too", "[hostile]") {
   Json rules = Json::array();
-  for (int i = 0; i < 10'001; ++i) rules.push_back(Json::array({"r" + std::to_string(i), Json::array()}));
+  for (int i = 0; i < 10'001; ++i) rules.push_back(Json::array({numbered("r", i), Json::array()}));
   for (const char* op : {"shard", "match_partition_rules"}) {
     INFO(op);
     Json request = {{"op", op}, {"mesh_axes", Json::array({Json::array({"dp", 1})})}, {"rules", rules}};
@@ -484,7 +491,7 @@ TEST_CASE("hostile rules: the 10,000-rule limit holds in eval and workspaces too
   }
   RulesChoice choice;
   choice.preset.clear();
-  for (int i = 0; i < 10'001; ++i) choice.rules.emplace_back("r" + std::to_string(i), Json::array());
+  for (int i = 0; i < 10'001; ++i) choice.rules.emplace_back(numbered("r", i), Json::array());
   REQUIRE_THROWS_WITH(rulesInEffect(choice, nullptr),
                       Equals("rules.rules holds 10001 rules, more than the limit of 10000"));
 }
