@@ -23,7 +23,7 @@ void helpEval(std::ostream& out) {
          "Devices are {\"id\", \"platform\", \"device_kind\", \"coords\": [x,y,z]|null, \"core_on_chip\", "
          "\"process_index\",\n"
          "\"slice_index\"}; \"device_kind\"/\"platform\" may be given once at top level. A line that is not JSON\n"
-         "answers an error and the next line is still read.\n\nops:";
+         "answers an error and the next line is still read; so does a line longer than 64 MB (64000000 bytes).\n\nops:";
   for (const auto& name : evalOpNames()) out << " " << name;
   out << "\n\nExample:\n  echo '{\"op\": \"analyze\", \"scenario\": {}}' | shardscope-cli eval\n"
          "Details: docs/eval.md, docs/eval-shard.md, docs/eval-comm.md, docs/formats.md\n";

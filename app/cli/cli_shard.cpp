@@ -184,7 +184,8 @@ int runShard(const Args& args, Streams io) {
 
   const Analysis analysis = analyze(scenario);
   if (format == "json") {
-    io.out << dumpJson(analysisToJson(analysis, opts.has("--per-device")), 2) << "\n";
+    writeAnalysisJson(io.out, analysis, opts.has("--per-device"), 2);
+    io.out << "\n";
   } else if (format == "csv") {
     paramTable(analysis).printCsv(io.out);
   } else {

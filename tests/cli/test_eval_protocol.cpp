@@ -40,3 +40,39 @@ TEST_CASE("cli --version and unknown commands", "[cli]") {
   CHECK(cli::run({"frobnicate"}, {in, out, err}) == 2);
   CHECK(err.str().find("unknown command 'frobnicate'") != std::string::npos);
 }
+
+TEST_CASE("eval answers a line over the length limit without keeping it, then reads on", "[eval][hostile]") {
+  // One byte over the limit: the reader keeps none of it and answers with its length.
+  std::string input(kMaxEvalLineBytes + 1, ' ');
+  input += "\n{\"op\": \"no_such_op\"}\n";
+  std::istringstream in(input);
+  input.clear();
+  input.shrink_to_fit();
+  std::ostringstream out, err;
+  REQUIRE(cli::run({"eval"}, {in, out, err}) == 0);
+  std::istringstream lines(out.str());
+  std::string first, second;
+  REQUIRE(std::getline(lines, first));
+  REQUIRE(std::getline(lines, second));
+  const Json a = Json::parse(first);
+  CHECK(a["ok"] == false);
+  CHECK(a["error"]["type"] == "ValueError");
+  CHECK(a["error"]["message"] == "request line of 64000001 bytes exceeds the limit of 64000000 bytes");
+  CHECK(Json::parse(second)["error"]["message"].get<std::string>().rfind("unknown op 'no_such_op'", 0) == 0);
+  // The library entry point refuses the same lines.
+  CHECK(Json::parse(evalLine(std::string(kMaxEvalLineBytes + 1, ' ')))["error"]["message"] ==
+        "request line of 64000001 bytes exceeds the limit of 64000000 bytes");
+}
+
+TEST_CASE("eval reads a last line without a newline, and lines at the limit", "[eval]") {
+  std::istringstream in("{\"op\": \"no_such_op\"}\r\n\n{\"op\": 5}");
+  std::ostringstream out, err;
+  REQUIRE(cli::run({"eval"}, {in, out, err}) == 0);
+  std::istringstream lines(out.str());
+  std::string first, second, third;
+  REQUIRE(std::getline(lines, first));
+  REQUIRE(std::getline(lines, second));
+  CHECK_FALSE(std::getline(lines, third));
+  CHECK(Json::parse(first)["error"]["message"].get<std::string>().rfind("unknown op 'no_such_op'", 0) == 0);
+  CHECK(Json::parse(second)["ok"] == false);
+}

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h> // getpid: a temp name per process, as ctest runs cases in parallel
 
 using namespace shardscope;
 
@@ -83,7 +84,9 @@ TEST_CASE("help topics", "[cli][help]") {
 }
 
 TEST_CASE("shard --rules takes a rule file as the whole rule set", "[cli][shard][rules]") {
-  const std::string path = (std::filesystem::temp_directory_path() / "shardscope-test-rules.json").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("shardscope-test-rules-" + std::to_string(::getpid()) + ".json"))
+          .string();
   {
     std::ofstream f(path);
     f << R"({"rules": [["wpe", ["tp", null]], ["c_attn\\.weight", [null, "tp"]], [".*", []]]})";
@@ -155,7 +158,9 @@ TEST_CASE("shard --format csv says why the table is empty", "[cli][shard]") {
 
 TEST_CASE("shard's table shows the notes: absent batch axes, activations not estimated", "[cli][shard]") {
   // Issue 13: these were info diagnostics the table dropped, so "activations 0 B" went unexplained.
-  const std::string path = (std::filesystem::temp_directory_path() / "shardscope-test-bare-model.json").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("shardscope-test-bare-model-" + std::to_string(::getpid()) + ".json"))
+          .string();
   {
     std::ofstream f(path);
     f << R"({"name": "bare", "params": [{"path": "w", "shape": [64, 64], "dtype": "float32"}]})";

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h> // getpid: a temp name per process, as ctest runs cases in parallel
 
 using namespace shardscope;
 
@@ -77,13 +78,14 @@ TEST_CASE("step argument errors", "[cli][step]") {
   CHECK(run({"step", "--bogus"}).err.find("unknown option --bogus") != std::string::npos);
   CHECK(run({"step", "--topology", "v4:4x4x4"}).err.find("--topology needs --mesh") != std::string::npos);
   CHECK(run({"step", "--help"}).out.find("Usage: shardscope-cli step") != std::string::npos);
-  const auto dir = std::filesystem::temp_directory_path() / "shardscope-step-cli-test";
+  const auto dir = std::filesystem::temp_directory_path() / ("shardscope-step-cli-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "bad.shardscope.json";
   std::ofstream(file) << R"({"performance": {"flops_fraction": 2}})";
   const Run bad = run({"step", file.string()});
   CHECK(bad.code == 1);
-  CHECK(bad.err.find("performance.flops_fraction must be a number greater than 0 and at most 1, got 2") != std::string::npos);
+  CHECK(bad.err.find("performance.flops_fraction must be a number greater than 0 and at most 1, got 2") !=
+        std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

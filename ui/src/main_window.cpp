@@ -138,9 +138,9 @@ void MainWindow::createDocks() {
   connect(document_, &ScenarioDocument::filePathChanged, this, [this] { pipelineShown_ = false; });
 
   // Which widget of this window shows each view of the catalogue (the panels draw as their grid).
-  const std::pair<const char*, AnalysisView*> shown[] = {
-      {"physical", physical_}, {"logical", logical_}, {"shards", sharding_}, {"memory", memory_}, {"comm", comm_},
-      {"pipeline", pipeline_->timeline()}};
+  const std::pair<const char*, AnalysisView*> shown[] = {{"physical", physical_}, {"logical", logical_},
+                                                         {"shards", sharding_},   {"memory", memory_},
+                                                         {"comm", comm_},         {"pipeline", pipeline_->timeline()}};
   for (const auto& kind : viewKinds())
     for (const auto& [name, view] : shown)
       if (std::string_view(name) == kind.name) views_.emplace_back(&kind, view);

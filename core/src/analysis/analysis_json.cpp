@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shardscope/analysis/analysis_json.hpp"
 
+#include "shardscope/base/json_text.hpp"
+
+#include <ostream>
+#include <string>
+
 namespace shardscope {
 
 namespace {
@@ -96,6 +101,27 @@ Json pipelineJson(const PipelineAnalysis& p, const Mesh& mesh) {
   j["error"] = p.error.empty() ? Json() : Json(p.error);
   return j;
 }
+
+Json deviceJson(const Analysis& a, std::size_t i) {
+  Json d = memoryJson(a.memory.per_device[i]);
+  d["device_id"] = a.mesh.devices[i].id;
+  return d;
+}
+
+// nlohmann's layout of a value nested `depth` levels deep: its own lines indented by depth
+// levels. Dumped text holds no raw newline but the ones between lines (strings escape theirs).
+std::string nestedDump(const Json& value, int indent, int depth) {
+  std::string text = dumpJson(value, indent);
+  if (indent < 0) return text;
+  const std::string shift(static_cast<std::size_t>(indent * depth), ' ');
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out += shift;
+  }
+  return out;
+}
 } // namespace
 
 Json stepToJson(const StepEstimate& s) {
@@ -181,13 +207,13 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
   mesh["device_count"] = a.mesh.devices.size();
   Json paths = Json::array();
   for (const auto& p : a.placements) paths.push_back(p.path);
-  mesh["placement"] = paths;
+  mesh["placement"] = std::move(paths);
   Json axes = Json::array();
   for (const auto& ax : a.axes)
     axes.push_back(
         {{"name", ax.name}, {"size", ax.size}, {"ici", ax.ici}, {"dcn", ax.dcn}, {"explanation", ax.explanation}});
-  mesh["axes"] = axes;
-  out["mesh"] = mesh;
+  mesh["axes"] = std::move(axes);
+  out["mesh"] = std::move(mesh);
 
   Json params = Json::array();
   const std::vector<std::string> specs = a.params.specTexts();
@@ -202,7 +228,7 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
                       {"uneven", p.uneven},
                       {"diagnostics", p.diagnostics}});
   }
-  out["params"] = params;
+  out["params"] = std::move(params);
 
   const auto& m = a.memory;
   Json memory;
@@ -217,14 +243,10 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
     memory["fullest_device"] = memoryJson(m.per_device[static_cast<std::size_t>(m.argmax)]);
   if (perDevice) {
     Json list = Json::array();
-    for (std::size_t i = 0; i < m.per_device.size(); ++i) {
-      Json d = memoryJson(m.per_device[i]);
-      d["device_id"] = a.mesh.devices[i].id;
-      list.push_back(std::move(d));
-    }
-    memory["per_device"] = list;
+    for (std::size_t i = 0; i < m.per_device.size(); ++i) list.push_back(deviceJson(a, i));
+    memory["per_device"] = std::move(list);
   }
-  out["memory"] = memory;
+  out["memory"] = std::move(memory);
 
   Json comm = Json::array();
   for (const auto& c : a.comm) {
@@ -242,7 +264,7 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
                     {"overlapped_s", c.overlapped_s},
                     {"exposed_s", c.exposed_s}});
   }
-  out["comm"] = comm;
+  out["comm"] = std::move(comm);
   out["step"] = stepToJson(a.step);
   if (a.pipeline) out["pipeline"] = pipelineJson(*a.pipeline, a.mesh);
 
@@ -252,9 +274,48 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
                            {"section", d.section},
                            {"subject", d.subject},
                            {"message", d.message}});
-  out["diagnostics"] = diagnostics;
+  out["diagnostics"] = std::move(diagnostics);
   out["compute_ms"] = a.compute_ms;
   return out;
+}
+
+void writeAnalysisJson(std::ostream& out, const Analysis& a, bool perDevice, int indent) {
+  const Json whole = analysisToJson(a, false);
+  if (!perDevice) {
+    out << dumpJson(whole, indent);
+    return;
+  }
+  // The same layout as nlohmann's dump: "{" newline, members indented one level, "," newline
+  // between them, newline and "}" (no newlines and ":" without a space when compact).
+  const bool pretty = indent >= 0;
+  const std::string newline = pretty ? "\n" : "", colon = pretty ? ": " : ":";
+  const auto pad = [&](int depth) { return std::string(pretty ? static_cast<std::size_t>(indent * depth) : 0, ' '); };
+  const auto member = [&](const std::string& key, int depth) { return pad(depth) + dumpJson(Json(key)) + colon; };
+  out << "{" << newline;
+  bool firstMember = true;
+  for (auto it = whole.begin(); it != whole.end(); ++it) {
+    if (!firstMember) out << "," << newline;
+    firstMember = false;
+    out << member(it.key(), 1);
+    if (it.key() != "memory") {
+      out << nestedDump(it.value(), indent, 1);
+      continue;
+    }
+    out << "{" << newline;
+    for (auto m = it.value().begin(); m != it.value().end(); ++m)
+      out << member(m.key(), 2) << nestedDump(m.value(), indent, 2) << "," << newline;
+    out << member("per_device", 2);
+    if (a.memory.per_device.empty()) {
+      out << "[]";
+    } else {
+      out << "[" << newline;
+      for (std::size_t i = 0; i < a.memory.per_device.size(); ++i)
+        out << (i ? "," + newline : "") << pad(3) << nestedDump(deviceJson(a, i), indent, 3);
+      out << newline << pad(2) << "]";
+    }
+    out << newline << pad(1) << "}";
+  }
+  out << newline << "}";
 }
 
 } // namespace shardscope

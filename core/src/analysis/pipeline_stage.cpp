@@ -324,29 +324,51 @@ double unitSeconds(const StepEstimate& step, std::int64_t microbatches, std::int
 }
 
 // The step under the pipeline: the schedule's makespan (bubbles included) plus what the schedule
-// does not hold (the optimizer update and the exposed communication of the other axes); the rates
-// follow the longer step.
+// does not hold (the optimizer update and the exposed communication of the other axes). Compute and
+// HBM time become one device's share (its rank runs 1/D of the layers), the bubble is a segment of
+// its own, and the rates and the sentence follow the longer step.
 void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step) {
   const double spmd = step.time_s;
   const double time = p.makespan + step.optimizer_s + step.exposed_comm_s;
-  if (!(time > 0) || !(spmd > 0)) return;
+  if (!(time > 0) || !(spmd > 0) || p.rank_count < 1) return;
+  const double ranks = static_cast<double>(p.rank_count);
+  step.compute_s /= ranks;
+  step.hbm_s = (step.hbm_s - step.optimizer_s) / ranks + step.optimizer_s;
+  const double bubble = std::max(0.0, time - step.compute_s - step.hbm_s - step.exposed_comm_s);
+  for (auto& segment : step.segments) {
+    if (segment.kind == "compute") segment.seconds = step.compute_s;
+    if (segment.kind == "hbm") segment.seconds = step.hbm_s;
+  }
+  step.segments.push_back({"bubble", "", bubble});
   step.time_s = time;
   step.tokens_per_s *= spmd / time;
   step.mfu *= spmd / time;
-  const double idle = p.makespan * p.bubble_overall;
-  char text[200];
+  if (bubble > step.compute_s && bubble > step.hbm_s && bubble > step.exposed_comm_s) step.bound_by = "pipeline";
+
+  // The engine's sentence priced the layout without the pipeline; keep only what bounds a stage.
+  std::string inside;
+  if (const auto at = step.summary.find("bound by "); at != std::string::npos) {
+    inside = step.summary.substr(at + 9);
+    inside = inside.substr(0, std::min(inside.find(':'), inside.find(';')));
+    if (!inside.empty() && inside.back() == '.') inside.pop_back();
+  }
+  char text[400];
   std::snprintf(text, sizeof text,
-                " The pipeline (%s, %lld stages on %lld ranks, %lld micro-batches) idles %.0f%% of its %.3g ms "
-                "schedule in bubbles.",
-                std::string(pipelineScheduleKindName(p.schedule)).c_str(), static_cast<long long>(p.num_stages),
-                static_cast<long long>(p.rank_count), static_cast<long long>(p.microbatches),
-                100.0 * p.bubble_overall, 1e3 * p.makespan);
-  step.summary += text;
-  step.notes.push_back("the step is the pipeline schedule's makespan (" + numberText(1e3 * p.makespan) +
-                       " ms, of which " + numberText(std::round(1e3 * idle * 100) / 100) +
-                       " ms idle per rank on average) plus the optimizer update and the exposed "
-                       "communication of the other axes; task times come from the step estimate's compute "
-                       "and HBM time split over layers, micro-batches and F/B (1:2)");
+                "%.3g s per step, %.0f%% MFU: the %s pipeline (%lld stages on %lld ranks, %lld micro-batches) "
+                "idles %.0f%% of its %.3g s schedule in bubbles",
+                time, 100 * step.mfu, std::string(pipelineScheduleKindName(p.schedule)).c_str(),
+                static_cast<long long>(p.num_stages), static_cast<long long>(p.rank_count),
+                static_cast<long long>(p.microbatches), 100.0 * p.bubble_overall, p.makespan);
+  step.summary = text;
+  if (p.bubble_overall > 0.1)
+    step.summary += ": more micro-batches per step or an interleaved or zero-bubble schedule would shrink them";
+  if (!inside.empty()) step.summary += "; inside each stage the work is bound by " + inside;
+  step.summary += ".";
+  step.notes.push_back("the step is the pipeline schedule's makespan (" + numberText(1e3 * p.makespan) + " ms, " +
+                       numberText(std::round(1e3 * bubble * 100) / 100) +
+                       " ms of it idle on average) plus the optimizer update and the exposed communication of the "
+                       "other axes; task times come from the step estimate's compute and HBM time split over layers, "
+                       "micro-batches and F/B (1:2)");
 }
 
 } // namespace

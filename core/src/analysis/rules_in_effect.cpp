@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shardscope/analysis/rules_in_effect.hpp"
 
+#include "shardscope/base/errors.hpp"
 #include "shardscope/sharding/logical_axes.hpp"
+#include "shardscope/sharding/rule_file.hpp"
 
 #include <iterator>
 
 namespace shardscope {
 
 std::vector<PartitionRule> rulesInEffect(const RulesChoice& choice, const MeshAxes* mesh) {
+  // The same bound as a rule file's: each rule is a compiled regex tried on every parameter.
+  if (choice.rules.size() > kMaxRuleFileRules)
+    throwValueError("rules.rules holds " + std::to_string(choice.rules.size()) + " rules, more than the limit of " +
+                    std::to_string(kMaxRuleFileRules));
   std::vector<PartitionRule> rules;
   for (std::size_t i = 0; i < choice.rules.size(); ++i)
     rules.push_back({choice.rules[i].first,

@@ -5,7 +5,6 @@
 
 #include "shardscope/base/errors.hpp"
 
-
 namespace shardscope::analysis {
 
 namespace {

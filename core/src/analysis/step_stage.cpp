@@ -61,6 +61,12 @@ void estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Mode
     inputs.mesh = &out.mesh;
     inputs.axes = axes;
     out.step = estimateStep(inputs, options);
+    // The pipeline axis splits the layers, which the engine does not see: its "repeats the same
+    // work" note does not apply.
+    if (scenario.pipeline)
+      std::erase_if(out.step.notes, [&](const std::string& note) {
+        return note.rfind("axis '" + scenario.pipeline->axis + "' (", 0) == 0;
+      });
   } catch (const Error& e) {
     note(out, Diagnostic::Severity::Error, "step", "", e.what());
     return notEstimated(out, e.what());

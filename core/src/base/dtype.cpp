@@ -127,6 +127,10 @@ std::string lower(std::string_view s) {
 }
 
 const DTypeInfo* lookup(std::string_view text) {
+  // Canonical names (what every loader stores) without building a lowered copy: this runs for
+  // every tensor of a checkpoint, several times.
+  for (const auto& d : kDTypes)
+    if (text == d.name) return &d;
   std::string key = lower(text);
   // "torch.float16", "jnp.bfloat16", "np.float32", "dtype('float32')" name the same dtypes.
   for (std::string_view prefix : {"torch.", "jnp.", "np.", "numpy.", "jax.numpy."})

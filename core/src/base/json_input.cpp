@@ -6,7 +6,7 @@
 
 #include <fstream>
 #include <limits>
-#include <sstream>
+#include <string>
 
 namespace shardscope {
 
@@ -26,9 +26,11 @@ Json readJsonFile(const std::filesystem::path& file, const std::string& source) 
     throwValueError(source + ": file of " + std::to_string(size) + " bytes exceeds the 100 MB limit");
   std::ifstream in(file, std::ios::binary);
   if (!in) throwValueError(source + ": cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parseJsonText(text.str(), source);
+  // Read straight into one buffer of the file's size (a stringstream would hold the text twice).
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return parseJsonText(text, source);
 }
 
 } // namespace shardscope

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: reading the JSON files users give (workspaces, model files, rule files) (untrusted, possibly huge or
 // hostile) and quoting bad values in error messages. Parsing itself goes through parseJsonText (json_text.hpp), which
-// bounds nesting depth: ordered_json copies nested values recursively when an object grows.
+// bounds nesting depth (destructors and dump recurse) and the memory the parsed values take.
 #pragma once
 
 #include "shardscope/base/json.hpp"

@@ -3,6 +3,11 @@
 
 namespace shardscope {
 
+void throwRankError(std::size_t rank, const std::string& what) {
+  throwValueError(what + " has " + std::to_string(rank) + " dimensions; at most " + std::to_string(kMaxRank) +
+                  " are supported (NumPy's limit)");
+}
+
 std::string shapeRepr(std::span<const std::int64_t> shape) {
   std::string out = "(";
   for (std::size_t i = 0; i < shape.size(); ++i) {

@@ -104,7 +104,13 @@ Json evalRequest(const Json& request) {
   }
 }
 
+std::string evalLineTooLong(std::size_t length) {
+  return dumpJson(failure("ValueError", "request line of " + std::to_string(length) + " bytes exceeds the limit of " +
+                                            std::to_string(kMaxEvalLineBytes) + " bytes"));
+}
+
 std::string evalLine(std::string_view line) {
+  if (line.size() > kMaxEvalLineBytes) return evalLineTooLong(line.size());
   Json request;
   try {
     request = parseJsonText(line, "request");

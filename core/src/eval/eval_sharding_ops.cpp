@@ -35,6 +35,7 @@
 #include "shardscope/sharding/logical_axes.hpp"
 #include "shardscope/sharding/mesh_partition_helper.hpp"
 #include "shardscope/sharding/partition_rules.hpp"
+#include "shardscope/sharding/rule_file.hpp"
 #include "shardscope/sharding/shard_plan.hpp"
 #include "shardscope/sharding/named_sharding.hpp"
 #include "shardscope/sharding/sharding_rules.hpp"
@@ -49,7 +50,13 @@ namespace {
 
 // --- request helpers ---------------------------------------------------------------------------
 
-Shape shapeOf(const Json& value, const std::string& what) { return fieldAt(value, what).toInts(kNonNegativeInt); }
+// A shape: non-negative sizes, at most kMaxRank of them (refused before reading a huge list).
+Shape shapeOf(const JsonField& field) {
+  if (field.present() && field.json().is_array() && field.json().size() > kMaxRank)
+    throwRankError(field.json().size(), field.subject());
+  return field.toInts(kNonNegativeInt);
+}
+Shape shapeOf(const Json& value, const std::string& what) { return shapeOf(fieldAt(value, what)); }
 
 DType dtypeOf(const Json& object, const std::string& what) {
   const JsonField dtype = fieldAt(object, what)["dtype"];
@@ -66,7 +73,7 @@ std::vector<ArrayShape> parseArrays(const Json& request) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = "params[" + std::to_string(i) + "]";
     const Json& p = paramAt(list, i);
-    out.push_back({fieldAt(p, where)["shape"].toInts(kNonNegativeInt), dtypeOf(p, where)});
+    out.push_back({shapeOf(fieldAt(p, where)["shape"]), dtypeOf(p, where)});
   }
   return out;
 }
@@ -108,6 +115,9 @@ void warn(EvalContext& context, const std::string& label, const ShardingDiagnost
 std::vector<PartitionRule> parseRules(const Json& value) {
   const JsonField list = fieldAt(value, "rules");
   list.toArray("a list of [regex, spec] pairs");
+  if (value.size() > kMaxRuleFileRules)
+    list.fail("holds " + std::to_string(value.size()) + " rules, more than the limit of " +
+              std::to_string(kMaxRuleFileRules));
   std::vector<PartitionRule> rules;
   for (std::size_t i = 0; i < value.size(); ++i) {
     const JsonField rule = list[i];
@@ -387,7 +397,7 @@ Json opShard(const Json& request, EvalContext& context) {
     param.path = field["path"].toString();
     if (!paths.insert(param.path).second)
       throwValueError("field '" + where + ".path': path '" + param.path + "' appears twice");
-    param.shape = field["shape"].toInts(kNonNegativeInt);
+    param.shape = shapeOf(field["shape"]);
     param.dtype = dtypeOf(p, where);
     if (present(p, "spec")) param.spec = PartitionSpec::fromJson(p["spec"], where + ".spec");
     params.push_back(std::move(param));

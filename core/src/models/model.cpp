@@ -3,8 +3,9 @@
 
 #include "shardscope/base/dtype.hpp"
 #include "shardscope/base/errors.hpp"
+#include "models/unique_paths.hpp"
 
-#include <unordered_set>
+#include <string_view>
 
 namespace shardscope {
 
@@ -27,26 +28,31 @@ double Model::parameterBytes() const {
   return bytes;
 }
 
+void validateParam(const Param& p, std::string_view modelName) {
+  if (p.path.empty()) throwValueError("model '" + std::string(modelName) + "': a parameter has an empty path");
+  if (p.shape.size() > kMaxRank) throwRankError(p.shape.size(), "parameter '" + p.path + "': shape");
+  for (std::size_t i = 0; i < p.shape.size(); ++i)
+    if (p.shape[i] < 0)
+      throwValueError("parameter '" + p.path + "': dimension " + std::to_string(i) + " is negative (" +
+                      std::to_string(p.shape[i]) + ")");
+  // Bound the element count so sums and byte totals stay exact in int64 and double.
+  constexpr std::int64_t kMaxElements = std::int64_t{1} << 53;
+  std::int64_t n = 1;
+  for (auto d : p.shape) {
+    if (d != 0 && n > kMaxElements / d)
+      throwValueError("parameter '" + p.path + "': shape " + shapeRepr(p.shape) + " has more than 2^53 elements");
+    n *= d;
+  }
+  if (!dtypeBytes(p.dtype)) throwValueError("parameter '" + p.path + "': unknown dtype '" + p.dtype + "'");
+}
+
 void validateModel(const Model& model) {
-  std::unordered_set<std::string> seen;
-  seen.reserve(model.params.size());
-  for (const auto& p : model.params) {
-    if (p.path.empty()) throwValueError("model '" + model.name + "': a parameter has an empty path");
-    if (!seen.insert(p.path).second)
+  UniquePaths seen(model.params);
+  for (std::size_t i = 0; i < model.params.size(); ++i) {
+    const Param& p = model.params[i];
+    if (!p.path.empty() && !seen.add(i))
       throwValueError("model '" + model.name + "': parameter '" + p.path + "' appears twice");
-    for (std::size_t i = 0; i < p.shape.size(); ++i)
-      if (p.shape[i] < 0)
-        throwValueError("parameter '" + p.path + "': dimension " + std::to_string(i) + " is negative (" +
-                        std::to_string(p.shape[i]) + ")");
-    // Bound the element count so sums and byte totals stay exact in int64 and double.
-    constexpr std::int64_t kMaxElements = std::int64_t{1} << 53;
-    std::int64_t n = 1;
-    for (auto d : p.shape) {
-      if (d != 0 && n > kMaxElements / d)
-        throwValueError("parameter '" + p.path + "': shape " + shapeRepr(p.shape) + " has more than 2^53 elements");
-      n *= d;
-    }
-    if (!dtypeBytes(p.dtype)) throwValueError("parameter '" + p.path + "': unknown dtype '" + p.dtype + "'");
+    validateParam(p, model.name);
   }
 }
 

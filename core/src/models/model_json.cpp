@@ -6,6 +6,7 @@
 #include "base/quoted_text.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_fields.hpp"
+#include "shardscope/base/nd_array.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
 #include <algorithm>
@@ -43,6 +44,8 @@ Param paramFromJson(const JsonField& params, std::size_t index, const std::optio
   const auto named = [&] { return params[index].annotated(shardscope::quoted(out.path)); };
 
   const auto shape = j.find("shape");
+  if (shape != j.end() && shape->is_array() && shape->size() > kMaxRank)
+    throwRankError(shape->size(), named()["shape"].subject());
   if (shape != j.end() && shape->is_array() && std::all_of(shape->begin(), shape->end(), nonNegative)) {
     out.shape.reserve(shape->size());
     for (const auto& d : *shape) out.shape.push_back(d.get<std::int64_t>());
@@ -71,9 +74,10 @@ Param paramFromJson(const JsonField& params, std::size_t index, const std::optio
   X(num_layers)                                                                                                        \
   X(hidden)                                                                                                            \
   X(heads)                                                                                                             \
-  X(kv_heads) X(head_dim) X(ffn) X(vocab) X(max_positions) X(experts) X(experts_per_token) X(moe_ffn)                  \
-      X(shared_experts) X(first_dense_layers) X(q_lora_rank) X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim)   \
-          X(v_head_dim) X(sliding_window) X(sliding_window_pattern)
+  X(kv_heads)                                                                                                          \
+  X(head_dim) X(ffn) X(vocab) X(max_positions) X(experts) X(experts_per_token) X(moe_ffn) X(shared_experts)            \
+      X(first_dense_layers) X(q_lora_rank) X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim)       \
+          X(sliding_window) X(sliding_window_pattern)
 
 // Sizes that must be positive when given (0 would mean "no heads" rather than "not known": leave
 // the field out instead); every other count may be 0.

@@ -4,64 +4,81 @@
 // data. Only the header is read: we never need the weights, and a checkpoint may be hundreds of GB.
 #include "shardscope/base/dtype.hpp"
 #include "checkpoint_config.hpp"
+#include "models/unique_paths.hpp"
 #include "base/json_input.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 
 namespace shardscope {
 
 namespace {
 
-// Parses the header; `ends` (when given) receives each tensor's data_offsets end.
+// A size or offset: an integer >= 0 that fits in int64. The name of the value is only built when
+// it is wrong (a header holds a million of them).
+template <class What>
+std::int64_t nonNegative(const Json& v, What&& what) {
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX))
+    return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  return nonNegativeInt(v, what()); // throws, naming the value
+}
+
+// One header entry `name: {dtype, shape, data_offsets}` as a Param; `end` receives its data_offsets end.
+Param tensorOf(const std::string& name, const Json& t, const std::string& source, std::int64_t& end) {
+  const auto at = [&] { return source + ": tensor '" + name + "'"; };
+  if (!t.is_object()) throwValueError(at() + " must be an object with dtype, shape and data_offsets");
+  Param p;
+  p.path = name;
+  auto dtype = t.find("dtype");
+  if (dtype == t.end() || !dtype->is_string()) throwValueError(at() + ": 'dtype' is missing or not a string");
+  auto dtypeName = dtypeFromSafetensors(dtype->get_ref<const std::string&>());
+  if (!dtypeName) throwValueError(at() + ": 'dtype' " + jsonRepr(*dtype) + " is not a safetensors dtype");
+  p.dtype = *dtypeName;
+  auto shape = t.find("shape");
+  if (shape == t.end() || !shape->is_array()) throwValueError(at() + ": 'shape' is missing or not a list");
+  if (shape->size() > kMaxRank) throwRankError(shape->size(), at() + ": 'shape'");
+  p.shape.reserve(shape->size());
+  for (std::size_t d = 0; d < shape->size(); ++d)
+    p.shape.push_back(nonNegative((*shape)[d], [&] { return at() + ": 'shape'[" + std::to_string(d) + "]"; }));
+  auto offsets = t.find("data_offsets");
+  if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2)
+    throwValueError(at() + ": 'data_offsets' must be a list [begin, end]");
+  const auto begin = nonNegative((*offsets)[0], [&] { return at() + ": 'data_offsets'[0]"; });
+  end = nonNegative((*offsets)[1], [&] { return at() + ": 'data_offsets'[1]"; });
+  if (end < begin)
+    throwValueError(at() + ": 'data_offsets' end " + std::to_string(end) + " is before begin " + std::to_string(begin));
+  // The byte range must hold exactly shape x dtype (safetensors' own validation). Checked after
+  // the element count is known not to overflow.
+  validateParam(p, source);
+  const double expected = std::ceil(static_cast<double>(p.elements()) * dtypeBytes(p.dtype).value_or(0));
+  if (static_cast<double>(end - begin) != expected)
+    throwValueError(at() + ": 'data_offsets' span " + std::to_string(end - begin) + " bytes but shape " +
+                    shapeRepr(p.shape) + " of " + p.dtype + " needs " +
+                    std::to_string(static_cast<std::int64_t>(expected)));
+  return p;
+}
+
+// Parses the header; `ends` (when given) receives each tensor's data_offsets end. Tensors are read
+// one at a time as the JSON parser reaches them (parseJsonObjectMembers), so a header of a million
+// tensors never exists as one JSON document; nor does a tensor name given twice go unnoticed.
 std::vector<Param> parseHeader(std::string_view headerJson, const std::string& source,
                                std::vector<std::int64_t>* ends) {
-  // A tensor named twice is a corrupt header (JSON alone would keep the last entry).
-  const Json header = parseJsonTextUniqueKeys(headerJson, source + ": the header");
+  std::vector<Param> params;
+  const Json header =
+      parseJsonObjectMembers(headerJson, source + ": the header", [&](std::string&& name, Json&& tensor) {
+        if (name == "__metadata__") return; // free-form string map; nothing we need
+        std::int64_t end = 0;
+        params.push_back(tensorOf(name, tensor, source, end));
+        if (ends) ends->push_back(end);
+      });
   if (!header.is_object())
     throwValueError(source + ": the header must be a JSON object, got " + std::string(header.type_name()));
-  std::vector<Param> params;
-  params.reserve(header.size());
-  for (auto it = header.begin(); it != header.end(); ++it) {
-    if (it.key() == "__metadata__") continue; // free-form string map; nothing we need
-    const std::string at = source + ": tensor '" + it.key() + "'";
-    const Json& t = it.value();
-    if (!t.is_object()) throwValueError(at + " must be an object with dtype, shape and data_offsets");
-    Param p;
-    p.path = it.key();
-    auto dtype = t.find("dtype");
-    if (dtype == t.end() || !dtype->is_string()) throwValueError(at + ": 'dtype' is missing or not a string");
-    auto name = dtypeFromSafetensors(dtype->get<std::string>());
-    if (!name) throwValueError(at + ": 'dtype' " + jsonRepr(*dtype) + " is not a safetensors dtype");
-    p.dtype = *name;
-    auto shape = t.find("shape");
-    if (shape == t.end() || !shape->is_array()) throwValueError(at + ": 'shape' is missing or not a list");
-    for (std::size_t d = 0; d < shape->size(); ++d)
-      p.shape.push_back(nonNegativeInt((*shape)[d], at + ": 'shape'[" + std::to_string(d) + "]"));
-    auto offsets = t.find("data_offsets");
-    if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2)
-      throwValueError(at + ": 'data_offsets' must be a list [begin, end]");
-    const auto begin = nonNegativeInt((*offsets)[0], at + ": 'data_offsets'[0]");
-    const auto end = nonNegativeInt((*offsets)[1], at + ": 'data_offsets'[1]");
-    if (end < begin)
-      throwValueError(at + ": 'data_offsets' end " + std::to_string(end) + " is before begin " + std::to_string(begin));
-    params.push_back(std::move(p));
-    if (ends) ends->push_back(end);
-    // The byte range must hold exactly shape x dtype (safetensors' own validation). Checked after
-    // the element count is known not to overflow.
-    Model probe;
-    probe.name = source;
-    probe.params = {params.back()};
-    validateModel(probe);
-    const double expected =
-        std::ceil(static_cast<double>(params.back().elements()) * dtypeBytes(params.back().dtype).value_or(0));
-    if (static_cast<double>(end - begin) != expected)
-      throwValueError(at + ": 'data_offsets' span " + std::to_string(end - begin) + " bytes but shape " +
-                      shapeRepr(params.back().shape) + " of " + params.back().dtype + " needs " +
-                      std::to_string(static_cast<std::int64_t>(expected)));
-  }
+  UniquePaths names(params);
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (!names.add(i)) throwValueError(source + ": tensor '" + params[i].path + "' appears twice in the header");
   return params;
 }
 

@@ -71,7 +71,9 @@ ArrayLayout layoutArray(const MeshAxes& mesh, const Shape& shape, const DType& d
     const std::int64_t n = shape[i];
     if (n < 0)
       throwValueError(prefix + "dimension " + std::to_string(i) + " of shape " + shapeRepr(shape) + " is negative");
-    total = checkedMul(total, n, prefix + "the element count of shape " + shapeRepr(shape));
+    // The shape's text only when it is needed: built per dimension it made a rank-r shape cost r^2.
+    if (__builtin_mul_overflow(total, n, &total))
+      throwValueError(prefix + "the element count of shape " + shapeRepr(shape) + " overflows 64-bit integers");
     DimLayout& d = out.dims[i];
     if (i < spec.size()) {
       const SpecEntry& e = spec[i];

@@ -2,6 +2,7 @@
 #include "shardscope/sharding/partition_rules.hpp"
 
 #include "shardscope/base/errors.hpp"
+#include "sharding/literal_scanner.hpp"
 
 #include <boost/regex.hpp>
 
@@ -23,6 +24,12 @@ struct RuleSet::Impl {
   // runs that follow a letter (see memoKey).
   bool keepLetterDigits = false;
   std::vector<std::vector<std::string>> literals; // per rule: substrings every match contains
+  // Batch matching: each rule's longest literal is its anchor; the scanner finds the anchors a
+  // path contains, so only rules whose anchor is there (and rules without one) are tried.
+  LiteralScanner scanner;
+  std::vector<std::vector<int>> anchorRules; // per distinct anchor: its rules, ascending
+  std::vector<int> freeRules;                // rules without a literal, ascending
+  int firstSensitive = 0;                    // index of the first digit-sensitive rule, or size()
 
   bool search(std::size_t i, std::string_view path) const;
   void memoKey(std::string_view path, std::string& key) const;
@@ -258,6 +265,28 @@ RuleSet::RuleSet(std::vector<PartitionRule> rules) : impl_(std::make_unique<Impl
     impl_->literals.push_back(requiredLiterals(r.pattern));
   }
   impl_->rules = std::move(rules);
+  const int n = static_cast<int>(impl_->rules.size());
+  impl_->firstSensitive = n;
+  for (int i = n; i-- > 0;)
+    if (!impl_->digitInsensitive[static_cast<std::size_t>(i)]) impl_->firstSensitive = i;
+  std::vector<std::string> anchors;
+  std::unordered_map<std::string, int> anchorIndex;
+  for (int i = 0; i < n; ++i) {
+    const auto& lits = impl_->literals[static_cast<std::size_t>(i)];
+    if (lits.empty()) {
+      impl_->freeRules.push_back(i);
+      continue;
+    }
+    const auto longest = std::max_element(
+        lits.begin(), lits.end(), [](const std::string& a, const std::string& b) { return a.size() < b.size(); });
+    const auto [it, inserted] = anchorIndex.try_emplace(*longest, static_cast<int>(anchors.size()));
+    if (inserted) {
+      anchors.push_back(*longest);
+      impl_->anchorRules.emplace_back();
+    }
+    impl_->anchorRules[static_cast<std::size_t>(it->second)].push_back(i);
+  }
+  impl_->scanner = LiteralScanner(anchors);
 }
 
 RuleSet::RuleSet(RuleSet&&) noexcept = default;
@@ -297,40 +326,76 @@ void RuleSet::Impl::memoKey(std::string_view path, std::string& key) const {
 }
 
 std::vector<int> RuleSet::firstMatches(std::span<const std::string_view> paths) const {
-  const std::size_t n = impl_->rules.size();
-  // Per memo key: the known answers of the digit-insensitive rules (-1 unknown, 0 no, 1 yes).
-  std::unordered_map<std::string, std::vector<signed char>> memo;
+  const Impl& im = *impl_;
+  const int n = static_cast<int>(im.rules.size());
+  // What is known, per memo key, of the digit-insensitive rules (whose answers are a function of
+  // the key): none below `below` matches, and when `hit`, rule `below` itself matches.
+  struct Known {
+    int below = 0;
+    bool hit = false;
+  };
+  std::unordered_map<std::string, Known> memo;
+  // Candidates of one path, ascending: the rules whose anchor literal the path contains, merged
+  // from the per-anchor lists (each ascending) and the rules without an anchor.
+  std::vector<int> anchorSeen(im.anchorRules.size(), -1);
+  std::vector<std::pair<const int*, const int*>> lists;
+  std::vector<std::pair<int, std::size_t>> heap; // (rule, list), smallest rule on top
+  const auto later = [](const auto& a, const auto& b) { return a.first > b.first; };
+
   std::vector<int> out;
   out.reserve(paths.size());
   std::string key;
-  // Every rule insensitive (the presets): the first match itself is a function of the key.
-  const bool allInsensitive =
-      std::find(impl_->digitInsensitive.begin(), impl_->digitInsensitive.end(), false) == impl_->digitInsensitive.end();
-  std::unordered_map<std::string, int> answers;
-  for (const auto path : paths) {
-    impl_->memoKey(path, key);
-    if (allInsensitive) {
-      const auto [it, inserted] = answers.try_emplace(key, -1);
-      if (inserted)
-        for (std::size_t i = 0; i < n; ++i)
-          if (impl_->search(i, path)) {
-            it->second = static_cast<int>(i);
-            break;
-          }
-      out.push_back(it->second);
+  for (std::size_t pi = 0; pi < paths.size(); ++pi) {
+    const std::string_view path = paths[pi];
+    im.memoKey(path, key);
+    Known& known = memo.try_emplace(key).first->second;
+    // The insensitive rules are settled for this key: done unless a sensitive rule comes first.
+    const int settled = known.hit ? known.below : (known.below >= n ? n : -1);
+    if (settled >= 0 && settled <= im.firstSensitive) {
+      out.push_back(settled < n ? settled : -1);
       continue;
     }
-    auto& known = memo.try_emplace(key, n, static_cast<signed char>(-1)).first->second;
+    const int stop = known.hit ? known.below : n; // rules from here on cannot be the first match
+    lists.clear();
+    if (!im.freeRules.empty()) lists.emplace_back(im.freeRules.data(), im.freeRules.data() + im.freeRules.size());
+    im.scanner.scan(path, [&](int anchor) {
+      if (anchorSeen[static_cast<std::size_t>(anchor)] == static_cast<int>(pi)) return;
+      anchorSeen[static_cast<std::size_t>(anchor)] = static_cast<int>(pi);
+      const auto& rs = im.anchorRules[static_cast<std::size_t>(anchor)];
+      lists.emplace_back(rs.data(), rs.data() + rs.size());
+    });
+    heap.clear();
+    for (std::size_t l = 0; l < lists.size(); ++l) heap.emplace_back(*lists[l].first, l);
+    std::make_heap(heap.begin(), heap.end(), later);
     int found = -1;
-    for (std::size_t i = 0; i < n && found < 0; ++i) {
-      bool hit;
-      if (impl_->digitInsensitive[i]) {
-        if (known[i] < 0) known[i] = impl_->search(i, path) ? 1 : 0;
-        hit = known[i] == 1;
-      } else {
-        hit = impl_->search(i, path);
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      const auto [i, l] = heap.back();
+      heap.pop_back();
+      if (i >= stop) break;
+      if (++lists[l].first != lists[l].second) {
+        heap.emplace_back(*lists[l].first, l);
+        std::push_heap(heap.begin(), heap.end(), later);
       }
-      if (hit) found = static_cast<int>(i);
+      const bool insensitive = im.digitInsensitive[static_cast<std::size_t>(i)];
+      if (insensitive && i < known.below) continue; // known not to match this key
+      if (im.search(static_cast<std::size_t>(i), path)) {
+        found = i;
+        break;
+      }
+    }
+    // Every rule below the answer failed (or was never a candidate: its anchor is missing, which
+    // for an insensitive rule holds for the whole key).
+    if (found >= 0) {
+      if (im.digitInsensitive[static_cast<std::size_t>(found)]) {
+        known = {found, true};
+      } else {
+        known.below = std::max(known.below, found);
+      }
+    } else if (stop < n) {
+      found = stop; // the insensitive rule known to match
+    } else {
+      known.below = n;
     }
     out.push_back(found);
   }

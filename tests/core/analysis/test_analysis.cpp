@@ -3,6 +3,7 @@
 #include "shardscope/analysis/analysis_json.hpp"
 #include "shardscope/eval/eval.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
 #include <catch2/catch.hpp>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 using namespace shardscope;
 
@@ -128,6 +130,22 @@ TEST_CASE("the analysis JSON carries every section", "[analysis]") {
   CHECK(j["comm"].size() == 3);
   CHECK_FALSE(j["memory"].contains("per_device"));
   CHECK(analysisToJson(analyze(defaultScenario()), true)["memory"]["per_device"].size() == 128);
+}
+
+TEST_CASE("the streamed analysis JSON is the dumped document, byte for byte", "[analysis]") {
+  // writeAnalysisJson writes the per-device list one device at a time; its text must be what
+  // dumping the whole document gives, in every layout.
+  const Analysis a = analyze(defaultScenario());
+  for (const bool perDevice : {false, true})
+    for (const int indent : {-1, 0, 2, 4}) {
+      INFO("per device " << perDevice << ", indent " << indent);
+      std::ostringstream streamed;
+      writeAnalysisJson(streamed, a, perDevice, indent);
+      CHECK(streamed.str() == dumpJson(analysisToJson(a, perDevice), indent));
+    }
+  std::ostringstream text;
+  writeAnalysisJson(text, a, true, 2);
+  CHECK(Json::parse(text.str())["memory"]["per_device"].size() == 128);
 }
 
 TEST_CASE("the analyze eval op answers a workspace, and the mesh error for a bad one", "[analysis][eval]") {

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h> // getpid: a temp name per process, as ctest runs cases in parallel
 
 using namespace shardscope;
 
@@ -27,7 +28,8 @@ namespace {
 // hidden 64, 4 heads, vocabulary 128.
 std::string tinyModelPath() {
   static const std::string path = [] {
-    const auto file = std::filesystem::temp_directory_path() / "shardscope-test-pipeline-tiny-model.json";
+    const auto file = std::filesystem::temp_directory_path() /
+                      ("shardscope-test-pipeline-tiny-model-" + std::to_string(::getpid()) + ".json");
     std::ofstream out(file);
     out << R"({"name": "tiny", "dtype": "bfloat16",
       "config": {"model_type": "llama", "num_layers": 4, "hidden": 64, "heads": 4, "vocab": 128},
@@ -74,13 +76,12 @@ const Diagnostic* findDiagnostic(const Analysis& a, const std::string& subject) 
 // Bytes of parameters, gradients and AdamW state for `elements` bf16 elements: 2 + 2 + 8.
 double staticBytes(double elements) { return 12.0 * elements; }
 
-// Seconds of one jaxpp unit (F of one rank's even share of the layers, one micro-batch): the step
-// estimate's per-device compute and HBM time without the optimizer, which covers every layer for
-// M micro-batches, over 3 units per micro-batch (F 1 + B 2) and D ranks.
+// Seconds of one jaxpp unit (F of one rank's even share of the layers, one micro-batch): one
+// device's compute and HBM time without the optimizer (under a pipeline already its rank's share of
+// the layers) over M micro-batches of 3 units each (F 1 + B 2).
 double unitSeconds(const Analysis& a) {
   const StepEstimate& st = a.step;
-  return (st.compute_s + st.hbm_s - st.optimizer_s) /
-         (3.0 * static_cast<double>(a.pipeline->microbatches) * static_cast<double>(a.pipeline->rank_count));
+  return (st.compute_s + st.hbm_s - st.optimizer_s) / (3.0 * static_cast<double>(a.pipeline->microbatches));
 }
 
 } // namespace
@@ -402,12 +403,29 @@ TEST_CASE("under a pipeline the step is the schedule's makespan plus the optimiz
   // runs F0.0 then both ranks in lockstep: makespan = (M + S - 1) x (F + B) = 5 x 3 = 15 units.
   CHECK(p.makespan == Approx(15 * unitSeconds(a)));
   CHECK(a.step.time_s == Approx(p.makespan + a.step.optimizer_s + a.step.exposed_comm_s));
+  // One device runs its rank's half of the layers: its compute is half of what the same mesh
+  // without a pipeline computes for the same 4 micro-batches (every device all layers).
+  Scenario flat = s;
+  flat.pipeline.reset();
+  flat.training.microbatches = 4;
+  const Analysis spmd = analyze(flat);
+  REQUIRE(spmd.step.estimated);
+  CHECK(a.step.compute_s == Approx(spmd.step.compute_s / 2));
+  CHECK(a.step.model_flops == Approx(spmd.step.model_flops));
+  double segments = 0, bubble = 0;
+  for (const auto& seg : a.step.segments) {
+    segments += seg.seconds;
+    if (seg.kind == "bubble") bubble = seg.seconds;
+  }
+  CHECK(segments == Approx(a.step.time_s));
+  CHECK(bubble == Approx(3 * unitSeconds(a)));
+  // The pipeline axis splits the layers: no "repeats the same work" note for it.
+  for (const auto& note : a.step.notes) CHECK(note.find("axis 'pp'") == std::string::npos);
   // The bubble: each rank is busy 4 x 3 = 12 of 15 units.
   CHECK(p.bubble_overall == Approx(3.0 / 15));
   CHECK(a.step.summary.find("bubbles") != std::string::npos);
   // The step engine priced M = 4 micro-batches: tokens per step are 4 micro-batches' worth.
-  CHECK(a.step.tokens_per_step ==
-        Approx(4.0 * static_cast<double>(s.training.micro_batch * s.training.seq_len)));
+  CHECK(a.step.tokens_per_step == Approx(4.0 * static_cast<double>(s.training.micro_batch * s.training.seq_len)));
 
   // Serving has no step estimate: the schedule stays in jaxpp's task units.
   Scenario serving = s;

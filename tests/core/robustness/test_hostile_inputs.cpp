@@ -12,6 +12,7 @@
 #include "shardscope/sharding/partition_rules.hpp"
 #include "shardscope/sharding/partition_spec.hpp"
 #include "shardscope/sharding/rule_file.hpp"
+#include "shardscope/analysis/rules_in_effect.hpp"
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/hardware/topology.hpp"
 
@@ -20,8 +21,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unistd.h> // getpid: a temp name per process, as ctest runs cases in parallel
 
 using namespace shardscope;
+using Catch::Matchers::Contains;
 using Catch::Matchers::Equals;
 using Catch::Matchers::StartsWith;
 
@@ -278,7 +281,7 @@ TEST_CASE("hostile JSON: deeply nested workspace, model JSON and HF config", "[h
   const std::string deep = "{\"a\": " + nestedLists(100000) + "}";
   REQUIRE_THROWS_WITH(parseJsonText(deep, "workspace.shardscope.json"),
                       Equals("workspace.shardscope.json nests deeper than 128 levels"));
-  const auto dir = std::filesystem::temp_directory_path() / "shardscope-hostile-test";
+  const auto dir = std::filesystem::temp_directory_path() / ("shardscope-hostile-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   {
     std::ofstream(dir / "deep-model.json") << deep;
@@ -327,7 +330,7 @@ TEST_CASE("hostile HF config: unknown model_type", "[hostile]") {
 TEST_CASE("hostile safetensors: a tensor named twice in the header", "[hostile]") {
   // JSON alone keeps the last entry; a header listing one tensor twice is corrupt.
   REQUIRE_THROWS_WITH(loadSafetensors(hostile("duplicate-name.safetensors")),
-                      Equals("duplicate-name.safetensors: the header names key 'w' twice"));
+                      Equals("duplicate-name.safetensors: tensor 'w' appears twice in the header"));
 }
 
 TEST_CASE("hostile checkpoint index: a shard name with a NUL byte", "[hostile]") {
@@ -438,4 +441,217 @@ TEST_CASE("hostile eval: op of the wrong type, make_mesh sizes of 0, -2 and [4]"
   CHECK(nonInt["error"]["message"] == "`axis_sizes` passed to `make_mesh` should be a sequence of ints. Got ((4,), 4)");
   r["axis_sizes"] = {2, 4};
   CHECK(evalRequest(r)["ok"] == true);
+}
+
+// --- sizes: many keys, high ranks, many rules, memory (issue 13) ---------------------------------
+// Each of these took seconds to minutes, or gigabytes, before; shardscope-bench times the large
+// cases (json/*, safetensors/*, eval/*, rules/*). Here only the answers are checked.
+
+namespace {
+
+// prefix + n, built by appending (see axisName).
+std::string numbered(const char* prefix, long long n) {
+  std::string text = prefix;
+  text.append(std::to_string(n));
+  return text;
+}
+
+// {"k<n-1>": 0, "k<n-2>": 1, ..., "k0": n-1}: keys in an order that is not sorted.
+std::string descendingKeys(int n) {
+  std::string text = "{";
+  for (int i = 0; i < n; ++i) {
+    text.append(i ? ", \"k" : "\"k");
+    text.append(std::to_string(n - 1 - i));
+    text.append("\": ");
+    text.append(std::to_string(i));
+  }
+  return text + "}";
+}
+
+// A safetensors header of `n` BF16 tensors "t<i>" of shape [2, 3], in that order.
+std::string manyTensors(int n) {
+  std::string text = "{\"__metadata__\": {\"format\": \"pt\"}";
+  for (int i = 0; i < n; ++i) {
+    text.append(", \"t");
+    text.append(std::to_string(i));
+    text.append("\": {\"dtype\": \"BF16\", \"shape\": [2, 3], \"data_offsets\": [");
+    text.append(std::to_string(12 * i));
+    text.append(", ");
+    text.append(std::to_string(12 * i + 12));
+    text.append("]}");
+  }
+  return text + "}";
+}
+
+// "[1, 1, ..., 1]" of `rank` ones.
+std::string onesList(std::size_t rank) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < rank; ++i) text.append(i ? ", 1" : "1");
+  return text + "]";
+}
+
+} // namespace
+
+TEST_CASE("hostile JSON: an object of 200,000 keys keeps its order and finds every key", "[hostile]") {
+  const int n = 200'000;
+  const Json object = parseJsonText(descendingKeys(n), "index");
+  REQUIRE(object.size() == static_cast<std::size_t>(n));
+  int i = 0;
+  for (auto it = object.begin(); it != object.end(); ++it, ++i) {
+    if (it.key() != numbered("k", n - 1 - i) || it.value() != i) {
+      FAIL("entry " << i << " is " << it.key() << ": " << it.value().dump());
+    }
+  }
+  for (int k = 0; k < n; k += 997) CHECK(object.at(numbered("k", k)) == n - 1 - k);
+  CHECK_FALSE(object.contains("k200000"));
+  // Written back in the same order, and a repeated key keeps its first place with the last value
+  // (as nlohmann's own ordered parser does).
+  CHECK(dumpJson(parseJsonText(dumpJson(object), "again")) == dumpJson(object));
+  const Json repeated = parseJsonText(R"({"b": 1, "a": 2, "b": 3})", "r");
+  CHECK(dumpJson(repeated) == R"({"b":3,"a":2})");
+  // Built key by key (an eval answer), erased from and copied.
+  Json built = Json::object();
+  for (int k = 0; k < n; ++k) built[std::to_string(k)] = k % 512;
+  CHECK(built.size() == static_cast<std::size_t>(n));
+  CHECK(built["199999"] == 199999 % 512);
+  built.erase("5");
+  const Json copy = built;
+  CHECK(copy.size() == static_cast<std::size_t>(n - 1));
+  CHECK_FALSE(copy.contains("5"));
+  CHECK(copy.at("6") == 6);
+  CHECK(copy.begin().key() == "0");
+}
+
+TEST_CASE("hostile safetensors: a header of 200,000 tensors, and a name given twice", "[hostile]") {
+  const auto params = paramsFromSafetensorsHeader(manyTensors(200'000), "big.safetensors");
+  REQUIRE(params.size() == 200'000);
+  CHECK(params[0].path == "t0");
+  CHECK(params[123'456].path == "t123456");
+  CHECK(params[123'456].shape == Shape{2, 3});
+  CHECK(params.back().dtype == "bfloat16");
+  // The JSON parser alone would keep one of the two silently (the last).
+  REQUIRE_THROWS_WITH(
+      paramsFromSafetensorsHeader(
+          R"({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "w": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}})",
+          "dup.safetensors"),
+      Equals("dup.safetensors: tensor 'w' appears twice in the header"));
+}
+
+TEST_CASE("hostile shapes: ranks above NumPy's 64 are refused wherever a shape enters", "[hostile]") {
+  const std::string rank100k = onesList(100'000);
+  REQUIRE_THROWS_WITH(
+      paramsFromSafetensorsHeader(R"({"w": {"dtype": "F32", "shape": )" + rank100k + R"(, "data_offsets": [0, 4]}})",
+                                  "deep.safetensors"),
+      Equals("deep.safetensors: tensor 'w': 'shape' has 100000 dimensions; at most 64 are supported (NumPy's limit)"));
+  // 64 dimensions are fine.
+  CHECK(paramsFromSafetensorsHeader(
+            R"({"w": {"dtype": "F32", "shape": )" + onesList(64) + R"(, "data_offsets": [0, 4]}})", "ok.safetensors")
+            .at(0)
+            .shape.size() == 64);
+  REQUIRE_THROWS_WITH(modelFromJson(parseJsonText(R"({"name": "m", "params": [{"path": "w", "shape": )" + onesList(65) +
+                                                      R"(, "dtype": "float32"}]})",
+                                                  "m.json")),
+                      Equals("params[0] ('w').shape has 65 dimensions; at most 64 are supported (NumPy's limit)"));
+  Model model;
+  model.name = "m";
+  model.params.push_back({"w", Shape(65, 1), "float32"});
+  REQUIRE_THROWS_WITH(validateModel(model),
+                      Equals("parameter 'w': shape has 65 dimensions; at most 64 are supported (NumPy's limit)"));
+  for (const char* op : {"shard", "match_partition_rules"}) {
+    INFO(op);
+    Json request = parseJsonText(R"({"mesh_axes": [["dp", 1]], "rules": [[".*", []]],
+                                     "params": [{"path": "w", "shape": )" +
+                                     rank100k + R"(, "spec": []}]})",
+                                 "request");
+    request["op"] = op;
+    const Json answer = evalRequest(request);
+    REQUIRE(answer["ok"] == false);
+    CHECK(answer["error"]["message"] ==
+          "field 'params[0].shape' has 100000 dimensions; at most 64 are supported (NumPy's limit)");
+  }
+}
+
+TEST_CASE("hostile rules: 10,000 rules against 200,000 paths answer as a plain search would", "[hostile]") {
+  // Rule i names layer i exactly (a digit after '.': tried on every path); one in ten is
+  // digit-insensitive instead; a catch-all comes last. Each path's first match is known by
+  // construction.
+  std::vector<PartitionRule> rules;
+  for (int i = 0; i < 9'999; ++i) {
+    const std::string layer = std::to_string(i);
+    rules.push_back({i % 10 == 9 ? std::string("block_") + static_cast<char>('a' + i % 26) + "x" + layer + "y"
+                                 : "layers\\." + layer + "\\.mlp\\.w\\d+$",
+                     PartitionSpec::ofAxes({"fsdp"})});
+  }
+  rules.push_back({".*", PartitionSpec()});
+  const RuleSet set(rules);
+  std::vector<std::string> paths;
+  std::vector<int> expected;
+  for (int k = 0; k < 200'000; ++k) {
+    const int layer = k % 12'000;
+    paths.push_back(numbered("model.layers.", layer).append(".mlp.w").append(std::to_string(k % 3)));
+    expected.push_back(layer < 9'999 && layer % 10 != 9 ? layer : 9'999);
+  }
+  const std::vector<int> found = set.firstMatches(paths);
+  REQUIRE(found.size() == paths.size());
+  int wrong = 0;
+  for (std::size_t k = 0; k < paths.size(); ++k) wrong += found[k] != expected[k] ? 1 : 0;
+  CHECK(wrong == 0);
+  for (std::size_t k = 0; k < paths.size(); k += 1999) CHECK(set.firstMatch(paths[k]) == found[k]);
+}
+
+TEST_CASE("hostile rules: the 10,000-rule limit holds in eval and workspaces too", "[hostile]") {
+  Json rules = Json::array();
+  for (int i = 0; i < 10'001; ++i) rules.push_back(Json::array({numbered("r", i), Json::array()}));
+  for (const char* op : {"shard", "match_partition_rules"}) {
+    INFO(op);
+    Json request = {{"op", op}, {"mesh_axes", Json::array({Json::array({"dp", 1})})}, {"rules", rules}};
+    request["params"] = Json::array({{{"path", "w"}, {"shape", {4, 4}}}});
+    const Json answer = evalRequest(request);
+    REQUIRE(answer["ok"] == false);
+    CHECK(answer["error"]["message"] == "field 'rules' holds 10001 rules, more than the limit of 10000");
+  }
+  RulesChoice choice;
+  choice.preset.clear();
+  for (int i = 0; i < 10'001; ++i) choice.rules.emplace_back(numbered("r", i), Json::array());
+  REQUIRE_THROWS_WITH(rulesInEffect(choice, nullptr),
+                      Equals("rules.rules holds 10001 rules, more than the limit of 10000"));
+}
+
+TEST_CASE("hostile JSON: 99 MB of empty objects is refused before it is built", "[hostile]") {
+  // Each `{}` is 3 bytes of text but about 80 parsed; 33 million of them took over 2 GB.
+  std::string text = "[";
+  text.reserve(99'000'000);
+  while (text.size() + 3 < 99'000'000) text.append("{},");
+  text.append("{}]");
+  REQUIRE_THROWS_WITH(parseJsonText(text, "workspace.json"),
+                      Equals("workspace.json holds too many JSON values: reading them would take more than 512 MB "
+                             "of memory"));
+  const auto dir = std::filesystem::temp_directory_path() / ("shardscope-hostile-empty-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "empty.json", std::ios::binary) << text; }
+  text.clear();
+  text.shrink_to_fit();
+  REQUIRE_THROWS_WITH(loadModelFile(dir / "empty.json"), Equals("empty.json holds too many JSON values: reading "
+                                                                "them would take more than 512 MB of memory"));
+  REQUIRE_THROWS_WITH(loadRuleFile(dir / "empty.json"), Equals("empty.json holds too many JSON values: reading "
+                                                               "them would take more than 512 MB of memory"));
+  REQUIRE_THROWS_WITH(loadScenarioFile(dir / "empty.json"), Contains("holds too many JSON values"));
+  std::filesystem::remove_all(dir);
+  // An eval line of 48 MB of numbers (under the line limit) is refused the same way.
+  std::string line = R"({"op": "make_mesh", "axis_sizes": [)";
+  for (int i = 0; i < 24'000'000; ++i) line.append(i ? ",1" : "1");
+  line.append("]}");
+  CHECK(Json::parse(evalLine(line))["error"]["message"] ==
+        "request holds too many JSON values: reading them would take more than 512 MB of memory");
+}
+
+TEST_CASE("hostile JSON: the memory bound still admits a model of 200,000 parameters", "[hostile]") {
+  std::string text = R"({"name": "big", "params": [)";
+  for (int i = 0; i < 200'000; ++i) {
+    text.append(i ? ", {\"path\": \"model.layers." : "{\"path\": \"model.layers.");
+    text.append(std::to_string(i));
+    text.append(".mlp.experts.gate_proj.weight\", \"shape\": [7168, 2048], \"dtype\": \"bfloat16\"}");
+  }
+  text.append("]}");
+  CHECK(modelFromJson(parseJsonText(text, "big.json")).params.size() == 200'000);
 }

@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <regex>
 
 using namespace shardscope;
@@ -100,4 +101,44 @@ TEST_CASE("batch matching agrees on digit-sensitive and literal-heavy patterns",
                     {"wte|wpe", none},
                     {"emb.*ing", none},
                     {"x{1,2}$", none}});
+}
+
+TEST_CASE("batch matching agrees with one-by-one matching on many random rule sets", "[partition_rules]") {
+  // Rules built from fragments that exercise every path of the batch matcher: shared and nested
+  // anchor literals ("proj" inside "q_proj"), rules without literals, digit-sensitive and
+  // digit-insensitive rules interleaved, and paths that share a memo key but differ in digits.
+  const std::vector<std::string> fragments = {
+      "q_proj",   "proj",     "k_proj",     "layers\\.1\\.", "layers\\.\\d+\\.", "experts\\.2", "w1",
+      "w\\d",     "mlp",      "(gate|up)",  "\\.weight$",    "^model",           "norm",        "e",
+      "_proj\\.", "[0-9]{2}", "embed.*ing", "lm_head",       "attn\\.o",         "s\\.1",       "3"};
+  std::vector<std::string> paths;
+  for (int layer : {0, 1, 2, 12, 21, 100})
+    for (const char* leaf :
+         {"self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.o_proj.weight", "mlp.gate_proj.weight",
+          "mlp.up_proj.bias", "mlp.experts.2.w1.weight", "mlp.experts.23.w3.weight", "input_layernorm.weight"})
+      for (const char* prefix : {"model.layers.", "layers.", "h."})
+        paths.push_back(std::string(prefix) + std::to_string(layer) + "." + leaf);
+  for (const char* p : {"model.embed_tokens.weight", "lm_head.weight", "model.norm.weight", "x", "33"})
+    paths.emplace_back(p);
+
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::size_t>(state >> 33);
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<PartitionRule> rules;
+    const std::size_t count = 1 + next() % 60;
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string pattern = fragments[next() % fragments.size()];
+      if (next() % 3 == 0) pattern += ".*" + fragments[next() % fragments.size()];
+      rules.push_back({pattern, PartitionSpec()});
+    }
+    const RuleSet set(rules);
+    const auto batch = set.firstMatches(paths);
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+      INFO("trial " << trial << ", path " << paths[k]);
+      REQUIRE(batch[k] == set.firstMatch(paths[k]));
+    }
+  }
 }

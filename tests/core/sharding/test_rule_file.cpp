@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <unistd.h> // getpid: a temp name per process, as ctest runs cases in parallel
 
 using namespace shardscope;
 
@@ -43,7 +44,7 @@ TEST_CASE("rule file: rulesToJson reads back", "[rule_file]") {
 }
 
 TEST_CASE("rule file: loadRuleFile names the file and the rule", "[rule_file]") {
-  const auto dir = std::filesystem::temp_directory_path() / "shardscope-rule-file-test";
+  const auto dir = std::filesystem::temp_directory_path() / ("shardscope-rule-file-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "good.rules.json") << R"({"rules": [[".*", []]]})";
   std::ofstream(dir / "bad.rules.json") << R"({"rules": [[".*", []], [".*", "tp"]]})";

@@ -2,6 +2,7 @@
 #include "views/logical_grid_view.hpp"
 
 #include <QHelpEvent>
+#include <QImage>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -86,6 +87,53 @@ QString LogicalGridView::facetLabel(int facet) const {
   return parts.join(", ");
 }
 
+QColor LogicalGridView::cellColor(std::size_t flat) const {
+  const auto& grid = analysis_->mesh.grid.data();
+  const auto pos = static_cast<std::size_t>(grid[flat]);
+  return pos < overlay_.colors.size() ? overlay_.colors[pos] : QColor(0xb4b4b4);
+}
+
+void LogicalGridView::drawGridImage(QPainter& painter, const Geometry& g) const {
+  const auto& grid = analysis_->mesh.grid.data();
+  const int facetRows = (g.facets + g.facetCols - 1) / g.facetCols;
+  const double strideX = g.facetW + g.gap, strideY = g.facetH + g.gap;
+  const QRectF box(g.origin, QSizeF(g.facetCols * strideX - g.gap, facetRows * strideY - g.gap));
+  const int w = std::max(1, static_cast<int>(std::ceil(box.width())));
+  const int h = std::max(1, static_cast<int>(std::ceil(box.height())));
+  QImage image(w, h, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::transparent);
+  for (int y = 0; y < h; ++y) {
+    const double py = y + 0.5;
+    const int fr = static_cast<int>(py / strideY);
+    const double inY = py - fr * strideY - g.label;
+    if (fr >= facetRows || inY < 0 || inY >= g.rows * g.cell) continue;
+    const int r = std::min(g.rows - 1, static_cast<int>(inY / g.cell));
+    auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
+    for (int x = 0; x < w; ++x) {
+      const double px = x + 0.5;
+      const int fc = static_cast<int>(px / strideX);
+      const double inX = px - fc * strideX;
+      const int facet = fr * g.facetCols + fc;
+      if (fc >= g.facetCols || facet >= g.facets || inX >= g.facetW) continue;
+      const int c = std::min(g.cols - 1, static_cast<int>(inX / g.cell));
+      const auto flat = static_cast<std::size_t>(flatIndex(facet, r, c));
+      if (flat < grid.size()) line[x] = cellColor(flat).rgba();
+    }
+  }
+  painter.drawImage(QRectF(box.topLeft(), QSizeF(w, h)), image);
+  // The selected device keeps its outline, drawn around where its cell falls.
+  const int sel = selection_->device();
+  const auto found = std::find(grid.begin(), grid.end(), sel);
+  if (sel < 0 || found == grid.end()) return;
+  const auto flat = static_cast<std::int64_t>(found - grid.begin());
+  const std::int64_t perFacet = static_cast<std::int64_t>(g.rows) * g.cols;
+  const auto facet = static_cast<int>(flat / perFacet);
+  const auto r = static_cast<double>((flat % perFacet) / g.cols), c = static_cast<double>(flat % g.cols);
+  const QPointF o = g.origin + QPointF((facet % g.facetCols) * strideX, (facet / g.facetCols) * strideY + g.label);
+  painter.setPen(QPen(QColor(0xd62728), 1.5));
+  painter.drawRect(QRectF(o.x() + c * g.cell - 2, o.y() + r * g.cell - 2, g.cell + 4, g.cell + 4));
+}
+
 void LogicalGridView::render(QPainter& painter, const QRectF& target) {
   const QPalette pal = palette();
   painter.fillRect(target, pal.color(QPalette::Base));
@@ -121,6 +169,10 @@ void LogicalGridView::render(QPainter& painter, const QRectF& target) {
   idFont.setPixelSize(static_cast<int>(std::clamp(g.cell * 0.38, 7.0, 13.0)));
   const bool ids = g.cell >= 16;
   const int sel = selection_->device();
+  if (g.cell < kRasterBelowCell) {
+    drawGridImage(painter, g);
+    return;
+  }
   for (int facet = 0; facet < g.facets; ++facet) {
     const int fc = facet % g.facetCols, fr = facet / g.facetCols;
     const QPointF o = g.origin + QPointF(fc * (g.facetW + g.gap), fr * (g.facetH + g.gap));

@@ -42,6 +42,12 @@ private:
   // Grid flat index of facet f, row r, column c.
   std::int64_t flatIndex(int facet, int row, int col) const;
   QString facetLabel(int facet) const;
+  // Below this cell size (in pixels) the grid is drawn as one image of the view's pixels, each the
+  // colour of the cell under its centre: a million sub-pixel cells drawn one by one took over 2 GB
+  // as SVG. The work and the image are then bounded by the view's size, not the mesh's.
+  static constexpr double kRasterBelowCell = 4.0;
+  void drawGridImage(QPainter& painter, const Geometry& g) const;
+  QColor cellColor(std::size_t flat) const;
 
   ViewSelection* selection_;
   std::shared_ptr<const Analysis> analysis_;

@@ -6,6 +6,8 @@
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/base/json.hpp"
 
+#include <iosfwd>
+
 namespace shardscope {
 
 Json analysisToJson(const Analysis& analysis, bool perDevice = false);
@@ -14,5 +16,10 @@ Json analysisToJson(const Analysis& analysis, bool perDevice = false);
 // compute_s, hbm_s, exposed_comm_s, bound_by, per_axis, critical, summary, and the figures used
 // with their sources.
 Json stepToJson(const StepEstimate& step);
+
+// Writes exactly what dumpJson(analysisToJson(analysis, perDevice), indent) returns, but builds the
+// per-device list one device at a time: for a million devices that list alone was over 1 GB as a
+// document (and the whole answer over 2 GB as text plus document).
+void writeAnalysisJson(std::ostream& out, const Analysis& analysis, bool perDevice, int indent);
 
 } // namespace shardscope

@@ -17,6 +17,12 @@ namespace shardscope {
 
 using Shape = std::vector<std::int64_t>;
 
+// The most dimensions an array may have: NumPy's NPY_MAXDIMS (64 since NumPy 2.0). Every place a
+// shape enters (safetensors headers, model files, eval requests) refuses more, before it reads them.
+inline constexpr std::size_t kMaxRank = 64;
+// Throws ValueError("<what> has <rank> dimensions; at most 64 are supported (NumPy's limit)").
+[[noreturn]] void throwRankError(std::size_t rank, const std::string& what);
+
 // Number of elements of a shape; the product of no dimensions is 1 (a 0-d array holds one value).
 inline std::int64_t shapeSize(std::span<const std::int64_t> shape) {
   std::int64_t n = 1;

@@ -140,7 +140,7 @@ struct StepCritical {
 
 // One piece of the step bar, in order: compute, hbm, then exposed communication per axis.
 struct StepSegment {
-  std::string kind; // "compute", "hbm", "comm"
+  std::string kind; // "compute", "hbm", "comm", "bubble" (a pipeline's idle time)
   std::string axis; // for "comm"
   double seconds = 0;
 };
@@ -159,7 +159,7 @@ struct StepEstimate {
   double hbm_s = 0;          // HBM-bound time beyond compute, and the optimizer update
   double optimizer_s = 0;    // the optimizer update (part of hbm_s)
   double exposed_comm_s = 0; // communication compute does not hide
-  std::string bound_by;      // "compute", "hbm" or "comm:<axis>"
+  std::string bound_by;      // "compute", "hbm", "comm:<axis>" or "pipeline" (its bubble)
   std::vector<StepAxis> per_axis;
   std::vector<StepCritical> critical;
   std::vector<StepSegment> segments;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace shardscope {
@@ -70,8 +71,12 @@ struct Model {
   bool operator==(const Model&) const = default;
 };
 
-// Throws ValueError naming the parameter when a path is empty or duplicated, a dimension is
-// negative, or the dtype is unknown. Every loader calls it before returning.
+// Throws ValueError naming the parameter when a path is empty or duplicated, the rank is above
+// kMaxRank, a dimension is negative, the element count passes 2^53, or the dtype is unknown. Every
+// loader calls it before returning.
 void validateModel(const Model& model);
+// The same checks for one parameter, all but the duplicate; `modelName` names the model when the
+// path is empty.
+void validateParam(const Param& param, std::string_view modelName);
 
 } // namespace shardscope

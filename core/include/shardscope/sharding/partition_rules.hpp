@@ -55,10 +55,13 @@ public:
   int firstMatch(std::string_view path) const;
 
   // firstMatch for many paths, in order (errors surface in that order). Same answers, faster:
-  // a pattern's required literal substrings are checked with a plain search before the regex
-  // runs, and a pattern that cannot tell one ASCII digit from another (no digit outside {m,n},
-  // no back-reference), or names digits only right after a letter ("w1"), is evaluated once per
-  // path-with-index-digits-zeroed, so the layers and experts of a deep model share one evaluation.
+  // every pattern's longest required literal substring is its anchor, and one pass over a path
+  // (Aho-Corasick over all anchors) finds the rules whose anchor it contains; only those, and
+  // the rules without a literal, are tried, in rule order. A pattern that cannot tell one ASCII
+  // digit from another (no digit outside {m,n}, no back-reference), or names digits only right
+  // after a letter ("w1"), is evaluated once per path-with-index-digits-zeroed, so the layers and
+  // experts of a deep model share one evaluation. 10,000 rules against 200,000 paths: well under
+  // a second (shardscope-bench rules/10k-x-200k).
   std::vector<int> firstMatches(std::span<const std::string> paths) const;
   std::vector<int> firstMatches(std::span<const std::string_view> paths) const;
 
