@@ -214,6 +214,7 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
 
   // Merge orders JAX places alike: place each mesh once (cheap next to the full analysis).
   std::vector<MeshChoice> distinct;
+  std::int64_t unplaceable = 0;
   {
     std::unordered_set<std::string> seen;
     for (auto& m : meshes) {
@@ -223,7 +224,7 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
       try {
         analysis::buildMesh(scenarioOf(scenario, probeCandidate), placed);
       } catch (const Error&) {
-        ++result.rejected["JAX cannot place it"];
+        ++unplaceable;
         continue;
       }
       if (m.axes.size() >= 2 && !seen.insert(std::to_string(m.axes.size()) + placementKey(placed.mesh)).second) {
@@ -239,7 +240,8 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
     for (const auto& m : distinct)
       for (int z : zeros)
         for (Recompute r : recomputes) candidates.push_back({m, label, rules, z, r});
-  result.candidates_total = static_cast<std::int64_t>(candidates.size()) + result.rejected["JAX cannot place it"];
+  if (unplaceable > 0) result.rejected["JAX cannot place it"] += unplaceable;
+  result.candidates_total = static_cast<std::int64_t>(candidates.size()) + unplaceable;
   if (static_cast<std::int64_t>(candidates.size()) > options.max_candidates) {
     result.rejected["over the candidate limit"] +=
         static_cast<std::int64_t>(candidates.size()) - options.max_candidates;
