@@ -106,8 +106,9 @@ Scenario scenarioOf(const Scenario& base, const Candidate& c) {
 
 std::int64_t batchDegree(const MeshChoice& m) { return m.sizeOf("dp") * m.sizeOf("fsdp") * m.sizeOf("ep"); }
 
-// A 128-bit fingerprint of a sequence of integers (two independent 64-bit mixes): the search
-// compares placements and device groups by fingerprint instead of keeping 8960-entry keys.
+// A 128-bit fingerprint of a sequence of 64-bit words (two independent multiplicative chains,
+// mixed at the end): the search compares placements and device groups by fingerprint instead of
+// keeping 8960-entry keys.
 struct Fingerprint {
   std::uint64_t a = 0x243f6a8885a308d3ULL, b = 0x13198a2e03707344ULL;
   static std::uint64_t mix(std::uint64_t x) {
@@ -119,14 +120,16 @@ struct Fingerprint {
     return x;
   }
   void add(std::uint64_t v) {
-    a = mix(a ^ (v + 0x9e3779b97f4a7c15ULL));
-    b = mix(b + v * 0xff51afd7ed558ccdULL + 0xc4ceb9fe1a85ec53ULL);
+    a = (a ^ v) * 0x100000001b3ULL;
+    b = (b + v) * 0x9e3779b97f4a7c15ULL;
+    b ^= b >> 29;
   }
   std::string bytes() const {
+    const std::uint64_t x = mix(a), y = mix(b ^ x);
     std::string out(16, '\0');
     for (int i = 0; i < 8; ++i) {
-      out[static_cast<std::size_t>(i)] = static_cast<char>((a >> (8 * i)) & 0xff);
-      out[static_cast<std::size_t>(8 + i)] = static_cast<char>((b >> (8 * i)) & 0xff);
+      out[static_cast<std::size_t>(i)] = static_cast<char>((x >> (8 * i)) & 0xff);
+      out[static_cast<std::size_t>(8 + i)] = static_cast<char>((y >> (8 * i)) & 0xff);
     }
     return out;
   }
@@ -138,21 +141,23 @@ struct Fingerprint {
 Fingerprint axisFingerprint(const DeviceGrid& grid, std::size_t deviceCount, std::size_t axis, bool withGroup) {
   const auto strides = grid.strides();
   const auto& cells = grid.data();
-  const std::int64_t size = grid.shape()[axis], stride = strides[axis];
-  std::vector<std::int64_t> coordOf(deviceCount, -1), groupOf(withGroup ? deviceCount : 0, -1);
-  for (std::size_t p = 0; p < cells.size(); ++p) {
-    const auto d = static_cast<std::size_t>(cells[p]);
-    if (d >= coordOf.size()) continue;
-    const std::int64_t c = (static_cast<std::int64_t>(p) / stride) % size;
-    coordOf[d] = c;
-    if (withGroup) groupOf[d] = static_cast<std::int64_t>(p) - c * stride;
-  }
+  const auto size = static_cast<std::size_t>(grid.shape()[axis]);
+  const auto stride = static_cast<std::size_t>(strides[axis]);
+  const std::size_t block = size * stride, outer = block > 0 ? cells.size() / block : 0;
+  constexpr std::uint32_t kNone = 0xffffffffU;
+  std::vector<std::uint32_t> coordOf(deviceCount, kNone), groupOf(withGroup ? deviceCount : 0, kNone);
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t c = 0; c < size; ++c)
+      for (std::size_t in = 0; in < stride; ++in) {
+        const auto d = static_cast<std::size_t>(cells[(o * size + c) * stride + in]);
+        if (d >= deviceCount) continue;
+        coordOf[d] = static_cast<std::uint32_t>(c);
+        if (withGroup) groupOf[d] = static_cast<std::uint32_t>(o * block + in);
+      }
   Fingerprint f;
-  f.add(static_cast<std::uint64_t>(size));
-  for (std::size_t d = 0; d < coordOf.size(); ++d) {
-    f.add(static_cast<std::uint64_t>(coordOf[d]));
-    if (withGroup) f.add(static_cast<std::uint64_t>(groupOf[d]));
-  }
+  f.add(size);
+  for (std::size_t d = 0; d < deviceCount; ++d)
+    f.add(static_cast<std::uint64_t>(coordOf[d]) << 32 | (withGroup ? groupOf[d] : 0U));
   return f;
 }
 
