@@ -105,11 +105,11 @@ void helpSearch(std::ostream& out) {
          "full analysis, then ranked by step time (s) among those that fit in HBM, less memory first on\n"
          "a tie. Rejected candidates are counted by reason: the batch does not divide over dp x fsdp x ep,\n"
          "JAX cannot place it, the rules or model failed, it does not fit in HBM, tp beyond the model's\n"
-         "heads, over the candidate limit. Each family (the axes > 1) gets one line: why its best\n"
-         "member lost (its step time against the winner's, and what bounds it).\n"
+         "heads (refused unanalysed), over the candidate limit. Each family (the axes > 1) gets one\n"
+         "line: why its best member lost (its step time against the winner's, and what bounds it).\n"
          "  shardscope-cli search ws.json --axes fsdp,tp --max tp=8 --top 10\n"
          "  echo '{\"op\": \"search\", \"scenario\": {}, \"top\": 5}' | shardscope-cli eval\n"
-         "Details: docs/search.md, docs/step-time.md\n";
+         "Details: docs/eval.md (search), docs/step-time.md\n";
 }
 
 using Topic = void (*)(std::ostream&);
