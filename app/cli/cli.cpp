@@ -27,6 +27,9 @@ std::map<std::string, CommandInfo>& commands() {
       {"pipeline",
        {&runPipeline,
         "a pipeline as jaxpp runs it: timeline per rank, bubble, memory per rank (see `pipeline --help`)"}},
+      {"search",
+       {&runSearch,
+        "which layout to run: every mesh split, ranked by step time among those that fit (see `search --help`)"}},
       {"topology", {&runTopology, "print a topology's devices in jax.devices() order as JSON"}},
   };
   return table;
@@ -38,7 +41,7 @@ void printUsage(std::ostream& out) {
          "Commands:\n";
   for (const auto& [name, info] : commands())
     out << "  " << name << std::string(12 - std::min<std::size_t>(name.size(), 11), ' ') << info.summary << "\n";
-  out << "  help TOPIC  eval, workspace, topology, mesh, models, rules\n";
+  out << "  help TOPIC  eval, workspace, topology, mesh, models, rules, search\n";
   out << "\nOptions:\n  --help      show this help (also COMMAND --help)\n  --version   print the version\n";
   out << "\nExit status: 0 done; 1 the input could not be read, analysed or written (or the analysis\n"
          "reports an error); 2 the command line is wrong. Errors are one line on stderr.\n";

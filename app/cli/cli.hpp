@@ -33,6 +33,7 @@ int runStep(const Args& args, Streams io);
 int runHelpTopic(const Args& args, Streams io);
 int runComm(const Args& args, Streams io);
 int runPipeline(const Args& args, Streams io);
+int runSearch(const Args& args, Streams io);
 int runTopology(const Args& args, Streams io);
 
 } // namespace shardscope::cli

@@ -97,11 +97,26 @@ void helpWorkspace(std::ostream& out) {
          "Details: docs/workspace.md, docs/step-time.md\n";
 }
 
+void helpSearch(std::ostream& out) {
+  out << "Layout search (`shardscope-cli search`, eval op `search`): which layout should I run?\n"
+         "Candidates: every split of the device count over the axes (ICI and DCN parts; size-1 axes\n"
+         "dropped), every axis order JAX places differently (orders that place alike are merged), x rule\n"
+         "presets x ZeRO stages x recompute policies. Each is placed, sharded, sized and timed by the\n"
+         "full analysis, then ranked by step time (s) among those that fit in HBM, less memory first on\n"
+         "a tie. Rejected candidates are counted by reason: the batch does not divide over dp x fsdp x ep,\n"
+         "JAX cannot place it, the rules or model failed, it does not fit in HBM, tp beyond the model's\n"
+         "heads (refused unanalysed), over the candidate limit. Each family (the axes > 1) gets one\n"
+         "line: why its best member lost (its step time against the winner's, and what bounds it).\n"
+         "  shardscope-cli search ws.json --axes fsdp,tp --max tp=8 --top 10\n"
+         "  echo '{\"op\": \"search\", \"scenario\": {}, \"top\": 5}' | shardscope-cli eval\n"
+         "Details: docs/eval.md (search), docs/step-time.md\n";
+}
+
 using Topic = void (*)(std::ostream&);
 const std::map<std::string, Topic>& topics() {
-  static const std::map<std::string, Topic> table = {{"eval", &helpEval},   {"topology", &helpTopology},
-                                                     {"mesh", &helpMesh},   {"models", &helpModels},
-                                                     {"rules", &helpRules}, {"workspace", &helpWorkspace}};
+  static const std::map<std::string, Topic> table = {
+      {"eval", &helpEval},   {"topology", &helpTopology}, {"mesh", &helpMesh},          {"models", &helpModels},
+      {"rules", &helpRules}, {"search", &helpSearch},     {"workspace", &helpWorkspace}};
   return table;
 }
 

@@ -20,6 +20,15 @@ namespace shardscope::analysis {
 // Devices from the topology, the logical mesh exactly as JAX would assign it, and a sentence per
 // axis saying which physical axes it took. Throws the reference's Error when no mesh exists.
 void buildMesh(const Scenario& scenario, Analysis& out);
+// buildMesh's placement alone, on a device list the caller made from the scenario's topology
+// (the layout search places thousands of meshes on one list): the grid, JAX's placements and the
+// resolved ICI and DCN sizes per axis. Throws as buildMesh does.
+struct MeshPlacementOf {
+  DeviceGrid grid;
+  std::vector<MeshPlacement> placements;
+  Shape ici, dcn;
+};
+MeshPlacementOf placeMesh(const Scenario& scenario, const DeviceList& devices);
 
 // The scenario's model (preset, file or inline list), loaded once and kept in `memo` while the
 // scenario names it: the GUI recomputes on every edit and must not re-read a 46k-tensor model each
@@ -60,6 +69,10 @@ std::int64_t resolvedPipelineMicrobatches(const PipelineConfig& config, const Me
 // Per-axis rings on the physical links; fills the ring figures of Analysis::comm and returns the
 // axis reports (one per mesh axis, empty on failure) for the step estimate.
 std::vector<AxisReport> reportCommunication(const Scenario& scenario, Analysis& out);
+// The same with each axis' report from `reportOf(graph, mesh, axisIndex)` (the layout search
+// reuses the reports of axes whose device groups it has seen before).
+using AxisReportFn = std::function<AxisReport(const LinkGraph&, const Mesh&, int)>;
+std::vector<AxisReport> reportCommunication(const Scenario& scenario, Analysis& out, const AxisReportFn& reportOf);
 
 // Step time from the shards and the axis reports; fills Analysis::step and the per-step seconds of
 // Analysis::comm. Without a model or plan, says so in Analysis::step.

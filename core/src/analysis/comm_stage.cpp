@@ -9,10 +9,20 @@
 namespace shardscope::analysis {
 
 std::vector<AxisReport> reportCommunication(const Scenario& scenario, Analysis& out) {
+  return reportCommunication(scenario, out, {});
+}
+
+std::vector<AxisReport> reportCommunication(const Scenario& scenario, Analysis& out, const AxisReportFn& reportOf) {
   try {
     const auto graph = cachedLinkGraph(scenario.topology, linkParamsOf(scenario));
     out.links = graph;
-    auto reports = axisReports(*graph, out.mesh);
+    std::vector<AxisReport> reports;
+    if (reportOf) {
+      for (std::size_t a = 0; a < out.mesh.shape().size(); ++a)
+        reports.push_back(reportOf(*graph, out.mesh, static_cast<int>(a)));
+    } else {
+      reports = axisReports(*graph, out.mesh);
+    }
     out.comm.clear();
     for (const auto& r : reports) {
       AxisComm c;

@@ -28,12 +28,18 @@ struct Candidate {
   RulesChoice rules;
   int zero = 0;
   Recompute recompute = Recompute::Selective;
+  std::string refused; // a reason to refuse it without analysis
 };
 
 struct Outcome {
-  std::optional<LayoutRow> row; // set when the analysis ran
+  std::optional<LayoutRow> row; // set when the candidate fits (or its step was estimated)
   std::string rejected;         // reason, when rejected
+  bool out_of_memory = false;   // rejected because it does not fit in HBM
 };
+
+const char* const kNoPlacement = "JAX cannot place it";
+const char* const kNoFit = "does not fit in HBM";
+const char* const kTpOverHeads = "tp larger than the model's attention heads";
 
 std::string gib(double bytes) {
   char buf[32];
@@ -50,16 +56,34 @@ std::string seconds(double s) {
   return buf;
 }
 
-// The step figures of an analysis, when it has them.
-struct StepFigures {
-  double time_s = 0;
-  double mfu = 0;
-  std::string bound_by;
-  std::string why;
-};
-std::optional<StepFigures> stepFiguresOf(const Analysis& a) {
-  if (!a.step.estimated) return std::nullopt;
-  return StepFigures{a.step.time_s, a.step.mfu, a.step.bound_by, a.step.summary};
+// The row of an analysed layout: its mesh (the axes > 1, in mesh order), rules, knobs, memory and
+// step figures. Used for every candidate and for the scenario's own layout.
+LayoutRow rowOf(const Analysis& a, const std::vector<MeshAxis>& axes, std::string rules, int zero, Recompute recompute,
+                Scenario scenario) {
+  LayoutRow row;
+  MeshChoice m;
+  for (const auto& ax : axes) {
+    if (ax.ici * ax.dcn <= 1) continue;
+    m.axes.push_back(ax);
+    row.axes.emplace_back(ax.name, ax.ici * ax.dcn);
+  }
+  row.mesh = m.text();
+  row.rules = std::move(rules);
+  row.zero_stage = zero;
+  row.recompute = recompute;
+  row.max_bytes = a.memory.max_bytes;
+  row.hbm_bytes = a.memory.hbm_bytes;
+  row.fits = !a.memory.out_of_memory;
+  if (a.step.estimated) {
+    row.step_time_s = a.step.time_s;
+    row.mfu = a.step.mfu;
+    row.bound_by = a.step.bound_by;
+    row.why = a.step.summary;
+  } else {
+    row.why = "step time not estimated; " + gib(row.max_bytes) + " on the fullest device";
+  }
+  row.scenario = std::move(scenario);
+  return row;
 }
 
 // The scenario a candidate stands for: the user's scenario with the candidate's mesh, rules and
@@ -82,32 +106,108 @@ Scenario scenarioOf(const Scenario& base, const Candidate& c) {
 
 std::int64_t batchDegree(const MeshChoice& m) { return m.sizeOf("dp") * m.sizeOf("fsdp") * m.sizeOf("ep"); }
 
-// Two orders of the same sizes place alike when every device has the same coordinate on every
-// named axis: then the key (per axis name, the coordinate of each device by id) is equal.
-std::string placementKey(const Mesh& mesh) {
-  const auto strides = mesh.grid.strides();
-  std::vector<std::size_t> byName(mesh.axis_names.size());
-  for (std::size_t i = 0; i < byName.size(); ++i) byName[i] = i;
-  std::sort(byName.begin(), byName.end(),
-            [&](std::size_t x, std::size_t y) { return mesh.axis_names[x] < mesh.axis_names[y]; });
-  std::string key;
-  const auto& cells = mesh.grid.data();
-  std::vector<std::int64_t> idOf(cells.size());
-  for (std::size_t p = 0; p < cells.size(); ++p) idOf[p] = mesh.devices[static_cast<std::size_t>(cells[p])].id;
-  std::vector<std::pair<std::int64_t, std::int64_t>> coords(cells.size());
-  for (std::size_t a : byName) {
-    key += mesh.axis_names[a] + "=";
-    for (std::size_t p = 0; p < cells.size(); ++p)
-      coords[p] = {idOf[p], (static_cast<std::int64_t>(p) / strides[a]) % mesh.shape()[a]};
-    std::sort(coords.begin(), coords.end());
-    for (const auto& [id, c] : coords) key.append(reinterpret_cast<const char*>(&c), sizeof c);
-    key += ';';
+// A 128-bit fingerprint of a sequence of 64-bit words (two independent multiplicative chains,
+// mixed at the end): the search compares placements and device groups by fingerprint instead of
+// keeping 8960-entry keys.
+struct Fingerprint {
+  std::uint64_t a = 0x243f6a8885a308d3ULL, b = 0x13198a2e03707344ULL;
+  static std::uint64_t mix(std::uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
   }
+  void add(std::uint64_t v) {
+    a = (a ^ v) * 0x100000001b3ULL;
+    b = (b + v) * 0x9e3779b97f4a7c15ULL;
+    b ^= b >> 29;
+  }
+  std::string bytes() const {
+    const std::uint64_t x = mix(a), y = mix(b ^ x);
+    std::string out(16, '\0');
+    for (int i = 0; i < 8; ++i) {
+      out[static_cast<std::size_t>(i)] = static_cast<char>((x >> (8 * i)) & 0xff);
+      out[static_cast<std::size_t>(8 + i)] = static_cast<char>((y >> (8 * i)) & 0xff);
+    }
+    return out;
+  }
+};
+
+// The coordinate of every device (by its position in the device list, the same list for every
+// candidate of a topology) along `axis`, and with `withGroup` also the group it shares with the
+// devices that differ from it only along `axis` (as the grid position of the group's first cell).
+Fingerprint axisFingerprint(const DeviceGrid& grid, std::size_t deviceCount, std::size_t axis, bool withGroup) {
+  const auto strides = grid.strides();
+  const auto& cells = grid.data();
+  const auto size = static_cast<std::size_t>(grid.shape()[axis]);
+  const auto stride = static_cast<std::size_t>(strides[axis]);
+  const std::size_t block = size * stride, outer = block > 0 ? cells.size() / block : 0;
+  constexpr std::uint32_t kNone = 0xffffffffU;
+  std::vector<std::uint32_t> coordOf(deviceCount, kNone), groupOf(withGroup ? deviceCount : 0, kNone);
+  for (std::size_t o = 0; o < outer; ++o)
+    for (std::size_t c = 0; c < size; ++c)
+      for (std::size_t in = 0; in < stride; ++in) {
+        const auto d = static_cast<std::size_t>(cells[(o * size + c) * stride + in]);
+        if (d >= deviceCount) continue;
+        coordOf[d] = static_cast<std::uint32_t>(c);
+        if (withGroup) groupOf[d] = static_cast<std::uint32_t>(o * block + in);
+      }
+  Fingerprint f;
+  f.add(size);
+  for (std::size_t d = 0; d < deviceCount; ++d)
+    f.add(static_cast<std::uint64_t>(coordOf[d]) << 32 | (withGroup ? groupOf[d] : 0U));
+  return f;
+}
+
+// Two orders of the same sizes place alike when every device has the same coordinate on every
+// named axis: then the key (per axis name, the fingerprint of each device's coordinate) is equal.
+std::string placementKey(const DeviceGrid& grid, const std::vector<MeshAxis>& axes, std::size_t deviceCount) {
+  std::vector<std::size_t> byName(axes.size());
+  for (std::size_t i = 0; i < byName.size(); ++i) byName[i] = i;
+  std::sort(byName.begin(), byName.end(), [&](std::size_t x, std::size_t y) { return axes[x].name < axes[y].name; });
+  std::string key = std::to_string(byName.size());
+  for (std::size_t a : byName) key += ";" + axes[a].name + "=" + axisFingerprint(grid, deviceCount, a, false).bytes();
   return key;
 }
 
-// Analyse one candidate; never throws.
-Outcome evaluate(const Scenario& base, const Candidate& c, AnalysisCache& cache, const std::atomic<bool>* cancel) {
+// The ring reports of axes already seen, shared by the workers: an axis' report depends only on
+// its device groups and their order (and the link graph, the same for the whole search), not on
+// the axis' name, the rules, ZeRO or recompute, so every candidate whose axis has the same groups
+// reuses it.
+class AxisReportCache {
+public:
+  AxisReport get(const LinkGraph& graph, const Mesh& mesh, int axis) {
+    const std::string key =
+        axisFingerprint(mesh.grid, mesh.devices.size(), static_cast<std::size_t>(axis), true).bytes();
+    {
+      std::lock_guard lock(mutex_);
+      const auto it = reports_.find(key);
+      if (it != reports_.end()) return renamed(it->second, mesh, axis);
+    }
+    AxisReport r = axisReport(graph, mesh, axis);
+    std::lock_guard lock(mutex_);
+    reports_.emplace(key, r);
+    return r;
+  }
+
+private:
+  static AxisReport renamed(AxisReport r, const Mesh& mesh, int axis) {
+    r.axis_index = axis;
+    r.axis = mesh.axis_names[static_cast<std::size_t>(axis)];
+    return r;
+  }
+  std::mutex mutex_;
+  std::unordered_map<std::string, AxisReport> reports_;
+};
+
+// Analyse one candidate; never throws. The stages of analyze() in its order, except that a
+// candidate that does not fit stops after the memory estimate (its step time would rank nothing)
+// and the ring reports come from `axisCache`. With a pipeline section the whole analyze() runs
+// (the pipeline stage revises the memory).
+Outcome evaluate(const Scenario& base, const Candidate& c, AnalysisCache& cache, AxisReportCache& axisCache,
+                 const std::atomic<bool>* cancel) {
   Outcome out;
   const std::int64_t degree = batchDegree(c.mesh);
   if (base.training.workload == Workload::Training && base.training.micro_batch % degree != 0) {
@@ -116,10 +216,21 @@ Outcome evaluate(const Scenario& base, const Candidate& c, AnalysisCache& cache,
   }
   const Scenario s = scenarioOf(base, c);
   Analysis a;
+  std::shared_ptr<const Model> model;
+  std::optional<ShardGroups> plan;
   try {
-    a = analyze(s, cache, cancel);
+    if (s.pipeline) {
+      a = analyze(s, cache, cancel);
+    } else {
+      analysis::buildMesh(s, a);
+      model = analysis::loadModel(s.model, cache.memo(), a);
+      if (model) {
+        plan = analysis::shardModel(s, model, cache.memo(), a);
+        if (plan) analysis::estimateDeviceMemory(s, *model, *plan, a);
+      }
+    }
   } catch (const Error&) {
-    out.rejected = "JAX cannot place it";
+    out.rejected = kNoPlacement;
     return out;
   }
   for (const auto& d : a.diagnostics) {
@@ -128,26 +239,17 @@ Outcome evaluate(const Scenario& base, const Candidate& c, AnalysisCache& cache,
       return out;
     }
   }
-  LayoutRow row;
-  row.mesh = c.mesh.text();
-  for (const auto& ax : c.mesh.axes) row.axes.emplace_back(ax.name, ax.ici * ax.dcn);
-  row.rules = c.rulesLabel;
-  row.zero_stage = c.zero;
-  row.recompute = c.recompute;
-  row.max_bytes = a.memory.max_bytes;
-  row.hbm_bytes = a.memory.hbm_bytes;
-  row.fits = !a.memory.out_of_memory;
-  if (const auto step = stepFiguresOf(a)) {
-    row.step_time_s = step->time_s;
-    row.mfu = step->mfu;
-    row.bound_by = step->bound_by;
-    row.why = step->why;
-  } else {
-    row.why = "step time not estimated; " + gib(row.max_bytes) + " on the fullest device";
+  if (a.memory.out_of_memory) {
+    out.rejected = kNoFit;
+    out.out_of_memory = true;
+    return out;
   }
-  row.scenario = s;
-  if (!row.fits) out.rejected = "does not fit in HBM";
-  out.row = std::move(row);
+  if (!s.pipeline) {
+    const auto reports = analysis::reportCommunication(
+        s, a, [&](const LinkGraph& g, const Mesh& m, int axis) { return axisCache.get(g, m, axis); });
+    analysis::estimateStepTime(s, model, plan ? &*plan : nullptr, reports, cache.memo(), a);
+  }
+  out.row = rowOf(a, c.mesh.axes, c.rulesLabel, c.zero, c.recompute, s);
   return out;
 }
 
@@ -173,7 +275,11 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
         probe.diagnostics.empty() ? "the model could not be loaded" : probe.diagnostics.back().message;
     throwValueError("search: " + why);
   }
-  const bool moe = model->config && model->config->experts > 0;
+  if (!model->config)
+    throwValueError("search: model '" + model->name +
+                    "' has no architecture config (layers, hidden size, heads), so no step time can be estimated to "
+                    "rank layouts by; use a preset or a Hugging Face config.json");
+  const bool moe = model->config->experts > 0;
 
   std::vector<std::string> axes = options.axes;
   if (axes.empty()) axes = search::defaultSearchAxes(moe, scenario.training.seq_len);
@@ -212,25 +318,68 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
   const std::vector<Recompute> recomputes =
       options.recompute.empty() ? std::vector<Recompute>{scenario.training.recompute} : options.recompute;
 
-  // Merge orders JAX places alike: place each mesh once (cheap next to the full analysis).
+  // A tensor axis wider than the attention heads cannot split them: refused before any analysis.
+  const std::int64_t heads = model->config ? model->config->heads : 0;
+  std::vector<MeshChoice> tooWide;
+  if (heads > 0) {
+    std::vector<MeshChoice> kept;
+    for (auto& m : meshes) (m.sizeOf("tp") > heads ? tooWide : kept).push_back(std::move(m));
+    meshes = std::move(kept);
+  }
+
+  // Merge orders JAX places alike: place each mesh once (on the worker threads; the keys are
+  // compared afterwards in enumeration order, so the first order of each placement is kept).
+  const int threads = std::max(1, std::min(options.threads, 64));
+  auto onWorkers = [&](std::size_t count, const std::function<void(std::size_t)>& job) {
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      for (;;) {
+        if (cancel && cancel->load()) return;
+        const std::size_t k = next.fetch_add(1);
+        if (k >= count) return;
+        job(k);
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads && static_cast<std::size_t>(t) < count; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+  };
+  std::vector<std::optional<std::string>> keys(meshes.size());
+  onWorkers(meshes.size(), [&](std::size_t i) {
+    const Candidate probeCandidate{
+        meshes[i], "", scenario.rules, scenario.training.zero_stage, scenario.training.recompute, {}};
+    const Scenario placedScenario = scenarioOf(scenario, probeCandidate);
+    try {
+      const auto placed = analysis::placeMesh(placedScenario, devices);
+      keys[i] = meshes[i].axes.size() >= 2 ? placementKey(placed.grid, placedScenario.mesh.axes, devices.size())
+                                           : std::string();
+    } catch (const Error&) {
+      // no key: JAX cannot place it
+    }
+  });
+  {
+    // Each analysis below builds a device list and several per-device arrays of this size. glibc
+    // serves blocks above its mmap threshold with fresh mappings (page faults on every use) until
+    // one such block has been freed, which raises the threshold past it: free one now, so the
+    // thousands of candidates reuse heap memory (4-8x faster on the 8960-chip pod).
+    DeviceList warm = devices;
+  }
   std::vector<MeshChoice> distinct;
+  std::int64_t unplaceable = 0;
   {
     std::unordered_set<std::string> seen;
-    for (auto& m : meshes) {
+    for (std::size_t i = 0; i < meshes.size(); ++i) {
       if (cancel && cancel->load()) break;
-      Candidate probeCandidate{m, "", scenario.rules, scenario.training.zero_stage, scenario.training.recompute};
-      Analysis placed;
-      try {
-        analysis::buildMesh(scenarioOf(scenario, probeCandidate), placed);
-      } catch (const Error&) {
-        ++result.rejected["JAX cannot place it"];
+      if (!keys[i]) {
+        ++unplaceable;
         continue;
       }
-      if (m.axes.size() >= 2 && !seen.insert(std::to_string(m.axes.size()) + placementKey(placed.mesh)).second) {
+      if (!keys[i]->empty() && !seen.insert(*keys[i]).second) {
         ++result.merged;
         continue;
       }
-      distinct.push_back(std::move(m));
+      distinct.push_back(std::move(meshes[i]));
     }
   }
 
@@ -238,8 +387,13 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
   for (const auto& [label, rules] : ruleSets)
     for (const auto& m : distinct)
       for (int z : zeros)
-        for (Recompute r : recomputes) candidates.push_back({m, label, rules, z, r});
-  result.candidates_total = static_cast<std::int64_t>(candidates.size()) + result.rejected["JAX cannot place it"];
+        for (Recompute r : recomputes) candidates.push_back({m, label, rules, z, r, {}});
+  for (const auto& [label, rules] : ruleSets)
+    for (const auto& m : tooWide)
+      for (int z : zeros)
+        for (Recompute r : recomputes) candidates.push_back({m, label, rules, z, r, kTpOverHeads});
+  if (unplaceable > 0) result.rejected[kNoPlacement] += unplaceable;
+  result.candidates_total = static_cast<std::int64_t>(candidates.size()) + unplaceable;
   if (static_cast<std::int64_t>(candidates.size()) > options.max_candidates) {
     result.rejected["over the candidate limit"] +=
         static_cast<std::int64_t>(candidates.size()) - options.max_candidates;
@@ -264,12 +418,13 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
   std::vector<std::size_t> leaders, followers;
   for (std::size_t i = 0; i < candidates.size(); ++i) (leaderOf[i] == i ? leaders : followers).push_back(i);
 
-  // Analyse on worker threads; each keeps its own cache (model loaded once per worker).
+  // Analyse on worker threads; each keeps its own cache (model loaded once per worker), and all
+  // share the ring reports of the device groups seen so far.
   std::vector<Outcome> outcomes(candidates.size());
   std::atomic<std::int64_t> done{0};
   const auto total = static_cast<std::int64_t>(candidates.size());
   std::mutex progressMutex;
-  const int threads = std::max(1, std::min(options.threads, 64));
+  AxisReportCache axisCache;
   auto runPhase = [&](const std::vector<std::size_t>& batch, bool followersPhase) {
     std::atomic<std::size_t> next{0};
     auto work = [&] {
@@ -280,10 +435,13 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
         if (k >= batch.size()) return;
         const std::size_t i = batch[k];
         const Outcome& leader = outcomes[leaderOf[i]];
-        if (followersPhase && leader.row && !leader.row->fits) {
+        if (!candidates[i].refused.empty()) {
+          outcomes[i].rejected = candidates[i].refused;
+        } else if (followersPhase && leader.out_of_memory) {
           outcomes[i].rejected = leader.rejected; // same shards, same memory: does not fit either
+          outcomes[i].out_of_memory = true;
         } else {
-          outcomes[i] = evaluate(scenario, candidates[i], cache, cancel);
+          outcomes[i] = evaluate(scenario, candidates[i], cache, axisCache, cancel);
         }
         const auto n = done.fetch_add(1) + 1;
         if (progress && (n % 16 == 0 || n == total)) {
@@ -293,7 +451,7 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
       }
     };
     std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    for (int t = 1; t < threads && static_cast<std::size_t>(t) < batch.size(); ++t) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
   };
@@ -318,42 +476,20 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
     if (it == bestOfFamily.end() || better(*o.row, it->second)) bestOfFamily[family] = *o.row;
     fitting.push_back(std::move(*o.row));
   }
-  std::sort(fitting.begin(), fitting.end(), better);
+  std::stable_sort(fitting.begin(), fitting.end(), better); // ties keep enumeration order
   if (fitting.size() > options.top) fitting.resize(options.top);
   result.rows = std::move(fitting);
 
   // The user's own layout, evaluated the same way.
-  {
+  try {
     AnalysisCache cache;
-    Candidate own;
-    for (const auto& a : scenario.mesh.axes) own.mesh.axes.push_back(a);
-    try {
-      Analysis a = analyze(scenario, cache, cancel);
-      LayoutRow row;
-      MeshChoice m;
-      for (const auto& p : a.axes)
-        if (p.size > 1) {
-          m.axes.push_back({p.name, p.ici, p.dcn, AxisType::Explicit});
-          row.axes.emplace_back(p.name, p.size);
-        }
-      row.mesh = m.text();
-      row.rules = rulesLabelOf(scenario.rules);
-      row.zero_stage = scenario.training.zero_stage;
-      row.recompute = scenario.training.recompute;
-      row.max_bytes = a.memory.max_bytes;
-      row.hbm_bytes = a.memory.hbm_bytes;
-      row.fits = !a.memory.out_of_memory;
-      if (const auto step = stepFiguresOf(a)) {
-        row.step_time_s = step->time_s;
-        row.mfu = step->mfu;
-        row.bound_by = step->bound_by;
-        row.why = step->why;
-      }
-      row.scenario = scenario;
-      result.current = std::move(row);
-    } catch (const Error&) {
-      // The user's layout cannot be placed: the table says so by its absence.
-    }
+    const Analysis a = analyze(scenario, cache, cancel);
+    std::vector<MeshAxis> own;
+    for (const auto& p : a.axes) own.push_back({p.name, p.ici, p.dcn, AxisType::Explicit});
+    result.current = rowOf(a, own, rulesLabelOf(scenario.rules), scenario.training.zero_stage,
+                           scenario.training.recompute, scenario);
+  } catch (const Error&) {
+    // The user's layout cannot be placed: the table says so by its absence.
   }
 
   // Why each other family lost.

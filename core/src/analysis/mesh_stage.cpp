@@ -34,8 +34,8 @@ std::string explainAxis(const MeshPlacement& p, std::size_t logical, const std::
 
 } // namespace
 
-void buildMesh(const Scenario& scenario, Analysis& out) {
-  DeviceList devices = makeDevices(scenario.topology);
+MeshPlacementOf placeMesh(const Scenario& scenario, const DeviceList& devices) {
+  MeshPlacementOf out;
   const int slices = std::max(1, scenario.topology.slices);
   const auto perSlice = static_cast<std::int64_t>(devices.size()) / slices;
 
@@ -66,16 +66,28 @@ void buildMesh(const Scenario& scenario, Analysis& out) {
     HybridMeshOptions options;
     options.allow_split_physical_axes = scenario.mesh.allow_split_physical_axes;
     HybridPlacement placed = createHybridDeviceMesh(ici, dcn, devices, options);
-    out.mesh.grid = std::move(placed.grid);
+    out.grid = std::move(placed.grid);
     out.placements = std::move(placed.granules);
   } else {
     CreateMeshOptions options;
     options.allow_split_physical_axes = scenario.mesh.allow_split_physical_axes;
     options.contiguous_submeshes = scenario.mesh.contiguous_submeshes;
     MeshPlacement placed = createDeviceMesh(ici, devices, options);
-    out.mesh.grid = placed.grid;
+    out.grid = placed.grid;
     out.placements.push_back(std::move(placed));
   }
+  out.ici = ici;
+  out.dcn = dcn;
+  return out;
+}
+
+void buildMesh(const Scenario& scenario, Analysis& out) {
+  DeviceList devices = makeDevices(scenario.topology);
+  MeshPlacementOf placed = placeMesh(scenario, devices);
+  out.mesh.grid = std::move(placed.grid);
+  out.placements = std::move(placed.placements);
+  const Shape& ici = placed.ici;
+  const Shape& dcn = placed.dcn;
   out.mesh.devices = std::move(devices);
   out.axes.clear();
   const auto names = physicalAxisNames(out.mesh.devices.empty() ? std::string() : out.mesh.devices.front().device_kind);

@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 using namespace shardscope;
@@ -139,4 +141,141 @@ TEST_CASE("eval search answers the documented fields", "[search][eval]") {
   CHECK(bad["error"]["message"].get<std::string>().find("names no axis") != std::string::npos);
   const Json unknown = evalRequest({{"op", "search"}, {"scenario", scenario}, {"axis", {"tp"}}});
   CHECK(unknown["error"]["message"].get<std::string>().find("unknown field 'axis'") != std::string::npos);
+}
+
+namespace {
+
+// A 2-layer Llama (hidden 1024, MLP 4096, 8 heads, vocab 8192, untied head) as a Hugging Face
+// config.json, on a 16-chip v5e slice with a 256 x 1024-token batch: small enough to work the
+// step times out by hand.
+Scenario tinyLlamaWorld() {
+  const auto dir = std::filesystem::temp_directory_path() / "shardscope-search-tiny-llama";
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "config.json";
+  std::ofstream(file) << R"({"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
+    "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 8, "vocab_size": 8192,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16", "max_position_embeddings": 4096})";
+  Scenario s = defaultScenario();
+  s.topology = parseTopology("v5e:4x4");
+  s.model = {};
+  s.model.preset.clear();
+  s.model.path = file.string();
+  s.rules = {"fsdp-tp", {}};
+  s.training.micro_batch = 256;
+  s.training.seq_len = 1024;
+  s.training.recompute = Recompute::Selective;
+  s.mesh.axes = {{"fsdp", 16, 1, AxisType::Explicit}};
+  return s;
+}
+
+const LayoutRow* rowNamed(const LayoutSearchResult& r, const std::string& mesh) {
+  for (const auto& row : r.rows)
+    if (row.mesh == mesh) return &row;
+  return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("search ranks a tiny 2-layer model as worked out by hand", "[search]") {
+  LayoutSearchOptions o;
+  o.axes = {"fsdp", "tp"};
+  o.orders = false;
+  const auto r = searchLayouts(tinyLlamaWorld(), o);
+  // fsdp x tp over 16 chips: (16,1), (8,2), (4,4), (2,8), (1,16); tp 16 exceeds the 8 heads.
+  CHECK(r.candidates_total == 5);
+  REQUIRE(r.rejected.count("tp larger than the model's attention heads") == 1);
+  CHECK(r.rejected.at("tp larger than the model's attention heads") == 1);
+  REQUIRE(r.rows.size() == 4);
+
+  // Work per device. Matmul weights: 2 layers x (4 x 1024^2 attention + 3 x 1024 x 4096 MLP) +
+  // the 8192 x 1024 head = 41,943,040 elements, 6 FLOPs each per token (forward 2, backward 4).
+  // Attention core: 2 s_k (d_q + d_v) = 2 x 512.5 x 2048 = 2,099,200 per token and layer forward,
+  // x4 with the backward (2x) and the selective recompute (1x): 16,793,600 for both layers.
+  const double flopsPerToken = 6.0 * 41943040 + 16793600; // 268,451,840
+  // fsdp:16: 16 sequences of 1024 tokens per device. Every layout does the same FLOPs per device:
+  // tp halves the weights each device multiplies and doubles its tokens.
+  const double flopsPerDevice = 16384 * flopsPerToken;
+  const double compute = flopsPerDevice / (197e12 * 0.60); // v5e peak x flops_fraction: 37.2 ms
+  const LayoutRow* fsdp = rowNamed(r, "fsdp:16");
+  const LayoutRow* tp2 = rowNamed(r, "fsdp:8,tp:2");
+  const LayoutRow* tp4 = rowNamed(r, "fsdp:4,tp:4");
+  REQUIRE(fsdp);
+  REQUIRE(tp2);
+  REQUIRE(tp4);
+  // Pure FSDP: compute-bound; the weight gathers (84 MB per pass, ~100 us) hide behind 12 ms passes.
+  CHECK(*fsdp->step_time_s >= compute);
+  CHECK(*fsdp->step_time_s <= 1.15 * compute);
+  CHECK(fsdp->bound_by == "compute");
+  // tp = 2 adds an exposed all-reduce of [T_local, hidden] = 32768 x 1024 x 2 B = 67.1 MB per block
+  // (attention, MLP) and pass (forward, backward): 8 of them. A ring of 2 neighbours moves V per
+  // device over one link (2 x 45 GB/s both ways at most): at least 0.75 ms each, 6.0 ms in all.
+  const double tp2AllReduces = 8 * 67108864.0 / (2 * 45e9);
+  CHECK(*tp2->step_time_s - *fsdp->step_time_s >= 0.8 * tp2AllReduces);
+  // tp = 4 doubles the payload again (65536 tokens per device) on a ring of 4: slower still.
+  CHECK(*tp4->step_time_s > *tp2->step_time_s);
+  // So the order is fsdp:16, fsdp:8,tp:2, fsdp:4,tp:4, then fsdp:2,tp:8.
+  CHECK(r.rows[0].mesh == "fsdp:16");
+  CHECK(r.rows[1].mesh == "fsdp:8,tp:2");
+  CHECK(r.rows[2].mesh == "fsdp:4,tp:4");
+  CHECK(r.rows[3].mesh == "fsdp:2,tp:8");
+}
+
+TEST_CASE("small model, large batch: a pure batch layout wins", "[search]") {
+  // GPT-2 with 16 sequences per chip: every layout computes the same, tp only adds activations.
+  const auto r = searchLayouts(smallWorld(256), {});
+  REQUIRE(!r.rows.empty());
+  std::set<std::string> names;
+  for (const auto& [name, size] : r.rows.front().axes) names.insert(name);
+  CHECK(names.count("tp") == 0);
+  CHECK(r.rows.front().bound_by == "compute");
+}
+
+TEST_CASE("scaling book: Llama 3.1 70B with a ~4M-token batch on v5p", "[search]") {
+  Scenario s = defaultScenario();
+  s.model = {};
+  s.model.preset = "llama-3.1-70b";
+  s.mesh.axes = {{"fsdp", -1, 1, AxisType::Explicit}};
+  s.training.seq_len = 512;
+  LayoutSearchOptions o;
+  o.axes = {"fsdp", "tp"};
+  o.orders = false;
+  o.top = 1000;
+
+  // 8192 chips (16x16x32), 8192 x 512 = 4.19M tokens: 512 per chip. Pure FSDP gathers over all
+  // three wrapped axes: C/W = 4.59e14 / (3 axes x 2 directions x 90 GB/s) = 850 tokens, so the
+  // weight all-gathers cannot hide and the search says so for that row.
+  s.topology = parseTopology("v5p:16x16x32");
+  s.training.micro_batch = 8192;
+  const auto r = searchLayouts(s, o);
+  const LayoutRow* pure = rowNamed(r, "fsdp:8192");
+  REQUIRE(pure);
+  CHECK(pure->why.find("512 tokens per device is below C/W = 850") != std::string::npos);
+  CHECK(pure->why.find("fsdp weight all-gathers") != std::string::npos);
+  // Every fsdp x tp split with tp at most the 64 heads was analysed (8192 = 2^13: tp 1..64, 7
+  // sizes), the wider ones refused unanalysed (tp 128 .. 8192, 7 sizes).
+  CHECK(r.candidates_total == 14);
+  CHECK(r.rejected.at("tp larger than the model's attention heads") == 7);
+
+  // The full pod, 8960 = 2^8 x 5 x 7 chips: no weight dimension of the model (8192, 28672 =
+  // 2^12 x 7, 128256 = 2^8 x 3 x 167) divides by 8960, so pure FSDP replicates every weight:
+  // 70.6B parameters x 16 bytes (bf16 weight and gradient, fp32 Adam moments) > 95 GiB.
+  s.topology = parseTopology("v5p:16x20x28");
+  s.training.micro_batch = 8960;
+  o.axes = {"fsdp"};
+  const auto pod = searchLayouts(s, o);
+  CHECK(pod.rows.empty());
+  CHECK(pod.rejected.at("does not fit in HBM") == 1);
+}
+
+TEST_CASE("search refuses a model without an architecture config", "[search]") {
+  Scenario s = smallWorld(2);
+  s.model = {};
+  s.model.preset.clear();
+  s.model.path = std::string(SHARDSCOPE_TEST_DATA) + "/tiny.safetensors";
+  CHECK_THROWS_WITH(searchLayouts(s, {}), Catch::Contains("has no architecture config"));
+  // And a count no factorisation fits: 16 chips with every axis at most 1.
+  LayoutSearchOptions o;
+  o.axes = {"fsdp"};
+  o.max_size = {{"fsdp", 1}};
+  CHECK_THROWS_WITH(searchLayouts(smallWorld(2), o), Catch::Contains("no way to split 16 devices over 1 axes"));
 }

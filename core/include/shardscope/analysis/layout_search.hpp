@@ -73,7 +73,9 @@ struct LayoutSearchResult {
 // Progress: (evaluated, total). May be called from worker threads, at most every few candidates.
 using LayoutSearchProgress = std::function<void(std::int64_t, std::int64_t)>;
 
-// Throws ValueError for options that name no usable axis or a device count no factorisation fits.
+// Throws ValueError for options that name no usable axis, a device count no factorisation fits, or a
+// model without an architecture config (no step time to rank by). A tp axis wider than the model's
+// attention heads is refused unanalysed ("tp larger than the model's attention heads").
 LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOptions& options,
                                  const LayoutSearchProgress& progress = {}, const std::atomic<bool>* cancel = nullptr);
 

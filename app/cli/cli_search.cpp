@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+// `shardscope-cli search`: which layout should I run? Runs the core layout search
+// (analysis/layout_search.hpp) over the workspace and prints the ranked candidates, the
+// workspace's own layout evaluated the same way, what was rejected and why, and one line per
+// family of layouts saying why its best member lost. `--format json` prints layoutSearchToJson.
+#include "cli.hpp"
+#include "cli_options.hpp"
+#include "text_table.hpp"
+
+#include "shardscope/analysis/layout_search.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+
+namespace shardscope::cli {
+
+namespace {
+
+void usage(std::ostream& out) {
+  out << "Usage: shardscope-cli search [WORKSPACE.json] [--axes dp,fsdp,tp] [--top N] [--max AXIS=N,...]\n"
+         "                             [--presets A,B] [--zero 0,1,2] [--recompute none,selective,full]\n"
+         "                             [--no-orders] [--format table|json]\n\n"
+         "Which layout should I run? Every way to split the workspace's devices over the axes (each\n"
+         "axis order JAX places differently, each rule preset, ZeRO stage and recompute policy) is run\n"
+         "through the full analysis (placement, shards, memory, step time) and ranked by step time\n"
+         "among those that fit in HBM, then by memory. Prints the best N, the workspace's own layout,\n"
+         "the rejected candidates by reason and, per family of layouts, why its best member lost.\n"
+         "Model, topology, batch and sequence come from the workspace (default: the built-in one).\n\n"
+         "  --axes A,B,...      axes a layout may use: dp, fsdp, tp, ep, sp (default dp,fsdp,tp,\n"
+         "                      + ep for MoE models, + sp for sequences of 32k tokens or more)\n"
+         "  --top N             rows to print (default 20)\n"
+         "  --max AXIS=N,...    largest size per axis, e.g. tp=8\n"
+         "  --presets A,B       rule presets to try (default: the workspace's, and fsdp-tp or ep)\n"
+         "  --zero 0,1,2        ZeRO stages to try (default: the workspace's)\n"
+         "  --recompute P,...   recompute policies to try: none, selective, full (default: the workspace's)\n"
+         "  --no-orders         only the canonical axis order (dp, fsdp, ep, sp, tp)\n"
+         "  --format F          table (default) or json (the eval op `search`'s result, docs/eval.md)\n\n"
+         "Step time and MFU are from the step estimate (docs/step-time.md); memory is the fullest\n"
+         "device's bytes against the chip's HBM. Exit status 1 when the search cannot use the options\n"
+         "(an axis no rule preset knows, a device count no split within the limits fits).\n";
+}
+
+std::vector<std::string> splitList(const std::string& flag, const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (part.empty()) throw UsageError(flag + " has an empty entry in '" + text + "'");
+    out.push_back(part);
+  }
+  if (out.empty() || text.back() == ',') throw UsageError(flag + " has an empty entry in '" + text + "'");
+  return out;
+}
+
+std::int64_t positiveInt(const std::string& flag, const std::string& text, std::int64_t largest) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 1 || v > largest)
+    throw UsageError(flag + " must be an integer from 1 to " + std::to_string(largest) + ", got '" + text + "'");
+  return v;
+}
+
+std::string fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+std::string seconds(double s) {
+  if (s >= 1) return fixed(s, 3) + " s";
+  if (s >= 1e-3) return fixed(s * 1e3, 2) + " ms";
+  return fixed(s * 1e6, 1) + " us";
+}
+
+const char* recomputeText(Recompute r) {
+  switch (r) {
+  case Recompute::None:
+    return "none";
+  case Recompute::Selective:
+    return "selective";
+  case Recompute::Full:
+    return "full";
+  }
+  return "selective";
+}
+
+std::vector<std::string> cells(const std::string& rank, const LayoutRow& r) {
+  return {rank,
+          r.mesh,
+          r.rules,
+          std::to_string(r.zero_stage),
+          recomputeText(r.recompute),
+          r.step_time_s ? seconds(*r.step_time_s) : "-",
+          r.mfu ? fixed(*r.mfu * 100, 1) + "%" : "-",
+          formatBytes(r.max_bytes) + " / " + (r.hbm_bytes > 0 ? formatBytes(r.hbm_bytes) : std::string("?")),
+          r.bound_by.empty() ? "-" : r.bound_by};
+}
+
+void printResult(const LayoutSearchResult& r, std::ostream& out) {
+  out << r.candidates_total << " candidate layouts (" << r.merged << " equivalent orders merged), " << r.evaluated
+      << " analysed" << (r.cancelled ? " (cancelled)" : "") << "\n\n";
+  TextTable t;
+  t.header = {"rank", "mesh", "rules", "ZeRO", "recompute", "step", "MFU", "max memory / HBM", "bound by"};
+  t.right_aligned = {true, false, false, true, false, true, true, true, false};
+  for (std::size_t i = 0; i < r.rows.size(); ++i) t.rows.push_back(cells(std::to_string(i + 1), r.rows[i]));
+  if (r.current) {
+    // The workspace's own layout, evaluated the same way, under the ranked rows.
+    t.rows.push_back(cells(r.current->fits ? "now" : "now (OOM)", *r.current));
+  }
+  if (r.rows.empty()) out << "no candidate layout fits in HBM\n";
+  t.print(out);
+  if (!r.current) out << "now: the workspace's own layout cannot be placed\n";
+
+  if (!r.rejected.empty()) {
+    out << "\nrejected:";
+    bool first = true;
+    for (const auto& [why, n] : r.rejected) {
+      out << (first ? " " : ", ") << n << " " << why;
+      first = false;
+    }
+    out << "\n";
+  }
+  if (!r.families.empty()) {
+    out << "\nwhy each family of layouts loses:\n";
+    for (const auto& line : r.families) out << "  " << line << "\n";
+  }
+}
+
+} // namespace
+
+int runSearch(const Args& args, Streams io) {
+  if (wantsHelp(args)) {
+    usage(io.out);
+    return 0;
+  }
+  static constexpr Flag kFlags[] = {
+      {"--axes"},  {"--top"}, {"--max"}, {"--presets"}, {"--zero"}, {"--recompute"}, {"--no-orders", false},
+      {"--format"}};
+  const ParsedArgs opts = parseArgs(args, kFlags, 1, "workspace file");
+  const std::string format = opts.valueOr("--format", "table");
+  if (format != "table" && format != "json") throw UsageError("--format must be table or json, got '" + format + "'");
+
+  LayoutSearchOptions options;
+  options.threads = 2;
+  if (const auto v = opts.value("--axes")) options.axes = splitList("--axes", *v);
+  if (const auto v = opts.value("--top")) options.top = static_cast<std::size_t>(positiveInt("--top", *v, 10000));
+  if (const auto v = opts.value("--max")) {
+    for (const auto& entry : splitList("--max", *v)) {
+      const auto eq = entry.find('=');
+      if (eq == std::string::npos || eq == 0) throw UsageError("--max entries are AXIS=N, got '" + entry + "'");
+      const std::string axis = entry.substr(0, eq);
+      if (options.max_size.count(axis)) throw UsageError("--max names axis '" + axis + "' twice");
+      options.max_size[axis] = positiveInt("--max " + axis, entry.substr(eq + 1), std::int64_t{1} << 40);
+    }
+  }
+  if (const auto v = opts.value("--presets")) {
+    for (const auto& p : splitList("--presets", *v)) {
+      try {
+        presetRules(p);
+      } catch (const Error&) {
+        std::string names;
+        for (const auto& info : rulePresets()) names += (names.empty() ? "" : ", ") + info.name;
+        throw UsageError("--presets: '" + p + "' is not a rule preset (" + names + ")");
+      }
+      options.presets.push_back(p);
+    }
+  }
+  if (const auto v = opts.value("--zero")) {
+    for (const auto& z : splitList("--zero", *v)) {
+      if (z != "0" && z != "1" && z != "2") throw UsageError("--zero stages are 0, 1 or 2, got '" + z + "'");
+      options.zero_stages.push_back(z[0] - '0');
+    }
+  }
+  if (const auto v = opts.value("--recompute")) {
+    for (const auto& p : splitList("--recompute", *v)) {
+      if (p == "none")
+        options.recompute.push_back(Recompute::None);
+      else if (p == "selective")
+        options.recompute.push_back(Recompute::Selective);
+      else if (p == "full")
+        options.recompute.push_back(Recompute::Full);
+      else
+        throw UsageError("--recompute policies are none, selective or full, got '" + p + "'");
+    }
+  }
+  options.orders = !opts.has("--no-orders");
+
+  const Scenario scenario =
+      opts.positionals().empty() ? defaultScenario() : loadScenarioFile(opts.positionals().front());
+  const LayoutSearchResult result = searchLayouts(scenario, options);
+  if (format == "json")
+    io.out << dumpJson(layoutSearchToJson(result), 2) << "\n";
+  else
+    printResult(result, io.out);
+  return 0;
+}
+
+} // namespace shardscope::cli
