@@ -101,6 +101,15 @@ TEST_CASE("the Step dock shows the step time, MFU and where the seconds go", "[u
   CHECK(table->item(1, 0)->text() == "tp");
   CHECK(table->item(1, 2)->text() == "70.4 GiB");
   CHECK(table->item(1, 5)->text() == table->item(1, 3)->text());
+
+  // Serving has no step estimate: the dock says why instead of the bar.
+  window.document()->edit("serve", [](Scenario& s) { s.training.workload = Workload::Serving; });
+  REQUIRE(window.waitForAnalysis());
+  REQUIRE_FALSE(window.physicalView()->analysis()->step.estimated);
+  CHECK(panel->bar()->segments().empty());
+  CHECK(panel->reasonLabel()->isVisibleTo(panel));
+  CHECK_FALSE(panel->timeLabel()->isVisibleTo(panel));
+  CHECK(panel->reasonLabel()->text().contains("serving is not modelled yet"));
 }
 
 TEST_CASE("under a pipeline the Step bar shows the bubble and still sums to the step", "[ui][step][pipeline]") {
@@ -245,6 +254,20 @@ TEST_CASE("hovering an axis in the Step bar colours the physical view by its gro
   QEvent leave(QEvent::Leave);
   QCoreApplication::sendEvent(bar, &leave);
   CHECK(bar->hovered() == -1);
+  CHECK(selection->mode() == OverlayMode::Process);
+  CHECK(selection->axis() == 0);
+
+  // A row of the per-axis table does the same: tp's row, then leaving the table.
+  emit panel->axisTable()->cellEntered(1, 3);
+  CHECK(panel->highlightedAxis() == "tp");
+  CHECK(selection->mode() == OverlayMode::Group);
+  CHECK(selection->axis() == 1);
+  emit panel->axisTable()->cellEntered(0, 0);
+  CHECK(selection->axis() == 0); // fsdp's groups
+  CHECK(selection->mode() == OverlayMode::Group);
+  QEvent leaveTable(QEvent::Leave);
+  QCoreApplication::sendEvent(panel->axisTable()->viewport(), &leaveTable);
+  CHECK(panel->highlightedAxis().isEmpty());
   CHECK(selection->mode() == OverlayMode::Process);
   CHECK(selection->axis() == 0);
 }

@@ -5,6 +5,7 @@
 #include "charts/step_bar.hpp"
 #include "views/device_overlay.hpp"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -125,6 +126,13 @@ StepPanel::StepPanel(ViewSelection* selection, QWidget* parent) : QWidget(parent
   stack->addWidget(reason_);
 
   connect(bar_, &StepBar::hoveredChanged, this, &StepPanel::onHovered);
+  // A row of the table highlights its axis as its piece of the bar does.
+  table_->setMouseTracking(true);
+  table_->viewport()->installEventFilter(this);
+  connect(table_, &QTableWidget::cellEntered, this, [this](int row, int) {
+    const QTableWidgetItem* item = table_->item(row, 0);
+    highlightAxis(item ? item->text() : QString());
+  });
   setWhatsThis(tr("<b>Step</b><br>How long one training step takes on this layout: compute at the chip's peak × "
                   "flops_fraction, time waiting on HBM, the optimizer update, the pipeline bubble and the "
                   "communication each mesh axis cannot hide behind compute. Hover a piece of the bar for what it "
@@ -216,6 +224,11 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     }
     ++row;
   }
+}
+
+bool StepPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_->viewport() && event->type() == QEvent::Leave) highlightAxis({});
+  return QWidget::eventFilter(watched, event);
 }
 
 void StepPanel::onHovered(int index) {

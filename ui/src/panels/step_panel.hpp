@@ -4,7 +4,8 @@
 // go: compute, HBM, optimizer, pipeline bubble, exposed communication per axis), the estimate's
 // one-sentence verdict, the figures it used with their sources (chip / default / user), and a
 // table of what each mesh axis carries. Hovering an axis' piece of the bar colours the physical
-// view by that axis' groups (the rings its collectives run on) and puts the overlay back after.
+// view by that axis' groups (the rings its collectives run on), as hovering its row of the table
+// does, and puts the overlay back after.
 #pragma once
 
 #include "shardscope/analysis/analysis.hpp"
@@ -39,6 +40,9 @@ public:
   QTableWidget* axisTable() const { return table_; }
   // The axis whose groups the physical view shows because of a hover, empty when none.
   const QString& highlightedAxis() const { return highlighted_; }
+
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
   void onHovered(int index);
