@@ -18,6 +18,7 @@
 #include "views/pipeline_timeline_view.hpp"
 #include "document/scenario_document.hpp"
 #include "panels/sharding_panel.hpp"
+#include "panels/step_panel.hpp"
 #include "views/theme.hpp"
 #include "panels/topology_editor.hpp"
 #include "panels/training_panel.hpp"
@@ -127,6 +128,10 @@ void MainWindow::createDocks() {
   comm_ = new CommChart(this);
   auto* commDock = makeDock(tr("Communication"), "CommDock", comm_, Qt::BottomDockWidgetArea);
   splitDockWidget(memoryDock, commDock, Qt::Horizontal);
+  // Step time: tabbed with the communication it breaks down (View > Step, or --dock Step).
+  step_ = new StepPanel(selection_, this);
+  tabifyDockWidget(commDock, makeDock(tr("Step"), "StepDock", step_, Qt::BottomDockWidgetArea));
+  commDock->raise();
   // The bottom area spans only the centre; the side docks keep the full height.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
@@ -300,6 +305,7 @@ void MainWindow::onAnalysisFinished() {
   for (const auto& [kind, view] : views_) view->setAnalysis(analysis);
   logical_->setError({}, std::nullopt);
   pipeline_->setAnalysis(analysis);
+  step_->setAnalysis(analysis);
   // A workspace with a pipeline opens its dock once; after that the user decides.
   if (analysis->pipeline && !pipelineShown_) {
     pipelineShown_ = true;

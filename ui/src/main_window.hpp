@@ -28,6 +28,7 @@ class PhysicalView;
 class PipelinePanel;
 class ScenarioDocument;
 class ShardingPanel;
+class StepPanel;
 class Autosave;
 class TopologyEditor;
 class ViewSelection;
@@ -73,6 +74,7 @@ public:
   MemoryChart* memoryChart() const { return memory_; }
   CommChart* commChart() const { return comm_; }
   PipelinePanel* pipelinePanel() const { return pipeline_; }
+  StepPanel* stepPanel() const { return step_; }
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -102,6 +104,7 @@ private:
   ShardingPanel* sharding_ = nullptr;
   MemoryChart* memory_ = nullptr;
   CommChart* comm_ = nullptr;
+  StepPanel* step_ = nullptr;
   // The catalogue's views as this window shows them, in menu order: fed each analysis, exported.
   std::vector<std::pair<const ViewKind*, AnalysisView*>> views_;
   PipelinePanel* pipeline_ = nullptr;

@@ -3,11 +3,14 @@
 
 #include "document/scenario_document.hpp"
 #include "shardscope/base/dtype.hpp"
+#include "shardscope/cost/step_time.hpp"
+#include "shardscope/hardware/chips.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QLabel>
 #include <QRegularExpression>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -39,6 +42,21 @@ QString joinAxes(const std::vector<std::string>& axes) {
   QStringList parts;
   for (const auto& a : axes) parts << QString::fromStdString(a);
   return parts.join(", ");
+}
+
+// A calibration knob: 0 is "unset" (shows the default it falls back to), any other value the
+// user's own figure.
+QDoubleSpinBox* calibrationSpin(QWidget* parent, double max, int decimals, double step, const QString& unit,
+                                const QString& tip) {
+  auto* box = new QDoubleSpinBox(parent);
+  box->setRange(0, max);
+  box->setDecimals(decimals);
+  box->setSingleStep(step);
+  box->setSuffix(unit + QObject::tr(" (user)"));
+  box->setKeyboardTracking(false);
+  box->setToolTip(tip + QObject::tr("<br>At the bottom of the range (0) the value is unset: the default shown "
+                                    "applies, and the Step dock labels it \"default\" or \"chip\"."));
+  return box;
 }
 } // namespace
 
@@ -104,6 +122,13 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
     edit(tr("Sequence length"), "training.seq_len", [v](Scenario& s) { s.training.seq_len = v; });
   });
   form->addRow(tr("Sequence length"), seqLen_);
+  microbatches_ = spin(1, 1 << 30,
+                       tr("Gradient accumulation: micro-batches per optimizer step (the global batch is "
+                          "micro-batch × this). Memory holds one; the step time runs them all."));
+  connect(microbatches_, &QSpinBox::valueChanged, this, [=, this](int v) {
+    edit(tr("Micro-batches per step"), "training.microbatches", [v](Scenario& s) { s.training.microbatches = v; });
+  });
+  form->addRow(tr("Micro-batches / step"), microbatches_);
 
   recompute_ = new QComboBox(this);
   recompute_->addItems({tr("None"), tr("Selective"), tr("Full")});
@@ -127,6 +152,14 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
     edit(tr("Sequence axes"), "training.seq_axes", [axes](Scenario& s) { s.training.seq_axes = axes; });
   });
   form->addRow(tr("Sequence axes"), seqAxes_);
+  sequenceParallel_ = new QCheckBox(tr("Sequence parallel (Megatron)"), this);
+  sequenceParallel_->setToolTip(tr("Layer norms and dropouts split over the tensor axis (less activation memory), "
+                                   "and each tensor-parallel all-reduce becomes an all-gather / reduce-scatter pair"));
+  connect(sequenceParallel_, &QCheckBox::toggled, this, [=, this](bool on) {
+    edit(tr("Sequence parallel"), "training.sequence_parallel",
+         [on](Scenario& s) { s.training.sequence_parallel = on; });
+  });
+  form->addRow(QString(), sequenceParallel_);
 
   serveBatch_ = spin(1, 1 << 20, tr("Concurrent sequences when serving"));
   connect(serveBatch_, &QSpinBox::valueChanged, this, [=, this](int v) {
@@ -163,6 +196,58 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   });
   form->addRow(tr("HBM per chip"), hbm_);
 
+  // The step estimate's calibration (the workspace's performance section, docs/step-time.md).
+  auto* heading = new QLabel(tr("<b>Step time calibration</b>"), this);
+  heading->setToolTip(tr("How much of the chip's published peaks a real step achieves; the Step dock shows the "
+                         "estimate these give"));
+  form->addRow(heading);
+  auto fractionEdit = [=, this](QDoubleSpinBox* box, const QString& text, const QString& key,
+                                std::optional<double> PerformanceOptions::*field) {
+    connect(box, &QDoubleSpinBox::valueChanged, this, [=, this](double v) {
+      edit(text, key, [v, field](Scenario& s) {
+        if (v <= 0)
+          (s.performance.*field).reset();
+        else
+          s.performance.*field = v;
+      });
+    });
+  };
+  flopsFraction_ = calibrationSpin(this, 1, 3, 0.01, {},
+                                   tr("Fraction of the chip's peak bf16 FLOP/s the step's matmuls achieve "
+                                      "(performance.flops_fraction), in (0, 1]"));
+  fractionEdit(flopsFraction_, tr("FLOPs fraction"), "performance.flops_fraction", &PerformanceOptions::flops_fraction);
+  form->addRow(tr("FLOPs fraction"), flopsFraction_);
+  linkFraction_ = calibrationSpin(this, 1, 3, 0.01, {},
+                                  tr("Fraction of every link's bandwidth collectives achieve "
+                                     "(performance.link_fraction), in (0, 1]"));
+  fractionEdit(linkFraction_, tr("Link fraction"), "performance.link_fraction", &PerformanceOptions::link_fraction);
+  form->addRow(tr("Link fraction"), linkFraction_);
+  hbmFraction_ = calibrationSpin(this, 1, 3, 0.01, {},
+                                 tr("Fraction of HBM bandwidth streaming kernels achieve (performance.hbm_fraction), "
+                                    "in (0, 1]"));
+  fractionEdit(hbmFraction_, tr("HBM fraction"), "performance.hbm_fraction", &PerformanceOptions::hbm_fraction);
+  form->addRow(tr("HBM fraction"), hbmFraction_);
+  hopLatency_ = calibrationSpin(this, 1e6, 3, 0.1, tr(" µs"),
+                                tr("Seconds per ICI/NVLink hop as collectives see it (performance.hop_latency), "
+                                   "entered in microseconds"));
+  connect(hopLatency_, &QDoubleSpinBox::valueChanged, this, [=, this](double us) {
+    edit(tr("Hop latency"), "performance.hop_latency", [us](Scenario& s) {
+      if (us <= 0)
+        s.performance.hop_latency.reset();
+      else
+        s.performance.hop_latency = us * 1e-6;
+    });
+  });
+  form->addRow(tr("Hop latency"), hopLatency_);
+  overlapTensor_ = new QCheckBox(tr("Overlap tensor-parallel comm"), this);
+  overlapTensor_->setToolTip(tr("Tensor-parallel activation collectives hide behind compute (collective matmuls); "
+                                "off: they sit on the critical path (performance.overlap_tensor_comm)"));
+  connect(overlapTensor_, &QCheckBox::toggled, this, [=, this](bool on) {
+    edit(tr("Overlap tensor comm"), "performance.overlap_tensor_comm",
+         [on](Scenario& s) { s.performance.overlap_tensor_comm = on; });
+  });
+  form->addRow(QString(), overlapTensor_);
+
   setWhatsThis(tr("<b>Workload</b><br>What the memory and communication estimates assume: training with an "
                   "optimizer, or serving with a KV cache."));
   connect(document_, &ScenarioDocument::scenarioChanged, this, &TrainingPanel::syncFromScenario);
@@ -172,7 +257,9 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
 void TrainingPanel::syncFromScenario() {
   const TrainingOptions& t = document_->scenario().training;
   const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_),
-      b7(recompute_), b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_);
+      b7(recompute_), b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_), b13(microbatches_),
+      b14(sequenceParallel_), b15(flopsFraction_), b16(linkFraction_), b17(hbmFraction_), b18(hopLatency_),
+      b19(overlapTensor_);
   workload_->setCurrentIndex(t.workload == Workload::Training ? 0 : 1);
   showDtype(dtype_, t.param_dtype);
   optimizer_->setCurrentIndex(static_cast<int>(t.optimizer));
@@ -187,10 +274,40 @@ void TrainingPanel::syncFromScenario() {
   contextLen_->setValue(static_cast<int>(std::min<std::int64_t>(t.context_len, contextLen_->maximum())));
   showDtype(kvDtype_, t.kv_dtype);
   hbm_->setValue(t.hbm_bytes_override ? *t.hbm_bytes_override / (1024.0 * 1024.0 * 1024.0) : 0.0);
+  microbatches_->setValue(static_cast<int>(std::min<std::int64_t>(t.microbatches, microbatches_->maximum())));
+  sequenceParallel_->setChecked(t.sequence_parallel);
+
+  // What an unset knob falls back to: the chip's defaults (step_calibration.cpp), the hop latency
+  // from the link overrides when they set one.
+  const Scenario& scenario = document_->scenario();
+  const PerformanceOptions& perf = scenario.performance;
+  StepCalibration defaults;
+  const ChipSpec* chip = findChip(scenario.topology.chip);
+  if (chip) defaults = defaultCalibration(*chip);
+  QString hopSource = chip ? tr("chip") : tr("default");
+  if (scenario.links.ici_latency) {
+    defaults.hop_latency.value = *scenario.links.ici_latency;
+    hopSource = tr("links");
+  }
+  auto showFraction = [](QDoubleSpinBox* box, const std::optional<double>& value, double fallback) {
+    box->setSpecialValueText(tr("%1 (default)").arg(QString::number(fallback, 'g', 3)));
+    box->setValue(value.value_or(0.0));
+  };
+  showFraction(flopsFraction_, perf.flops_fraction, defaults.flops_fraction.value);
+  showFraction(linkFraction_, perf.link_fraction, defaults.link_fraction.value);
+  showFraction(hbmFraction_, perf.hbm_fraction, defaults.hbm_fraction.value);
+  hopLatency_->setSpecialValueText(
+      tr("%1 µs (%2)").arg(QString::number(defaults.hop_latency.value * 1e6, 'g', 3), hopSource));
+  hopLatency_->setValue(perf.hop_latency ? *perf.hop_latency * 1e6 : 0.0);
+  overlapTensor_->setChecked(perf.overlap_tensor_comm);
+
   const bool training = t.workload == Workload::Training;
   for (QWidget* w :
        {static_cast<QWidget*>(optimizer_), static_cast<QWidget*>(master_), static_cast<QWidget*>(zero_),
-        static_cast<QWidget*>(microBatch_), static_cast<QWidget*>(seqLen_), static_cast<QWidget*>(recompute_)})
+        static_cast<QWidget*>(microBatch_), static_cast<QWidget*>(seqLen_), static_cast<QWidget*>(recompute_),
+        static_cast<QWidget*>(microbatches_), static_cast<QWidget*>(sequenceParallel_),
+        static_cast<QWidget*>(flopsFraction_), static_cast<QWidget*>(linkFraction_),
+        static_cast<QWidget*>(hbmFraction_), static_cast<QWidget*>(hopLatency_), static_cast<QWidget*>(overlapTensor_)})
     w->setEnabled(training);
   for (QWidget* w :
        {static_cast<QWidget*>(serveBatch_), static_cast<QWidget*>(contextLen_), static_cast<QWidget*>(kvDtype_)})

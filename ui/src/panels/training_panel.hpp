@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The workload options the memory estimate depends on: training (parameter dtype, optimizer,
 // micro-batch, sequence length, recomputation, batch axes) or serving (batch, context, KV dtype),
-// and an optional HBM override. Each change is one undoable edit.
+// an optional HBM override, and the step estimate's knobs (micro-batches per step, sequence
+// parallelism, the performance calibration). Each change is one undoable edit.
 #pragma once
 
 #include <QWidget>
@@ -22,6 +23,15 @@ public:
   explicit TrainingPanel(ScenarioDocument* document, QWidget* parent = nullptr);
   QComboBox* workloadCombo() const { return workload_; }
   QComboBox* zeroCombo() const { return zero_; }
+  QSpinBox* microbatchesSpin() const { return microbatches_; }
+  QCheckBox* sequenceParallelBox() const { return sequenceParallel_; }
+  // The step estimate's calibration (the workspace's performance section): 0 shows "default (...)"
+  // and leaves the value unset, anything else is the user's.
+  QDoubleSpinBox* flopsFractionSpin() const { return flopsFraction_; }
+  QDoubleSpinBox* linkFractionSpin() const { return linkFraction_; }
+  QDoubleSpinBox* hbmFractionSpin() const { return hbmFraction_; }
+  QDoubleSpinBox* hopLatencySpin() const { return hopLatency_; } // microseconds
+  QCheckBox* overlapTensorBox() const { return overlapTensor_; }
 
 private:
   void syncFromScenario();
@@ -41,6 +51,13 @@ private:
   QSpinBox* contextLen_;
   QComboBox* kvDtype_;
   QDoubleSpinBox* hbm_;
+  QSpinBox* microbatches_;
+  QCheckBox* sequenceParallel_;
+  QDoubleSpinBox* flopsFraction_;
+  QDoubleSpinBox* linkFraction_;
+  QDoubleSpinBox* hbmFraction_;
+  QDoubleSpinBox* hopLatency_;
+  QCheckBox* overlapTensor_;
 };
 
 } // namespace shardscope::ui

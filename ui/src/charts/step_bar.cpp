@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "charts/step_bar.hpp"
+
+#include "views/device_overlay.hpp"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace shardscope::ui {
+
+namespace {
+
+constexpr double kMargin = 4;
+
+// Warm colours for communication (one per axis, in mesh order), cool ones for the work.
+QColor commColor(int axisIndex) {
+  static const std::array<QColor, 6> warm = {QColor(0xe15759), QColor(0xf28e2b), QColor(0xedc948),
+                                             QColor(0xff9da7), QColor(0x9c755f), QColor(0xd37295)};
+  return warm[static_cast<std::size_t>(std::max(0, axisIndex)) % warm.size()];
+}
+
+QString percentOf(double part, double whole) {
+  return whole > 0 ? QStringLiteral("%1%").arg(100.0 * part / whole, 0, 'f', 1) : QStringLiteral("–");
+}
+
+QString collectiveText(const StepCollective& c) {
+  const auto kind = collectiveName(c.kind);
+  return QObject::tr("%1 %2: %3 per step, %4 calls, %5%6")
+      .arg(QString::fromLatin1(kind.data(), static_cast<qsizetype>(kind.size())), QString::fromStdString(c.purpose),
+           formatBytes(c.bytes))
+      .arg(c.count, 0, 'g', 4)
+      .arg(formatSeconds(c.seconds), c.overlappable ? QObject::tr(" (can hide)") : QObject::tr(" (critical path)"));
+}
+
+} // namespace
+
+QString formatSeconds(double seconds) {
+  const double a = std::abs(seconds);
+  if (a >= 1 || a == 0) return QStringLiteral("%1 s").arg(QString::number(seconds, 'g', 3));
+  if (a >= 1e-3) return QStringLiteral("%1 ms").arg(QString::number(seconds * 1e3, 'g', 3));
+  return QStringLiteral("%1 µs").arg(QString::number(seconds * 1e6, 'g', 3));
+}
+
+std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis) {
+  std::vector<StepBarSegment> out;
+  const StepEstimate& step = analysis.step;
+  if (!step.estimated || !(step.time_s > 0)) return out;
+  const double total = step.time_s;
+  const double hbmOnly = std::max(0.0, step.hbm_s - step.optimizer_s);
+  double compute = step.compute_s;
+  double hbm = hbmOnly;
+  double bubble = 0;
+  const PipelineAnalysis* pipe =
+      analysis.pipeline && analysis.pipeline->scheduled && analysis.pipeline->time_unit == "s" ? &*analysis.pipeline
+                                                                                               : nullptr;
+  if (pipe) {
+    // The schedule holds the work: each rank is busy (1 - bubble) of the makespan on average.
+    const double busy = pipe->makespan * (1 - pipe->bubble_overall);
+    bubble = pipe->makespan * pipe->bubble_overall;
+    const double work = step.compute_s + hbmOnly;
+    compute = work > 0 ? busy * step.compute_s / work : busy;
+    hbm = work > 0 ? busy * hbmOnly / work : 0;
+  }
+  const QString share = QObject::tr("<br>%1 of the step.");
+  auto add = [&](StepBarSegment s) {
+    s.tooltip += share.arg(percentOf(s.seconds, total));
+    out.push_back(std::move(s));
+  };
+  const QString perRank = pipe ? QObject::tr("<br>Under the pipeline: one rank's mean busy time in the schedule, "
+                                             "shared between compute and HBM as the estimate shares them.")
+                               : QString();
+  add({StepBarSegment::Kind::Compute,
+       {},
+       compute,
+       QObject::tr("compute"),
+       QObject::tr("<b>Compute: %1</b><br>Every micro-batch's matmul and attention FLOPs (forward, backward and "
+                   "recompute) at the chip's peak × flops_fraction.%2")
+           .arg(formatSeconds(compute), perRank),
+       QColor(0x4e79a7)});
+  add({StepBarSegment::Kind::Hbm,
+       {},
+       hbm,
+       QObject::tr("HBM-bound"),
+       QObject::tr("<b>HBM-bound: %1</b><br>Time matmuls wait on HBM beyond their FLOPs (the roofline: weights and "
+                   "activations moved at HBM bandwidth × hbm_fraction).%2")
+           .arg(formatSeconds(hbm), perRank),
+       QColor(0x76b7b2)});
+  add({StepBarSegment::Kind::Optimizer,
+       {},
+       step.optimizer_s,
+       QObject::tr("optimizer"),
+       QObject::tr("<b>Optimizer update: %1</b><br>Reading parameters, gradients and optimizer state and writing them "
+                   "back through HBM, once per step over each device's optimizer shard.")
+           .arg(formatSeconds(step.optimizer_s)),
+       QColor(0xb07aa1)});
+  if (pipe)
+    add({StepBarSegment::Kind::Bubble,
+         {},
+         bubble,
+         QObject::tr("pipeline bubble"),
+         QObject::tr("<b>Pipeline bubble: %1</b><br>Ranks idle in the %2 schedule: %3% of its %4 makespan "
+                     "(%5 micro-batches on %6 ranks). More micro-batches or an interleaved schedule shrink it.")
+             .arg(formatSeconds(bubble))
+             .arg(QString::fromLatin1(pipelineScheduleKindName(pipe->schedule).data()))
+             .arg(100 * pipe->bubble_overall, 0, 'f', 1)
+             .arg(formatSeconds(pipe->makespan))
+             .arg(pipe->microbatches)
+             .arg(pipe->rank_count),
+         QColor(0xbab0ac)});
+  for (const StepAxis& a : step.per_axis) {
+    if (!(a.exposed > 0)) continue;
+    const auto& names = analysis.mesh.axis_names;
+    const int index = static_cast<int>(std::find(names.begin(), names.end(), a.axis) - names.begin());
+    QStringList lines;
+    for (const auto& c : a.collectives) lines << collectiveText(c);
+    add({StepBarSegment::Kind::Comm, QString::fromStdString(a.axis), a.exposed,
+         QObject::tr("comm %1").arg(QString::fromStdString(a.axis)),
+         QObject::tr("<b>Exposed communication on '%1': %2</b><br>Of %3 in collectives per step (%4 per device), "
+                     "%5 hide behind compute; the rest waits on the axis' rings.<br>%6<br><i>Hover highlights the "
+                     "axis' groups on the physical view.</i>")
+             .arg(QString::fromStdString(a.axis).toHtmlEscaped(), formatSeconds(a.exposed), formatSeconds(a.seconds),
+                  formatBytes(a.bytes), formatSeconds(a.overlapped), lines.join("<br>")),
+         commColor(index)});
+  }
+  return out;
+}
+
+StepBar::StepBar(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  setMinimumHeight(36);
+}
+
+void StepBar::setSegments(std::vector<StepBarSegment> segments) {
+  segments_ = std::move(segments);
+  total_ = 0;
+  for (const auto& s : segments_) total_ += s.seconds;
+  if (hovered_ >= static_cast<int>(segments_.size())) setHovered(-1);
+  update();
+}
+
+QRectF StepBar::barRect() const { return QRectF(rect()).adjusted(kMargin, kMargin, -kMargin, -kMargin); }
+
+QRectF StepBar::segmentRect(int index) const {
+  if (index < 0 || index >= static_cast<int>(segments_.size()) || !(total_ > 0)) return {};
+  const QRectF bar = barRect();
+  double x = bar.left();
+  for (int i = 0; i < index; ++i) x += bar.width() * segments_[static_cast<std::size_t>(i)].seconds / total_;
+  const double w = bar.width() * segments_[static_cast<std::size_t>(index)].seconds / total_;
+  return QRectF(x, bar.top(), w, bar.height());
+}
+
+int StepBar::segmentAt(QPointF point) const {
+  for (int i = 0; i < static_cast<int>(segments_.size()); ++i) {
+    const QRectF r = segmentRect(i);
+    // A piece thinner than a pixel is still found at its position.
+    if (r.height() > 0 && point.y() >= r.top() && point.y() <= r.bottom() && point.x() >= r.left() &&
+        point.x() <= std::max(r.right(), r.left() + 1))
+      return i;
+  }
+  return -1;
+}
+
+void StepBar::setHovered(int index) {
+  if (index == hovered_) return;
+  hovered_ = index;
+  update();
+  emit hoveredChanged(index);
+}
+
+void StepBar::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing, true);
+  const QPalette pal = palette();
+  const QRectF bar = barRect();
+  if (segments_.empty() || !(total_ > 0)) {
+    p.setPen(pal.color(QPalette::Mid));
+    p.drawRoundedRect(bar, 3, 3);
+    return;
+  }
+  QFont font = p.font();
+  font.setPixelSize(std::clamp(static_cast<int>(bar.height() * 0.42), 9, 13));
+  p.setFont(font);
+  for (int i = 0; i < static_cast<int>(segments_.size()); ++i) {
+    const auto& s = segments_[static_cast<std::size_t>(i)];
+    const QRectF r = segmentRect(i);
+    if (r.width() <= 0) continue;
+    p.fillRect(r, s.color);
+    if (s.kind == StepBarSegment::Kind::Bubble) p.fillRect(r, QBrush(QColor(0, 0, 0, 60), Qt::BDiagPattern));
+    if (i == hovered_) {
+      p.fillRect(r, QColor(255, 255, 255, 70));
+      p.setPen(QPen(pal.color(QPalette::Highlight), 2.5));
+      p.drawRect(r.adjusted(1, 1, -1, -1));
+    }
+    // The name and the time inside when they fit, else the name, else the time.
+    const QString full = QStringLiteral("%1 %2").arg(s.label, formatSeconds(s.seconds));
+    const QFontMetricsF fm(font);
+    const QString time = formatSeconds(s.seconds);
+    QString text;
+    for (const QString& option : {full, s.label, time})
+      if (fm.horizontalAdvance(option) + 8 <= r.width()) {
+        text = option;
+        break;
+      }
+    if (text.isEmpty()) continue;
+    p.setPen(s.color.lightnessF() > 0.55 ? QColor(20, 20, 20) : QColor(250, 250, 250));
+    p.drawText(r, Qt::AlignCenter, text);
+  }
+  p.setPen(QPen(pal.color(QPalette::Mid), 1));
+  p.setBrush(Qt::NoBrush);
+  p.drawRect(bar);
+}
+
+void StepBar::mouseMoveEvent(QMouseEvent* event) {
+  setHovered(segmentAt(event->position()));
+  QWidget::mouseMoveEvent(event);
+}
+
+void StepBar::leaveEvent(QEvent* event) {
+  setHovered(-1);
+  QWidget::leaveEvent(event);
+}
+
+bool StepBar::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const int i = segmentAt(help->pos());
+    if (i >= 0)
+      QToolTip::showText(help->globalPos(), segments_[static_cast<std::size_t>(i)].tooltip, this,
+                         segmentRect(i).toAlignedRect());
+    else
+      QToolTip::hideText();
+    return true;
+  }
+  return QWidget::event(event);
+}
+
+} // namespace shardscope::ui

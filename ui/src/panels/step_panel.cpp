@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "panels/step_panel.hpp"
+
+#include "charts/chart_legend.hpp"
+#include "charts/step_bar.hpp"
+#include "views/device_overlay.hpp"
+
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QStackedLayout>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope::ui {
+
+namespace {
+
+QString sourceName(FigureSource source) {
+  const auto name = figureSourceName(source);
+  return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
+}
+
+// "459 TFLOP/s (chip)": a figure in the unit that reads best, three significant digits, and
+// where it comes from.
+QString scaled(double value, const char* unit) {
+  static const std::pair<double, const char*> prefixes[] = {
+      {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto& [scale, prefix] : prefixes)
+    if (std::abs(value) >= scale)
+      return QStringLiteral("%1 %2%3").arg(QString::number(value / scale, 'g', 3), prefix, unit);
+  return QStringLiteral("%1 %2").arg(QString::number(value, 'g', 3), unit);
+}
+
+QString sourced(const QString& text, FigureSource source) {
+  // The user's own figures stand out: they are what moves the estimate away from the defaults.
+  const QString name = sourceName(source);
+  return source == FigureSource::User ? QStringLiteral("%1 <b>(%2)</b>").arg(text, name)
+                                      : QStringLiteral("%1 (%2)").arg(text, name);
+}
+
+QString fraction(const SourcedValue& v) { return sourced(QString::number(v.value, 'g', 3), v.source); }
+
+QLabel* bigFigure(QWidget* parent) {
+  auto* label = new QLabel(parent);
+  label->setTextFormat(Qt::RichText);
+  label->setAlignment(Qt::AlignCenter);
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  return label;
+}
+
+QString figureHtml(const QString& value, const QString& caption) {
+  return QStringLiteral("<span style='font-size:17pt; font-weight:600'>%1</span><br><span style='color:gray'>%2</span>")
+      .arg(value.toHtmlEscaped(), caption.toHtmlEscaped());
+}
+
+} // namespace
+
+StepPanel::StepPanel(ViewSelection* selection, QWidget* parent) : QWidget(parent), selection_(selection) {
+  auto* stack = new QStackedLayout(this);
+  page_ = new QWidget(this);
+  auto* layout = new QVBoxLayout(page_);
+  layout->setContentsMargins(6, 4, 6, 4);
+  layout->setSpacing(4);
+
+  auto* figures = new QHBoxLayout;
+  time_ = bigFigure(page_);
+  time_->setToolTip(tr("Seconds per optimizer step: every micro-batch's forward and backward, the optimizer update, "
+                       "the exposed communication (and the pipeline bubble under a pipeline)"));
+  mfu_ = bigFigure(page_);
+  mfu_->setToolTip(tr("Model FLOPs utilisation: the model's FLOPs per step (PaLM's 6 N T plus causal attention) "
+                      "over step time × devices × the chip's peak bf16 FLOP/s"));
+  tokens_ = bigFigure(page_);
+  tokens_->setToolTip(tr("Tokens per second: micro-batch × micro-batches × sequence length per step, over the "
+                         "step time"));
+  figures->addWidget(time_, 1);
+  figures->addWidget(mfu_, 1);
+  figures->addWidget(tokens_, 1);
+  layout->addLayout(figures);
+
+  bar_ = new StepBar(page_);
+  layout->addWidget(bar_);
+  legend_ = makeLegendLabel(page_);
+  layout->addWidget(legend_);
+
+  summary_ = new QLabel(page_);
+  summary_->setTextFormat(Qt::PlainText);
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(summary_);
+  sources_ = new QLabel(page_);
+  sources_->setWordWrap(true);
+  sources_->setTextFormat(Qt::RichText);
+  QFont small = sources_->font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  sources_->setFont(small);
+  sources_->setToolTip(tr("The figures the estimate used: chip = the catalogue's published value, default = "
+                          "Shardscope's assumption (docs/step-time.md gives the runs behind it), user = your edit in "
+                          "the Workload dock's Performance section"));
+  layout->addWidget(sources_);
+
+  table_ = new QTableWidget(0, 6, page_);
+  table_->setHorizontalHeaderLabels(
+      {tr("Axis"), tr("Size"), tr("Bytes"), tr("Comm time"), tr("Hidden"), tr("Exposed")});
+  table_->horizontalHeaderItem(2)->setToolTip(tr("Bytes each device sends over the axis per step, all collectives"));
+  table_->horizontalHeaderItem(3)->setToolTip(tr("Seconds of collectives on the axis per step"));
+  table_->horizontalHeaderItem(4)->setToolTip(tr("What hides behind compute"));
+  table_->horizontalHeaderItem(5)->setToolTip(tr("What adds to the step"));
+  table_->verticalHeader()->hide();
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionMode(QAbstractItemView::NoSelection);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+  table_->setMinimumHeight(60);
+  layout->addWidget(table_, 1);
+  stack->addWidget(page_);
+
+  reason_ = new QLabel(this);
+  reason_->setWordWrap(true);
+  reason_->setAlignment(Qt::AlignCenter);
+  reason_->setTextFormat(Qt::RichText);
+  stack->addWidget(reason_);
+
+  connect(bar_, &StepBar::hoveredChanged, this, &StepPanel::onHovered);
+  // A row of the table highlights its axis as its piece of the bar does.
+  table_->setMouseTracking(true);
+  table_->viewport()->installEventFilter(this);
+  connect(table_, &QTableWidget::cellEntered, this, [this](int row, int) {
+    const QTableWidgetItem* item = table_->item(row, 0);
+    highlightAxis(item ? item->text() : QString());
+  });
+  setWhatsThis(tr("<b>Step</b><br>How long one training step takes on this layout: compute at the chip's peak × "
+                  "flops_fraction, time waiting on HBM, the optimizer update, the pipeline bubble and the "
+                  "communication each mesh axis cannot hide behind compute. Hover a piece of the bar for what it "
+                  "is; hovering an axis colours the physical view by that axis' groups. The calibration is in the "
+                  "Workload dock (Performance)."));
+  setAnalysis(nullptr);
+}
+
+void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+  analysis_ = std::move(analysis);
+  auto* stack = static_cast<QStackedLayout*>(layout());
+  const StepEstimate* step = analysis_ ? &analysis_->step : nullptr;
+  if (!step || !step->estimated) {
+    bar_->setSegments({});
+    highlightAxis({});
+    QString why = tr("No step estimate yet: the analysis is running.");
+    if (step) {
+      QStringList reasons;
+      for (const auto& r : step->not_estimated) reasons << QString::fromStdString(r).toHtmlEscaped();
+      why = tr("<b>No step time for this scenario.</b><br>%1")
+                .arg(reasons.isEmpty() ? tr("The estimate needs a training workload, a model with an architecture "
+                                            "config and a chip with published figures.")
+                                       : reasons.join("<br>"));
+    }
+    reason_->setText(why);
+    stack->setCurrentWidget(reason_);
+    return;
+  }
+  stack->setCurrentWidget(page_);
+
+  time_->setText(figureHtml(formatSeconds(step->time_s), tr("per step")));
+  mfu_->setText(figureHtml(QStringLiteral("%1%").arg(100 * step->mfu, 0, 'f', 1), tr("MFU")));
+  tokens_->setText(figureHtml(scaled(step->tokens_per_s, ""),
+                              tr("tokens/s (%1 per step)").arg(scaled(step->tokens_per_step, "").trimmed())));
+
+  std::vector<StepBarSegment> segments = stepBarSegments(*analysis_);
+  std::vector<LegendEntry> legend;
+  for (const auto& s : segments) legend.push_back({s.color, s.label + " " + formatSeconds(s.seconds)});
+  legend_->setText(legendHtml(legend));
+  bar_->setSegments(std::move(segments));
+  // A hovered axis that is gone from the new estimate gives the overlay back.
+  if (!highlighted_.isEmpty()) {
+    const int h = bar_->hovered();
+    if (h < 0 || bar_->segments()[static_cast<std::size_t>(h)].axis != highlighted_) highlightAxis({});
+  }
+
+  // The sentence without its leading "<time> per step, <mfu>% MFU, ": the big figures say that
+  // (and under a pipeline the sentence's were written before the schedule stretched the step).
+  QString summary = QString::fromStdString(step->summary);
+  if (const qsizetype cut = summary.indexOf(QStringLiteral("% MFU, ")); cut > 0 && cut < 40) {
+    summary = summary.mid(cut + 7);
+    if (!summary.isEmpty()) summary[0] = summary[0].toUpper();
+  }
+  summary_->setText(summary);
+  summary_->setToolTip(tr("Bound by %1 (the largest of compute, HBM and each axis' exposed communication)")
+                           .arg(QString::fromStdString(step->bound_by)));
+
+  const StepCalibration& c = step->calibration;
+  QStringList figures;
+  figures << tr("peak %1 × %2")
+                 .arg(sourced(scaled(step->peak_flops.value, "FLOP/s"), step->peak_flops.source),
+                      fraction(c.flops_fraction));
+  figures << tr("HBM %1 × %2")
+                 .arg(sourced(scaled(step->hbm_bandwidth.value, "B/s"), step->hbm_bandwidth.source),
+                      fraction(c.hbm_fraction));
+  figures << tr("links %1 × %2")
+                 .arg(sourced(scaled(step->link_bandwidth.value, "B/s"), step->link_bandwidth.source),
+                      fraction(c.link_fraction));
+  figures << tr("hop %1").arg(sourced(formatSeconds(c.hop_latency.value), c.hop_latency.source));
+  sources_->setText(figures.join(QStringLiteral(" · ")));
+
+  table_->setRowCount(static_cast<int>(step->per_axis.size()));
+  int row = 0;
+  for (const StepAxis& a : step->per_axis) {
+    QStringList lines;
+    for (const auto& col : a.collectives) {
+      const auto kind = collectiveName(col.kind);
+      lines << QStringLiteral("%1 %2: %3, %4")
+                   .arg(QString::fromLatin1(kind.data(), static_cast<qsizetype>(kind.size())),
+                        QString::fromStdString(col.purpose), formatBytes(col.bytes), formatSeconds(col.seconds));
+    }
+    const QString cells[] = {QString::fromStdString(a.axis), QString::number(a.size),     formatBytes(a.bytes),
+                             formatSeconds(a.seconds),       formatSeconds(a.overlapped), formatSeconds(a.exposed)};
+    for (int col = 0; col < 6; ++col) {
+      auto* item = new QTableWidgetItem(cells[col]);
+      item->setTextAlignment(col == 0 ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignRight | Qt::AlignVCenter);
+      item->setToolTip(lines.isEmpty() ? tr("No collectives on this axis") : lines.join("\n"));
+      table_->setItem(row, col, item);
+    }
+    ++row;
+  }
+}
+
+bool StepPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_->viewport() && event->type() == QEvent::Leave) highlightAxis({});
+  return QWidget::eventFilter(watched, event);
+}
+
+void StepPanel::onHovered(int index) {
+  const auto& segments = bar_->segments();
+  const bool comm = index >= 0 && index < static_cast<int>(segments.size()) &&
+                    segments[static_cast<std::size_t>(index)].kind == StepBarSegment::Kind::Comm;
+  highlightAxis(comm ? segments[static_cast<std::size_t>(index)].axis : QString());
+}
+
+void StepPanel::highlightAxis(const QString& axis) {
+  int index = -1;
+  if (analysis_ && !axis.isEmpty()) {
+    const auto& names = analysis_->mesh.axis_names;
+    const auto it = std::find(names.begin(), names.end(), axis.toStdString());
+    if (it != names.end()) index = static_cast<int>(it - names.begin());
+  }
+  if (index < 0) {
+    if (highlighted_.isEmpty()) return;
+    // The hover ends: the overlay the user had comes back.
+    highlighted_.clear();
+    selection_->setMode(savedMode_);
+    selection_->setAxis(savedAxis_);
+    return;
+  }
+  if (highlighted_.isEmpty()) {
+    savedMode_ = selection_->mode();
+    savedAxis_ = selection_->axis();
+  }
+  highlighted_ = axis;
+  // The groups along the axis are the rings its collectives run on: each its own colour.
+  selection_->setAxis(index);
+  selection_->setMode(OverlayMode::Group);
+}
+
+} // namespace shardscope::ui
