@@ -17,3 +17,4 @@ export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 "$app" --screenshot "$here/v3-two-cores.png" --axis tp --select 5 "$here/v3-two-cores.shardscope.json"
 "$app" --screenshot "$here/v4-shard-grid.png" --param model.layers.0.mlp.down_proj.weight --select 5
 "$app" --screenshot "$here/pipeline-dock.png" --dock Pipeline "$here/pipeline-dualpipev.shardscope.json"
+"$app" --screenshot "$here/suggest-dock.png" --search

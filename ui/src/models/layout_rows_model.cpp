@@ -73,9 +73,14 @@ QVariant LayoutRowsModel::data(const QModelIndex& index, int role) const {
       return formatSeconds(row->step_time_s);
     case Mfu:
       return row->mfu ? QStringLiteral("%1%").arg(*row->mfu * 100, 0, 'f', 1) : QStringLiteral("—");
-    case Memory:
-      return QStringLiteral("%1 / %2%3")
-          .arg(formatBytes(row->max_bytes), formatBytes(row->hbm_bytes), row->fits ? QString() : tr(" (over)"));
+    case Memory: {
+      // "9.96 / 32.0 GiB": the unit once when both sides share it.
+      QString used = formatBytes(row->max_bytes);
+      const QString hbm = formatBytes(row->hbm_bytes);
+      const QString unit = hbm.section(' ', -1);
+      if (used.section(' ', -1) == unit) used = used.section(' ', 0, 0);
+      return QStringLiteral("%1 / %2%3").arg(used, hbm, row->fits ? QString() : tr(" (over)"));
+    }
     case BoundBy:
       return QString::fromStdString(row->bound_by.empty() ? std::string("—") : row->bound_by);
     }
@@ -127,7 +132,7 @@ QVariant LayoutRowsModel::headerData(int section, Qt::Orientation orientation, i
     case Mfu:
       return tr("MFU");
     case Memory:
-      return tr("Max memory / HBM");
+      return tr("Memory / HBM");
     case BoundBy:
       return tr("Bound by");
     }

@@ -15,7 +15,8 @@ namespace shardscope::ui {
 class LayoutRowsModel : public QAbstractTableModel {
   Q_OBJECT
 public:
-  enum Column { Rank, Mesh, Rules, Zero, Recompute, StepTime, Mfu, Memory, BoundBy, ColumnCount };
+  // The figures first; the knobs (often the same on every row) last.
+  enum Column { Rank, Mesh, StepTime, Mfu, Memory, BoundBy, Rules, Zero, Recompute, ColumnCount };
 
   explicit LayoutRowsModel(QObject* parent = nullptr);
 

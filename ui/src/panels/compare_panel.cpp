@@ -102,13 +102,18 @@ std::vector<CompareFigure> compareFigures(const Analysis& a, const Analysis& b) 
   out.push_back({QObject::tr("Exposed communication"), step(a, [](const StepEstimate& s) { return s.exposed_comm_s; }),
                  step(b, [](const StepEstimate& s) { return s.exposed_comm_s; }), U::Seconds, B::Lower});
 
-  // Each axis's collectives (seconds per step), in A's mesh order then B's new axes.
+  // Each axis's collectives (seconds per step), in A's mesh order then B's new axes. A side without
+  // the axis (or with it at size 1) spends nothing on it: 0 when its step was estimated.
   std::vector<std::string> names;
   std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> seconds;
+  auto none = [](const Analysis& x) { return x.step.estimated ? std::optional(0.0) : std::nullopt; };
   auto collect = [&](const Analysis& x, bool isA) {
     for (const auto& axis : x.comm) {
       if (axis.size <= 1) continue;
-      if (!seconds.count(axis.name)) names.push_back(axis.name);
+      if (!seconds.count(axis.name)) {
+        names.push_back(axis.name);
+        seconds[axis.name] = {none(a), none(b)};
+      }
       auto& slot = seconds[axis.name];
       (isA ? slot.first : slot.second) = x.step.estimated ? std::optional(axis.step_s) : std::nullopt;
     }

@@ -126,7 +126,9 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   connect(cancel_, &QPushButton::clicked, this, &SuggestPanel::cancelSearch);
   progress_ = new QProgressBar(this);
   progress_->setTextVisible(true);
-  progress_->setFormat(tr("%v / %m candidates"));
+  progress_->setRange(0, 1);
+  progress_->setValue(0);
+  progress_->setFormat(tr("not searched yet"));
   buttons->addWidget(search_);
   buttons->addWidget(cancel_);
   buttons->addWidget(progress_, 1);
@@ -145,7 +147,7 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   table_->verticalHeader()->hide();
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(LayoutRowsModel::Mesh, QHeaderView::Stretch);
+  table_->horizontalHeader()->setStretchLastSection(true);
   table_->setWordWrap(false);
   connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) { applyRow(index.row()); });
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &SuggestPanel::updateButtons);
@@ -232,6 +234,7 @@ void SuggestPanel::startSearch() {
   stale_ = false;
   progress_->setRange(0, 0); // busy until the first progress report (placing the meshes)
   progress_->setValue(0);
+  progress_->setFormat(tr("%v / %m candidates"));
   summary_->setText(tr("Searching…"));
   runner_->start(document_->scenario(), options());
   updateButtons();
@@ -286,18 +289,22 @@ void SuggestPanel::onFinished() {
                  .arg(result->evaluated)
                  .arg(took)
                  .arg(result->rows.size());
-  if (!result->rejected.empty()) {
+  {
     QStringList parts;
-    for (const auto& [why, n] : result->rejected) parts << tr("%1 %2").arg(n).arg(QString::fromStdString(why));
-    lines << tr("Rejected: %1.").arg(parts.join(" · "));
+    for (const auto& [why, n] : result->rejected)
+      if (n > 0) parts << tr("%1 %2").arg(n).arg(QString::fromStdString(why));
+    if (!parts.isEmpty()) lines << tr("Rejected: %1.").arg(parts.join(" · "));
   }
   if (!result->current) lines << tr("Your layout cannot be placed on this hardware, so it has no row.");
   summary_->setText(lines.join("\n"));
   QStringList families;
   for (const auto& f : result->families) families << QString::fromStdString(f);
   families_->setPlainText(families.join("\n"));
-  progress_->setRange(0, 1);
-  progress_->setValue(result->cancelled ? 0 : 1);
+  // The bar keeps the last count the search reported.
+  progress_->setRange(0,
+                      std::max(progress_->maximum(), static_cast<int>(std::min<qint64>(result->evaluated, INT_MAX))));
+  progress_->setValue(static_cast<int>(std::min<qint64>(result->evaluated, INT_MAX)));
+  if (result->cancelled) progress_->setFormat(tr("%v / %m candidates (cancelled)"));
   updateButtons();
   emit searchDelivered();
 }
@@ -308,6 +315,7 @@ void SuggestPanel::onFailed(const QString& message) {
   summary_->setText(tr("The search could not run: %1").arg(message));
   progress_->setRange(0, 1);
   progress_->setValue(0);
+  progress_->setFormat(tr("failed"));
   updateButtons();
   emit searchDelivered();
 }
@@ -327,7 +335,6 @@ void SuggestPanel::onScenarioChanged() {
 void SuggestPanel::updateButtons() {
   const bool busy = runner_->isBusy();
   cancel_->setEnabled(busy);
-  progress_->setVisible(busy || progress_->maximum() > 0);
   const auto rows = table_->selectionModel()->selectedRows();
   apply_->setEnabled(!rows.isEmpty() && model_->layoutAt(rows.front().row()));
 }
