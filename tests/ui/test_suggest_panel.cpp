@@ -119,7 +119,7 @@ TEST_CASE("the dock's search shows the rows searchLayouts gives, yours first", "
   panel->maxSpin("tp")->setValue(4);
 
   // The Edit menu's action (and its shortcut) starts it and raises the dock.
-  panel->searchAction()->trigger();
+  QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier | Qt::ShiftModifier);
   CHECK(panel->isSearching());
   REQUIRE(panel->waitForSearch(60000));
   auto* dock = window.findChild<QDockWidget*>("SuggestDock");
@@ -293,7 +293,7 @@ TEST_CASE("pin A, change the mesh: Compare shows B against A with both analyses'
   REQUIRE(compare);
   CHECK_FALSE(compare->hasPin());
   CHECK(compare->table()->rowCount() == 0);
-  compare->pinAction()->trigger();
+  QTest::keyClick(&window, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier); // Edit > Pin as A
   REQUIRE(compare->hasPin());
   const auto a = window.runner()->lastValid();
   CHECK(compare->headlineLabel()->text().contains("B is A"));
