@@ -163,6 +163,14 @@ TEST_CASE("the dock's search shows the rows searchLayouts gives, yours first", "
   QStringList families;
   for (const auto& f : direct.families) families << QString::fromStdString(f);
   CHECK(panel->familiesText()->toPlainText() == families.join("\n"));
+  // Yours against the best, computed here from the two rows.
+  const double yours = *direct.current->step_time_s, best = *direct.rows.front().step_time_s;
+  if (yours > best)
+    CHECK(panel->summaryLabel()->text().contains(QString("Yours takes %1% longer per step than the best (%2).")
+                                                     .arg(100.0 * (yours - best) / best, 0, 'f', 1)
+                                                     .arg(QString::fromStdString(direct.rows.front().mesh))));
+  else
+    CHECK(panel->summaryLabel()->text().contains("Yours is already as fast as the best found."));
   // The best row is selected, ready to apply.
   CHECK(panel->applyButton()->isEnabled());
   CHECK_FALSE(panel->cancelButton()->isEnabled());

@@ -33,6 +33,21 @@ QString secondsText(double ms) {
 }
 } // namespace
 
+QString SuggestPanel::verdictOf(const LayoutSearchResult& result) {
+  if (!result.current || result.rows.empty()) return {};
+  const LayoutRow& yours = *result.current;
+  const LayoutRow& best = result.rows.front();
+  if (!yours.step_time_s || !best.step_time_s || *best.step_time_s <= 0) return {};
+  if (!yours.fits)
+    return tr("Yours does not fit in HBM; the best that fits takes %1 per step.")
+        .arg(LayoutRowsModel::formatSeconds(best.step_time_s));
+  if (*yours.step_time_s <= *best.step_time_s) return tr("Yours is already as fast as the best found.");
+  // How much longer yours takes than the best, as the families lines put it.
+  return tr("Yours takes %1% longer per step than the best (%2).")
+      .arg(100.0 * (*yours.step_time_s / *best.step_time_s - 1.0), 0, 'f', 1)
+      .arg(QString::fromStdString(best.mesh));
+}
+
 SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
     : QWidget(parent), document_(document), runner_(new LayoutSearchRunner(this)), model_(new LayoutRowsModel(this)) {
   setWhatsThis(tr("<b>Suggest</b> runs every layout the filters allow through the same analysis as the views "
@@ -295,7 +310,10 @@ void SuggestPanel::onFinished() {
       if (n > 0) parts << tr("%1 %2").arg(n).arg(QString::fromStdString(why));
     if (!parts.isEmpty()) lines << tr("Rejected: %1.").arg(parts.join(" · "));
   }
-  if (!result->current) lines << tr("Your layout cannot be placed on this hardware, so it has no row.");
+  if (!result->current)
+    lines << tr("Your layout cannot be placed on this hardware, so it has no row.");
+  else if (const QString verdict = verdictOf(*result); !verdict.isEmpty())
+    lines << verdict;
   summary_->setText(lines.join("\n"));
   QStringList families;
   for (const auto& f : result->families) families << QString::fromStdString(f);

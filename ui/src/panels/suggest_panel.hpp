@@ -47,6 +47,10 @@ public:
   // row is absent or the workspace already has that layout.
   bool applyRow(int row);
 
+  // One line setting your layout against the best row: "Yours takes 2.0% longer per step than
+  // the best (fsdp:32,tp:4)."; empty when either has no step estimate.
+  static QString verdictOf(const LayoutSearchResult& result);
+
   // The search action (the Search button; the main window puts it in the Edit menu too).
   QAction* searchAction() const { return searchAction_; }
   // Shows a button for `action` next to Apply (the Compare dock's "Pin as A").
