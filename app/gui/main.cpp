@@ -5,9 +5,11 @@
 //   shardscope --startup-time [FILE.json]        print the time from main() to the first painted window
 //   shardscope --help | --version                 (no display needed)
 #include "main_window.hpp"
+#include "panels/suggest_panel.hpp"
 #include "shardscope/base/build_config.hpp"
 #include "views/theme.hpp"
 
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -34,12 +36,14 @@ struct Options {
   QCommandLineOption param{"param", "Select this parameter (its shards on every view) once the analysis is there.",
                            "PATH"};
   QCommandLineOption dock{"dock", "Raise the dock with this title, e.g. Workload (for screenshots).", "TITLE"};
+  QCommandLineOption search{"search", "Run the layout search of the Suggest dock and wait for it (for screenshots)."};
 
   void addTo(QCommandLineParser& parser) const {
     parser.setApplicationDescription("See how a parallel training job lands on TPU/GPU hardware.");
     parser.addHelpOption();
     parser.addVersionOption();
-    for (const auto* o : {&screenshot, &startupTime, &dark, &select, &axis, &param, &dock}) parser.addOption(*o);
+    for (const auto* o : {&screenshot, &startupTime, &dark, &select, &axis, &param, &dock, &search})
+      parser.addOption(*o);
     parser.addPositionalArgument("file", "A workspace (*.shardscope.json) to open.", "[FILE.json]");
   }
 };
@@ -109,6 +113,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "shardscope: no axis named %s\n", qPrintable(parser.value(options.axis)));
     if (parser.isSet(options.dock) && !window.raiseDock(parser.value(options.dock)))
       std::fprintf(stderr, "shardscope: no dock titled %s\n", qPrintable(parser.value(options.dock)));
+    if (parser.isSet(options.search)) {
+      window.suggestPanel()->searchAction()->trigger();
+      if (!window.suggestPanel()->waitForSearch(120000))
+        std::fprintf(stderr, "shardscope: the layout search did not finish within 120 s\n");
+    }
     if (parser.isSet(options.param) && !window.selectParam(parser.value(options.param)))
       std::fprintf(stderr, "shardscope: no parameter named %s\n", qPrintable(parser.value(options.param)));
     if (parser.isSet(options.select) && !window.selectDeviceById(parser.value(options.select).toLongLong()))

@@ -18,3 +18,4 @@ export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 "$app" --screenshot "$here/v4-shard-grid.png" --param model.layers.0.mlp.down_proj.weight --select 5
 "$app" --screenshot "$here/pipeline-dock.png" --dock Pipeline "$here/pipeline-dualpipev.shardscope.json"
 "$app" --screenshot "$here/step-panel.png" --dock Step --axis ep "$here/../../resources/scenarios/mixtral-8x7b-ep-v4-128.shardscope.json"
+"$app" --screenshot "$here/suggest-dock.png" --search

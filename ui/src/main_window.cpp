@@ -19,6 +19,8 @@
 #include "document/scenario_document.hpp"
 #include "panels/sharding_panel.hpp"
 #include "panels/step_panel.hpp"
+#include "panels/compare_panel.hpp"
+#include "panels/suggest_panel.hpp"
 #include "views/theme.hpp"
 #include "panels/topology_editor.hpp"
 #include "panels/training_panel.hpp"
@@ -122,6 +124,12 @@ void MainWindow::createDocks() {
   workloadLayout->addStretch(1);
   auto* trainingDock = makeDock(tr("Workload"), "WorkloadDock", workload, Qt::RightDockWidgetArea);
   tabifyDockWidget(shardingDock, trainingDock);
+  // Suggest (ranked layouts) and Compare (pinned A against the current B), tabbed with them.
+  suggest_ = new SuggestPanel(document_, this);
+  tabifyDockWidget(shardingDock, makeDock(tr("Suggest"), "SuggestDock", suggest_, Qt::RightDockWidgetArea));
+  compare_ = new ComparePanel(document_, this);
+  tabifyDockWidget(shardingDock, makeDock(tr("Compare"), "CompareDock", compare_, Qt::RightDockWidgetArea));
+  suggest_->addButtonFor(compare_->pinAction());
   shardingDock->raise();
   memory_ = new MemoryChart(selection_, this);
   auto* memoryDock = makeDock(tr("Memory"), "MemoryDock", memory_, Qt::BottomDockWidgetArea);
@@ -186,6 +194,10 @@ void MainWindow::createActions() {
   redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
   edit->addAction(undo);
   edit->addAction(redo);
+  edit->addSeparator();
+  edit->addAction(suggest_->searchAction());
+  edit->addAction(compare_->pinAction());
+  connect(suggest_->searchAction(), &QAction::triggered, this, [this] { raiseDock(tr("Suggest")); });
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   auto* modes = new QActionGroup(this);
@@ -306,6 +318,7 @@ void MainWindow::onAnalysisFinished() {
   logical_->setError({}, std::nullopt);
   pipeline_->setAnalysis(analysis);
   step_->setAnalysis(analysis);
+  compare_->setAnalysis(analysis);
   // A workspace with a pipeline opens its dock once; after that the user decides.
   if (analysis->pipeline && !pipelineShown_) {
     pipelineShown_ = true;

@@ -20,6 +20,7 @@ namespace shardscope::ui {
 class AnalysisRunner;
 class AnalysisView;
 class CommChart;
+class ComparePanel;
 class LogicalMeshPanel;
 class MemoryChart;
 class ModelPicker;
@@ -29,6 +30,7 @@ class PipelinePanel;
 class ScenarioDocument;
 class ShardingPanel;
 class StepPanel;
+class SuggestPanel;
 class Autosave;
 class TopologyEditor;
 class ViewSelection;
@@ -75,6 +77,8 @@ public:
   CommChart* commChart() const { return comm_; }
   PipelinePanel* pipelinePanel() const { return pipeline_; }
   StepPanel* stepPanel() const { return step_; }
+  SuggestPanel* suggestPanel() const { return suggest_; }
+  ComparePanel* comparePanel() const { return compare_; }
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -109,6 +113,8 @@ private:
   std::vector<std::pair<const ViewKind*, AnalysisView*>> views_;
   PipelinePanel* pipeline_ = nullptr;
   bool pipelineShown_ = false; // the Pipeline dock was opened for this document's pipeline
+  SuggestPanel* suggest_ = nullptr; // issue 12: which layout to run, and A vs B
+  ComparePanel* compare_ = nullptr;
   TopologyEditor* topology_ = nullptr;
   ModelPicker* model_ = nullptr;
   QMenu* recentMenu_ = nullptr;

@@ -314,30 +314,54 @@ std::int64_t resolvedPipelineMicrobatches(const PipelineConfig& cfg, const Mesh&
 namespace {
 
 // Seconds of one jaxpp unit (a forward of one rank's even share of the layers, one micro-batch)
-// from the step estimate, which priced every layer on one device for M micro-batches: its compute
-// and HBM time without the optimizer update, over M micro-batches, three units each (forward 1,
-// backward 2), and D ranks each running 1/D of the layers. 0 when there is no estimate.
+// from the step estimate, which priced every layer on one device for M micro-batches: its compute,
+// HBM and exposed communication time without the optimizer update (tensor-parallel collectives sit
+// inside each layer; the others are spread over the layers too), over M micro-batches of three
+// units each (forward 1, backward 2) and D ranks each running 1/D of the layers. 0 without an
+// estimate.
 double unitSeconds(const StepEstimate& step, std::int64_t microbatches, std::int64_t ranks) {
   if (!step.estimated || microbatches < 1 || ranks < 1) return 0;
-  const double perStep = step.compute_s + step.hbm_s - step.optimizer_s;
+  const double perStep = step.compute_s + step.hbm_s - step.optimizer_s + step.exposed_comm_s;
   return perStep > 0 ? perStep / (3.0 * static_cast<double>(microbatches) * static_cast<double>(ranks)) : 0;
 }
 
-// The step under the pipeline: the schedule's makespan (bubbles included) plus what the schedule
-// does not hold (the optimizer update and the exposed communication of the other axes). Compute and
-// HBM time become one device's share (its rank runs 1/D of the layers), the bubble is a segment of
-// its own, and the rates and the sentence follow the longer step.
-void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step) {
+// The step under the pipeline. A device holds and runs 1/D of the layers, so its compute, HBM
+// traffic, optimizer update and every collective are 1/D of what the engine priced for all layers;
+// the schedule's makespan holds the work and the bubbles, the optimizer update follows it:
+// time = makespan + optimizer. The bubble is a segment of its own; the rates, the comm section's
+// per-step seconds and the sentence follow.
+void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step, std::vector<AxisComm>& comm) {
   const double spmd = step.time_s;
-  const double time = p.makespan + step.optimizer_s + step.exposed_comm_s;
-  if (!(time > 0) || !(spmd > 0) || p.rank_count < 1) return;
+  if (!(spmd > 0) || p.rank_count < 1) return;
   const double ranks = static_cast<double>(p.rank_count);
   step.compute_s /= ranks;
-  step.hbm_s = (step.hbm_s - step.optimizer_s) / ranks + step.optimizer_s;
+  step.hbm_s /= ranks;
+  step.optimizer_s /= ranks;
+  step.exposed_comm_s /= ranks;
+  step.hbm_bytes /= ranks;
+  for (auto& axis : step.per_axis) {
+    axis.bytes /= ranks;
+    axis.seconds /= ranks;
+    axis.exposed /= ranks;
+    axis.overlapped /= ranks;
+    for (auto& c : axis.collectives) {
+      c.count /= ranks;
+      c.bytes /= ranks;
+      c.seconds /= ranks;
+    }
+  }
+  for (std::size_t i = 0; i < comm.size() && i < step.per_axis.size(); ++i) {
+    comm[i].step_bytes = step.per_axis[i].bytes;
+    comm[i].step_s = step.per_axis[i].seconds;
+    comm[i].overlapped_s = step.per_axis[i].overlapped;
+    comm[i].exposed_s = step.per_axis[i].exposed;
+  }
+  const double time = p.makespan + step.optimizer_s;
   const double bubble = std::max(0.0, time - step.compute_s - step.hbm_s - step.exposed_comm_s);
   for (auto& segment : step.segments) {
     if (segment.kind == "compute") segment.seconds = step.compute_s;
     if (segment.kind == "hbm") segment.seconds = step.hbm_s;
+    if (segment.kind == "comm") segment.seconds /= ranks;
   }
   step.segments.push_back({"bubble", "", bubble});
   step.time_s = time;
@@ -364,11 +388,13 @@ void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step) {
     step.summary += ": more micro-batches per step or an interleaved or zero-bubble schedule would shrink them";
   if (!inside.empty()) step.summary += "; inside each stage the work is bound by " + inside;
   step.summary += ".";
-  step.notes.push_back("the step is the pipeline schedule's makespan (" + numberText(1e3 * p.makespan) + " ms, " +
-                       numberText(std::round(1e3 * bubble * 100) / 100) +
-                       " ms of it idle on average) plus the optimizer update and the exposed communication of the "
-                       "other axes; task times come from the step estimate's compute and HBM time split over layers, "
-                       "micro-batches and F/B (1:2)");
+  step.notes.push_back(
+      "the step is the pipeline schedule's makespan (" + numberText(std::round(1e5 * p.makespan) / 100) + " ms, " +
+      numberText(std::round(1e5 * bubble) / 100) +
+      " ms of it idle on average) plus the optimizer update; a device runs 1/" + std::to_string(p.rank_count) +
+      " of the layers, so its compute, HBM traffic, optimizer update and collectives are that share "
+      "of the engine's; task times split its compute, HBM and exposed communication over layers, "
+      "micro-batches and F/B (1:2)");
 }
 
 } // namespace
@@ -488,7 +514,7 @@ void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGr
     }
 
     if (p.time_unit == "s") {
-      pipelineStepTime(p, out.step);
+      pipelineStepTime(p, out.step, out.comm);
       note(out, Diagnostic::Severity::Info, "step", "", out.step.notes.back());
     }
     if (layersOk && model && plan && !out.memory.per_device.empty()) fillMemory(scenario, *model, *plan, p, out);

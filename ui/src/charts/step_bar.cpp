@@ -53,27 +53,26 @@ std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis) {
   if (!step.estimated || !(step.time_s > 0)) return out;
   const double total = step.time_s;
   const double hbmOnly = std::max(0.0, step.hbm_s - step.optimizer_s);
-  double compute = step.compute_s;
-  double hbm = hbmOnly;
+  const double compute = step.compute_s;
+  const double hbm = hbmOnly;
   double bubble = 0;
   const PipelineAnalysis* pipe =
       analysis.pipeline && analysis.pipeline->scheduled && analysis.pipeline->time_unit == "s" ? &*analysis.pipeline
                                                                                                : nullptr;
   if (pipe) {
-    // The schedule holds the work: each rank is busy (1 - bubble) of the makespan on average.
-    const double busy = pipe->makespan * (1 - pipe->bubble_overall);
-    bubble = pipe->makespan * pipe->bubble_overall;
-    const double work = step.compute_s + hbmOnly;
-    compute = work > 0 ? busy * step.compute_s / work : busy;
-    hbm = work > 0 ? busy * hbmOnly / work : 0;
+    // The estimate's figures are already one device's share of the layers; the schedule's idle
+    // time is what the makespan adds to them (the estimate's "bubble" segment).
+    for (const auto& segment : step.segments)
+      if (segment.kind == "bubble") bubble = segment.seconds;
   }
   const QString share = QObject::tr("<br>%1 of the step.");
   auto add = [&](StepBarSegment s) {
     s.tooltip += share.arg(percentOf(s.seconds, total));
     out.push_back(std::move(s));
   };
-  const QString perRank = pipe ? QObject::tr("<br>Under the pipeline: one rank's mean busy time in the schedule, "
-                                             "shared between compute and HBM as the estimate shares them.")
+  const QString perRank = pipe ? QObject::tr("<br>Under the pipeline: one device's share, its rank running 1/%1 of "
+                                             "the layers.")
+                                     .arg(pipe->rank_count)
                                : QString();
   add({StepBarSegment::Kind::Compute,
        {},

@@ -179,10 +179,13 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     if (h < 0 || bar_->segments()[static_cast<std::size_t>(h)].axis != highlighted_) highlightAxis({});
   }
 
-  // The sentence without its leading "<time> per step, <mfu>% MFU, ": the big figures say that
-  // (and under a pipeline the sentence's were written before the schedule stretched the step).
+  // The sentence without its leading "<time> per step, <mfu>% MFU, " (or ": " under a pipeline):
+  // the big figures say that.
   QString summary = QString::fromStdString(step->summary);
-  if (const qsizetype cut = summary.indexOf(QStringLiteral("% MFU, ")); cut > 0 && cut < 40) {
+  const qsizetype mfu = summary.indexOf(QStringLiteral("% MFU"));
+  if (const qsizetype cut = mfu;
+      cut > 0 && cut < 40 && summary.size() > cut + 7 &&
+      (summary.mid(cut + 5, 2) == QStringLiteral(", ") || summary.mid(cut + 5, 2) == QStringLiteral(": "))) {
     summary = summary.mid(cut + 7);
     if (!summary.isEmpty()) summary[0] = summary[0].toUpper();
   }
