@@ -147,19 +147,25 @@ struct CellByStrides {
 // one compare per axis, without moving lanes between vector and integer registers (this loop is
 // nearly all of a whole-axis create_device_mesh call).
 // Whether each device belongs to the expected granule (a hybrid mesh's run), or no check.
+// Each returns non-zero bits for a device outside the granule; the loop ORs them, which keeps
+// one int live instead of a bool that is re-read and re-written per device.
 struct NoKeyCheck {
-  bool operator()(const Device&) const { return true; }
+  int miss(const Device&) const { return 0; }
 };
 struct SliceKeyIs {
   int key;
-  bool operator()(const Device& d) const { return d.slice_index.value_or(~key) == key; }
+  int miss(const Device& d) const { return d.slice_index.value_or(~key) ^ key; }
 };
 struct ProcessKeyIs {
   int key;
-  bool operator()(const Device& d) const { return d.process_index == key; }
+  int miss(const Device& d) const { return d.process_index ^ key; }
 };
 
-template <int CheckedAxis, class At, class CellOf, class KeyCheck>
+// SkipChecked (corner-ordered placement only): the checked axis's box is the single value 0, so
+// "outside the box" on it means "non-zero", which `bad` records anyway and which sends that caller
+// to the exact path just as a `false` would; the axis's offset is then always taken as 0. One
+// axis fewer keeps the loop's constants in registers.
+template <int CheckedAxis, bool SkipChecked = false, class At, class CellOf, class KeyCheck>
 bool scatterByOffsets(std::size_t n, At at, Int4 lo, Int4 hi, CellOf cellOf, KeyCheck keyOk, int base, int* cells,
                       int& bad, bool& allKeysMatch) {
   const unsigned lo0 = static_cast<unsigned>(lo[0]), lo1 = static_cast<unsigned>(lo[1]),
@@ -167,14 +173,16 @@ bool scatterByOffsets(std::size_t n, At at, Int4 lo, Int4 hi, CellOf cellOf, Key
   const unsigned span0 = static_cast<unsigned>(hi[0]) - lo0, span1 = static_cast<unsigned>(hi[1]) - lo1,
                  span2 = static_cast<unsigned>(hi[2]) - lo2, span3 = static_cast<unsigned>(hi[3]) - lo3;
   int nonZero = 0;
-  bool keysMatch = true;
+  int keyMiss = 0;
   for (std::size_t k = 0; k < n; ++k) {
     const Device& d = at(k);
-    keysMatch &= keyOk(d);
+    keyMiss |= keyOk.miss(d);
     const auto& c = coordsOf(d);
     const int core = d.core_on_chip.value_or(0);
+    constexpr bool skip2 = SkipChecked && CheckedAxis == 2, skip3 = SkipChecked && CheckedAxis == 3;
     const unsigned o0 = static_cast<unsigned>(c[0]) - lo0, o1 = static_cast<unsigned>(c[1]) - lo1,
-                   o2 = static_cast<unsigned>(c[2]) - lo2, o3 = static_cast<unsigned>(core) - lo3;
+                   o2 = skip2 ? 0u : static_cast<unsigned>(c[2]) - lo2,
+                   o3 = skip3 ? 0u : static_cast<unsigned>(core) - lo3;
     if (((o0 > span0) | (o1 > span1) | (o2 > span2) | (o3 > span3)) != 0) [[unlikely]]
       return false;
     if constexpr (CheckedAxis == 2) nonZero |= c[2];
@@ -182,7 +190,7 @@ bool scatterByOffsets(std::size_t n, At at, Int4 lo, Int4 hi, CellOf cellOf, Key
     cells[cellOf(o0, o1, o2, o3)] = static_cast<int>(k) + base;
   }
   bad = nonZero;
-  allKeysMatch = keysMatch;
+  allKeysMatch = keyMiss == 0;
   return true;
 }
 
@@ -316,11 +324,14 @@ std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, co
                               flat.data() + tableBase[3]};
   bool keysMatch = false;
   const auto withChecks = [&](auto at, auto cellOf, auto keyOk) {
+    const bool skip = layout.checkedAxis >= 0 && lo[layout.checkedAxis] == 0 && hi[layout.checkedAxis] == 0;
     switch (layout.checkedAxis) {
     case 2:
-      return scatterByOffsets<2>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
+      return skip ? scatterByOffsets<2, true>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch)
+                  : scatterByOffsets<2>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
     case 3:
-      return scatterByOffsets<3>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
+      return skip ? scatterByOffsets<3, true>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch)
+                  : scatterByOffsets<3>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
     default:
       return scatterByOffsets<-1>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
     }
