@@ -164,10 +164,13 @@ struct ProcessKeyIs {
 // SkipChecked (corner-ordered placement only): the checked axis's box is the single value 0, so
 // "outside the box" on it means "non-zero", which `bad` records anyway and which sends that caller
 // to the exact path just as a `false` would; the axis's offset is then always taken as 0. One
-// axis fewer keeps the loop's constants in registers.
-template <int CheckedAxis, bool SkipChecked = false, class At, class CellOf, class KeyCheck>
+// axis fewer keeps the loop's constants in registers. ZeroCorner (with SkipChecked): the box starts
+// at all-zero coordinates, so the offsets are the coordinates themselves and the corner needs no
+// register either.
+template <int CheckedAxis, bool SkipChecked = false, bool ZeroCorner = false, class At, class CellOf, class KeyCheck>
 bool scatterByOffsets(std::size_t n, At at, Int4 lo, Int4 hi, CellOf cellOf, KeyCheck keyOk, int base, int* cells,
                       int& bad, bool& allKeysMatch) {
+  if constexpr (ZeroCorner) lo = Int4{0, 0, 0, 0}; // the caller checked it; now a compile-time constant
   const unsigned lo0 = static_cast<unsigned>(lo[0]), lo1 = static_cast<unsigned>(lo[1]),
                  lo2 = static_cast<unsigned>(lo[2]), lo3 = static_cast<unsigned>(lo[3]);
   const unsigned span0 = static_cast<unsigned>(hi[0]) - lo0, span1 = static_cast<unsigned>(hi[1]) - lo1,
@@ -325,11 +328,18 @@ std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, co
   bool keysMatch = false;
   const auto withChecks = [&](auto at, auto cellOf, auto keyOk) {
     const bool skip = layout.checkedAxis >= 0 && lo[layout.checkedAxis] == 0 && hi[layout.checkedAxis] == 0;
+    const bool zeroCorner = skip && lo[0] == 0 && lo[1] == 0 && lo[2] == 0 && lo[3] == 0;
     switch (layout.checkedAxis) {
     case 2:
+      if (zeroCorner)
+        return scatterByOffsets<2, true, true>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero,
+                                               keysMatch);
       return skip ? scatterByOffsets<2, true>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch)
                   : scatterByOffsets<2>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
     case 3:
+      if (zeroCorner)
+        return scatterByOffsets<3, true, true>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero,
+                                               keysMatch);
       return skip ? scatterByOffsets<3, true>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch)
                   : scatterByOffsets<3>(count, at, lo, hi, cellOf, keyOk, base, cells.data(), nonZero, keysMatch);
     default:
