@@ -130,3 +130,31 @@ TEST_CASE("make_mesh checks the rank against the names before the axis types", "
   REQUIRE(answer["ok"] == false);
   CHECK(answer["error"]["message"].get<std::string>().rfind("Mesh requires the ndim of its first argument", 0) == 0);
 }
+
+TEST_CASE("create_device_mesh: a bad device between good corners still takes the exact path", "[device_mesh]") {
+  // The corner-ordered placement trusts the first and last devices as the box; a device inside the
+  // list that breaks the box must give the reference's error, not a placement.
+  DeviceList v4 = makeDevices(parseTopology("v4:2x2"));
+  REQUIRE(v4.size() == 4);
+  REQUIRE(v4.front().coords == std::array<int, 3>{0, 0, 0});
+  REQUIRE(v4.back().coords == std::array<int, 3>{1, 1, 0});
+  // A second core on one chip: max(core_on_chip) + 1 = 2 cores per chip, so the 2x2x1 box holds
+  // 2 * 2 * 1 * 2 = 8 cells for 4 devices and the cell-count assertion fires.
+  DeviceList twoCore = v4;
+  twoCore[1].core_on_chip = 1;
+  auto e = errorOf([&] { createDeviceMesh(Shape{2, 2}, twoCore); });
+  CHECK(e.first == ErrorKind::AssertionError);
+  const std::string tail = " dims=(2, 2, 1) cores_per_chip=2";
+  CHECK(e.second.size() > tail.size());
+  CHECK(e.second.substr(e.second.size() - tail.size()) == tail);
+  // A negative coordinate (the all-zero corner reads offsets as unsigned): x spans -1..1, three
+  // rows, so the box holds 3 * 2 * 1 = 6 cells for 4 devices.
+  DeviceList negative = v4;
+  (*negative[2].coords)[0] = -1;
+  e = errorOf([&] { createDeviceMesh(Shape{2, 2}, negative); });
+  CHECK(e.first == ErrorKind::AssertionError);
+  const std::string negTail = " dims=(3, 2, 1) cores_per_chip=1";
+  CHECK(e.second.substr(e.second.size() - negTail.size()) == negTail);
+  // The good list itself places on the fast path.
+  CHECK(createDeviceMesh(Shape{2, 2}, v4).path == "nd_torus");
+}
