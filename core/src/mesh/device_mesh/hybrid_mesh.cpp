@@ -80,10 +80,16 @@ DeviceGrid blockLayout(const std::vector<MeshPlacement>& granules, const Shape& 
   DeviceGrid out(outShape, std::vector<int>(static_cast<std::size_t>(shapeSize(outShape))));
   const Shape outStrides = out.strides();
   const Shape gStrides = DeviceGrid::iota(ds).strides();
-  // Granule g's grid (row-major over ms) lands at offset g*ms along each axis: walk its rows with
-  // an odometer over all but the last axis and copy each row as one contiguous run.
+  // Granule g's grid (row-major over ms) lands at offset g*ms along each axis. The trailing axes
+  // where dcn is 1 are whole in the output, so from the last axis with dcn > 1 inwards the granule
+  // is one contiguous run per index of the axes before it: walk those with an odometer and copy
+  // each run at once (one copy per granule when only the leading axis is split).
   const std::int64_t perGranule = shapeSize(ms);
-  const std::int64_t row = rank ? ms[rank - 1] : 1;
+  std::size_t firstWhole = rank; // axes [runAxis, rank) form one run
+  while (firstWhole > 0 && ds[firstWhole - 1] == 1) --firstWhole;
+  const std::size_t runAxis = firstWhole > 0 ? firstWhole - 1 : 0;
+  std::int64_t run = 1;
+  for (std::size_t a = runAxis; a < rank; ++a) run *= ms[a];
   Shape gIdx(rank, 0), iIdx(rank, 0);
   for (std::size_t g = 0; g < granules.size(); ++g) {
     std::int64_t rest = static_cast<std::int64_t>(g), base = 0;
@@ -95,10 +101,10 @@ DeviceGrid blockLayout(const std::vector<MeshPlacement>& granules, const Shape& 
     const int* src = granules[g].grid.data().data();
     std::fill(iIdx.begin(), iIdx.end(), 0);
     std::int64_t offset = base;
-    for (std::int64_t done = 0; done < perGranule; done += row) {
-      std::copy(src + done, src + done + row, out.data().data() + offset);
-      // Advance the row index (axes 0..rank-2) and its output offset.
-      for (std::size_t a = rank ? rank - 1 : 0; a-- > 0;) {
+    for (std::int64_t done = 0; done < perGranule; done += run) {
+      std::copy(src + done, src + done + run, out.data().data() + offset);
+      // Advance the index of the axes before the run and its output offset.
+      for (std::size_t a = runAxis; a-- > 0;) {
         if (++iIdx[a] < ms[a]) {
           offset += outStrides[a];
           break;
