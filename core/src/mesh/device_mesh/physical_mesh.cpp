@@ -213,6 +213,15 @@ std::optional<CellByStrides> stridesOf(const std::vector<int>& table, Int4 table
   return out;
 }
 
+// Whether a scattered cell array still holds the -1 it was filled with. Written cells hold list
+// positions (>= 0), so one OR over all cells has its sign bit set exactly when a hole is left; the
+// OR vectorizes where std::find stops at each element.
+bool hasHole(const std::vector<int>& cells) {
+  int all = 0;
+  for (int c : cells) all |= c;
+  return all < 0;
+}
+
 template <class At>
 bool tryCornerBox(std::size_t n, At at, Int4 lo, Int4 hi, const Layout& l, int* cells, int& bad) {
   const CellByStrides cellOf{0, l.stride[0], l.stride[1], l.stride[2], l.stride[3]};
@@ -284,7 +293,7 @@ DeviceGrid physicalTpuMesh(const DeviceView& devices) {
     }
   }
   // n devices filled fewer than n cells: a duplicate overwrote a neighbour and left a hole.
-  if (std::find(cellsOut.begin(), cellsOut.end(), -1) != cellsOut.end())
+  if (hasHole(cellsOut))
     throwAssertion("Constructed mesh contains a \"hole\"; probable cause: coordinates of jax_devices are not a "
                    "contiguous cuboid: " +
                    referenceDevicesRepr(devices.materialize()));
@@ -363,7 +372,7 @@ std::optional<std::vector<int>> placeCornerOrdered(const DeviceView& devices, co
   }
   // Anything to report (megacore, z on a tray, a hole) is left to the exact path.
   if (!placed || (layout.checkedAxis >= 0 && nonZero != 0)) return std::nullopt;
-  if (std::find(cells.begin(), cells.end(), -1) != cells.end()) return std::nullopt;
+  if (hasHole(cells)) return std::nullopt;
   if (devices.positions)
     for (int& cell : cells) cell = devices.position(static_cast<std::size_t>(cell));
   if (physicalShape) *physicalShape = layout.shape;
