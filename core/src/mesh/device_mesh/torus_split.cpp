@@ -197,16 +197,21 @@ std::vector<std::vector<int>> logicalOffsetTables(const Shape& physical, const A
       step *= assignment[i][j];
     }
   std::vector<std::vector<int>> tables(n);
+  std::vector<std::int64_t> digit(m);
   for (std::size_t i = 0; i < n; ++i) {
     tables[i].resize(static_cast<std::size_t>(physical[i]));
+    // v's digits over the sub-axes of axis i, logical axis 0 most significant: an odometer that
+    // carries the offset along, instead of dividing v out for every entry.
+    std::fill(digit.begin(), digit.end(), 0);
+    std::int64_t offset = 0;
     for (std::int64_t v = 0; v < physical[i]; ++v) {
-      // v's digits over the sub-axes of axis i, logical axis 0 most significant.
-      std::int64_t rest = v, offset = 0;
-      for (std::size_t j = m; j-- > 0;) {
-        offset += (rest % assignment[i][j]) * stride[i][j];
-        rest /= assignment[i][j];
-      }
       tables[i][static_cast<std::size_t>(v)] = static_cast<int>(offset);
+      for (std::size_t j = m; j-- > 0;) {
+        offset += stride[i][j];
+        if (++digit[j] < assignment[i][j]) break;
+        offset -= assignment[i][j] * stride[i][j];
+        digit[j] = 0;
+      }
     }
   }
   return tables;
