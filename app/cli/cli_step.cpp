@@ -116,10 +116,11 @@ void printStep(const Analysis& a, std::ostream& out) {
   parts.header = {"part", "time", "share"};
   parts.right_aligned = {false, true, true};
   for (const auto& g : s.segments) {
-    const std::string name = g.kind == "compute"  ? "compute"
-                             : g.kind == "hbm"    ? "HBM-bound (incl. optimizer " + seconds(s.optimizer_s) + ")"
-                             : g.kind == "bubble" ? std::string("pipeline bubble")
-                                                  : "exposed comm: " + g.axis;
+    const std::string name = g.kind == "compute"    ? "compute"
+                             : g.kind == "hbm"      ? "HBM-bound (incl. optimizer " + seconds(s.optimizer_s) + ")"
+                             : g.kind == "bubble"   ? std::string("pipeline bubble")
+                             : g.kind == "handover" ? std::string("pipeline hand-overs")
+                                                    : "exposed comm: " + g.axis;
     parts.rows.push_back({name, seconds(g.seconds), percent(g.seconds, s.time_s)});
   }
   parts.rows.push_back({"total", seconds(s.time_s), "100%"});

@@ -61,7 +61,7 @@ TEST_CASE("a workspace with a pipeline opens the Pipeline dock with its timeline
   CHECK(panel->scheduleCombo()->currentText() == "Std1F1B");
   CHECK(panel->microbatchesSpin()->value() == 8);
   CHECK(panel->stagesSpin()->specialValueText() == "auto (4)");
-  CHECK(panel->summaryLabel()->text().contains("ms (from the step estimate)"));
+  CHECK(panel->summaryLabel()->text().contains(" s (from the step estimate)"));
   CHECK(panel->summaryLabel()->text().contains("bubble 27.3%"));
   CHECK(panel->summaryLabel()->text().contains("fullest: <b>rank 0</b>"));
 

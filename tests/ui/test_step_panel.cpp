@@ -126,7 +126,12 @@ TEST_CASE("under a pipeline the Step bar shows the bubble and still sums to the 
   const StepEstimate& step = analysis->step;
   const auto& segments = window.stepPanel()->bar()->segments();
   // The step is the makespan plus the optimizer update and the exposed communication.
-  CHECK(step.time_s == Approx(p.makespan + step.optimizer_s).epsilon(1e-9));
+  double handovers = 0;
+  for (const auto& t : p.transfers) handovers += 2 * t.seconds;
+  CHECK(handovers > 0); // three boundaries over the network between hosts
+  CHECK(step.time_s == Approx(p.makespan + step.optimizer_s + handovers).epsilon(1e-9));
+  REQUIRE(find(segments, StepBarSegment::Kind::Handover));
+  CHECK(find(segments, StepBarSegment::Kind::Handover)->seconds == Approx(handovers));
   CHECK(sumOf(segments) == Approx(step.time_s).epsilon(1e-9));
   const StepBarSegment* bubble = find(segments, StepBarSegment::Kind::Bubble);
   REQUIRE(bubble);

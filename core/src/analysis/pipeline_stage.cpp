@@ -356,14 +356,20 @@ void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step, std::vector
     comm[i].overlapped_s = step.per_axis[i].overlapped;
     comm[i].exposed_s = step.per_axis[i].exposed;
   }
-  const double time = p.makespan + step.optimizer_s;
-  const double bubble = std::max(0.0, time - step.compute_s - step.hbm_s - step.exposed_comm_s);
+  // The activation hand-overs between ranks: the steady state overlaps them with other tasks, but
+  // the fill and the drain cross every rank boundary once each way on the critical path (a lower
+  // bound for the interleaved schedules and the V, which cross more often).
+  double handover = 0;
+  for (const auto& t : p.transfers) handover += 2 * t.seconds;
+  const double time = p.makespan + step.optimizer_s + handover;
+  const double bubble = std::max(0.0, time - handover - step.compute_s - step.hbm_s - step.exposed_comm_s);
   for (auto& segment : step.segments) {
     if (segment.kind == "compute") segment.seconds = step.compute_s;
     if (segment.kind == "hbm") segment.seconds = step.hbm_s;
     if (segment.kind == "comm") segment.seconds /= ranks;
   }
   step.segments.push_back({"bubble", "", bubble});
+  if (handover > 0) step.segments.push_back({"handover", "", handover});
   step.time_s = time;
   step.tokens_per_s *= spmd / time;
   step.mfu *= spmd / time;
@@ -391,7 +397,9 @@ void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step, std::vector
   step.notes.push_back(
       "the step is the pipeline schedule's makespan (" + numberText(std::round(1e5 * p.makespan) / 100) + " ms, " +
       numberText(std::round(1e5 * bubble) / 100) +
-      " ms of it idle on average) plus the optimizer update; a device runs 1/" + std::to_string(p.rank_count) +
+      " ms of it idle on average) plus the optimizer update and the activation hand-overs of the fill and the "
+      "drain (" +
+      numberText(std::round(1e5 * handover) / 100) + " ms); a device runs 1/" + std::to_string(p.rank_count) +
       " of the layers, so its compute, HBM traffic, optimizer update and collectives are that share "
       "of the engine's; task times split its compute, HBM and exposed communication over layers, "
       "micro-batches and F/B (1:2)");
@@ -513,12 +521,12 @@ void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGr
       p.ranks[r].peak_in_flight = metrics.peak_in_flight[r];
     }
 
+    if (layersOk && model && plan && !out.memory.per_device.empty()) fillMemory(scenario, *model, *plan, p, out);
+    fillTransfers(scenario, model, p, out);
     if (p.time_unit == "s") {
       pipelineStepTime(p, out.step, out.comm);
       note(out, Diagnostic::Severity::Info, "step", "", out.step.notes.back());
     }
-    if (layersOk && model && plan && !out.memory.per_device.empty()) fillMemory(scenario, *model, *plan, p, out);
-    fillTransfers(scenario, model, p, out);
   } catch (const Error& e) {
     fail("pipeline", std::string("pipeline: ") + e.what());
   }

@@ -403,7 +403,10 @@ TEST_CASE("under a pipeline the step is the schedule's makespan plus the optimiz
   // Std1F1B, 2 stages of 2 layers each (one unit each F, two each B), M = 4: by hand the schedule
   // runs F0.0 then both ranks in lockstep: makespan = (M + S - 1) x (F + B) = 5 x 3 = 15 units.
   CHECK(p.makespan == Approx(15 * unitSeconds(a)));
-  CHECK(a.step.time_s == Approx(p.makespan + a.step.optimizer_s));
+  // Plus the hand-over between the two ranks, once each way in the fill and the drain.
+  REQUIRE(p.transfers.size() == 1);
+  CHECK(p.transfers[0].seconds > 0);
+  CHECK(a.step.time_s == Approx(p.makespan + a.step.optimizer_s + 2 * p.transfers[0].seconds));
   // One device runs its rank's half of the layers: its compute is half of what the same mesh
   // without a pipeline computes for the same 4 micro-batches (every device all layers).
   Scenario flat = s;

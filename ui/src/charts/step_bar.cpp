@@ -40,13 +40,6 @@ QString collectiveText(const StepCollective& c) {
 
 } // namespace
 
-QString formatSeconds(double seconds) {
-  const double a = std::abs(seconds);
-  if (a >= 1 || a == 0) return QStringLiteral("%1 s").arg(QString::number(seconds, 'g', 3));
-  if (a >= 1e-3) return QStringLiteral("%1 ms").arg(QString::number(seconds * 1e3, 'g', 3));
-  return QStringLiteral("%1 µs").arg(QString::number(seconds * 1e6, 'g', 3));
-}
-
 std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis) {
   std::vector<StepBarSegment> out;
   const StepEstimate& step = analysis.step;
@@ -59,11 +52,15 @@ std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis) {
   const PipelineAnalysis* pipe =
       analysis.pipeline && analysis.pipeline->scheduled && analysis.pipeline->time_unit == "s" ? &*analysis.pipeline
                                                                                                : nullptr;
+  double handover = 0;
   if (pipe) {
     // The estimate's figures are already one device's share of the layers; the schedule's idle
-    // time is what the makespan adds to them (the estimate's "bubble" segment).
-    for (const auto& segment : step.segments)
+    // time is what the makespan adds to them (the estimate's "bubble" segment), and the hand-overs
+    // of the fill and the drain are the critical path's ("handover").
+    for (const auto& segment : step.segments) {
       if (segment.kind == "bubble") bubble = segment.seconds;
+      if (segment.kind == "handover") handover = segment.seconds;
+    }
   }
   const QString share = QObject::tr("<br>%1 of the step.");
   auto add = [&](StepBarSegment s) {
@@ -112,6 +109,16 @@ std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis) {
              .arg(pipe->microbatches)
              .arg(pipe->rank_count),
          QColor(0xbab0ac)});
+  if (pipe && handover > 0)
+    add({StepBarSegment::Kind::Handover,
+         {},
+         handover,
+         QObject::tr("hand-overs"),
+         QObject::tr("<b>Pipeline hand-overs: %1</b><br>Activations passed forward and gradients passed back "
+                     "between ranks: the fill and the drain cross every rank boundary once each way on the "
+                     "critical path (the steady state overlaps them).")
+             .arg(formatSeconds(handover)),
+         QColor(0x9c755f)});
   for (const StepAxis& a : step.per_axis) {
     if (!(a.exposed > 0)) continue;
     const auto& names = analysis.mesh.axis_names;

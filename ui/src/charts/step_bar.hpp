@@ -17,7 +17,7 @@
 namespace shardscope::ui {
 
 struct StepBarSegment {
-  enum class Kind { Compute, Hbm, Optimizer, Bubble, Comm };
+  enum class Kind { Compute, Hbm, Optimizer, Bubble, Handover, Comm };
   Kind kind = Kind::Compute;
   QString axis; // the mesh axis, for Comm
   double seconds = 0;
@@ -35,7 +35,7 @@ struct StepBarSegment {
 std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis);
 
 // "1.23 s", "45.6 ms", "789 µs": three significant digits in the unit that reads best.
-QString formatSeconds(double seconds);
+
 
 class StepBar : public QWidget {
   Q_OBJECT

@@ -35,8 +35,7 @@ int LayoutRowsModel::columnCount(const QModelIndex& parent) const { return paren
 
 QString LayoutRowsModel::formatSeconds(std::optional<double> seconds) {
   if (!seconds) return QStringLiteral("—");
-  if (*seconds >= 1) return QStringLiteral("%1 s").arg(*seconds, 0, 'f', 2);
-  return QStringLiteral("%1 ms").arg(*seconds * 1e3, 0, 'f', 1);
+  return ui::formatSeconds(*seconds);
 }
 
 QString LayoutRowsModel::recomputeName(shardscope::Recompute r) {

@@ -234,7 +234,7 @@ void PipelinePanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
                .arg(p->microbatches);
   if (p->scheduled) {
     if (p->time_unit == "s")
-      parts << tr("makespan %1 ms (from the step estimate)").arg(QString::number(p->makespan * 1e3, 'g', 3));
+      parts << tr("makespan %1 (from the step estimate)").arg(formatSeconds(p->makespan));
     else
       parts << tr("makespan %1 task units").arg(QString::number(std::round(p->makespan * 100) / 100, 'g', 12));
     parts << tr("bubble %1%").arg(100 * p->bubble_overall, 0, 'f', 1);

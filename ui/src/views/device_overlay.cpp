@@ -21,6 +21,23 @@ QString formatBytes(double bytes) {
                 : QStringLiteral("%1 %2").arg(v, 0, 'f', v < 10 ? 2 : (v < 100 ? 1 : 0)).arg(units[u]);
 }
 
+QString formatSeconds(double seconds) {
+  const double a = std::abs(seconds);
+  const auto text = [](double v, const char* unit) {
+    const double m = std::abs(v);
+    QString number = QString::number(v, 'f', m < 10 ? 2 : (m < 100 ? 1 : 0));
+    // Trailing zeros say nothing here: "1 µs", "1.5 s".
+    if (number.contains('.')) {
+      while (number.endsWith('0')) number.chop(1);
+      if (number.endsWith('.')) number.chop(1);
+    }
+    return QStringLiteral("%1 %2").arg(number, QString::fromUtf8(unit));
+  };
+  if (a >= 1 || a == 0) return text(seconds, "s");
+  if (a >= 1e-3) return text(seconds * 1e3, "ms");
+  return text(seconds * 1e6, "µs");
+}
+
 DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, OverlayMode mode, int axis,
                              const QString& param) {
   DeviceOverlay out;

@@ -33,5 +33,8 @@ DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, O
 
 // "1.50 GiB" style.
 QString formatBytes(double bytes);
+// "1.26 s", "412 ms", "38.5 µs", "1 µs": at most three significant digits in the largest unit
+// under the value, no trailing zeros, never an exponent.
+QString formatSeconds(double seconds);
 
 } // namespace shardscope::ui

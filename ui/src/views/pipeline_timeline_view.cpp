@@ -225,10 +225,8 @@ std::vector<int> PipelineTimelineView::waitedFor(int event) const {
 }
 
 QString PipelineTimelineView::timeText(double t) const {
-  // Seconds from the step estimate read in milliseconds, three significant digits (412 ms, 0.25 ms);
-  // task units keep at most two decimals, trailing zeros dropped: 33, 26.5, 0.25.
-  if (analysis_ && analysis_->pipeline && analysis_->pipeline->time_unit == "s")
-    return QString::number(t * 1e3, 'g', 3) + " ms";
+  // Seconds from the step estimate as durations read (1.26 s, 412 ms); task units keep at most two decimals, trailing zeros dropped: 33, 26.5, 0.25.
+  if (analysis_ && analysis_->pipeline && analysis_->pipeline->time_unit == "s") return formatSeconds(t);
   return QString::number(std::round(t * 100) / 100, 'g', 12);
 }
 
