@@ -127,6 +127,8 @@ void CommChart::rebuild() {
   chart->addAxis(axisY, Qt::AlignLeft);
   series->attachAxis(axisX);
   series->attachAxis(axisY);
+  // With no step estimate (serving) every bar is 0, and a 0..0 range is invalid for Qt Charts.
+  if (!(maxT > 0)) axisY->setRange(0, 1);
   axisY->applyNiceNumbers();
   connect(series, &QStackedBarSeries::hovered, this, [this, unit](bool status, int index, QBarSet* set) {
     if (!status || !set) return;
