@@ -3,6 +3,7 @@
 // text timeline with one row per rank, makespan, bubble and peak in-flight micro-batches per rank,
 // memory per rank against the HBM, and the stage-to-stage activation transfers.
 #include "cli.hpp"
+#include "cli_options.hpp"
 #include "text_table.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
@@ -50,7 +51,7 @@ std::int64_t parseCount(const std::string& option, const std::string& text) {
     used = 0;
   }
   if (used != text.size() || v < 1 || v > (1LL << 20))
-    throwValueError(option + " must be a positive integer, got '" + text + "'");
+    throw UsageError(option + " must be a positive integer, got '" + text + "'");
   return v;
 }
 
@@ -65,7 +66,7 @@ std::vector<std::int64_t> parseLayers(const std::string& text) {
     }
     out.push_back(parseCount("--layers", part));
   }
-  if (out.empty()) throwValueError("--layers needs a comma-separated list of layer counts");
+  if (out.empty()) throw UsageError("--layers needs a comma-separated list of layer counts");
   return out;
 }
 
@@ -239,94 +240,68 @@ Json timelineJson(const PipelineTimeline& tl) {
 } // namespace
 
 int runPipeline(const Args& args, Streams io) {
-  try {
-    Scenario scenario = defaultScenario();
-    std::string format = "table";
-    std::size_t width = 120;
-    PipelineConfig flags;
-    bool axisGiven = false, scheduleGiven = false, fuseGiven = false;
-    std::optional<std::int64_t> stages, microbatches;
-    std::vector<std::int64_t> layers;
-    bool workspaceGiven = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto value = [&]() -> const std::string& {
-        if (i + 1 >= args.size()) throwValueError("option " + a + " needs a value");
-        return args[++i];
-      };
-      if (a == "--help" || a == "-h") {
-        usage(io.out);
-        return 0;
-      } else if (a == "--axis") {
-        flags.axis = value();
-        axisGiven = true;
-      } else if (a == "--schedule") {
-        const std::string& s = value();
-        const auto kind = parsePipelineScheduleKind(s);
-        if (!kind || !isExportedByJaxpp(*kind))
-          throwValueError("--schedule must be one of GPipe, Std1F1B, Eager1F1B, ZeroBubble, Interleaved1F1B, KimiK2, "
-                          "DualPipeV; got '" +
-                          s + "'");
-        flags.schedule = *kind;
-        scheduleGiven = true;
-      } else if (a == "--stages") {
-        stages = parseCount("--stages", value());
-      } else if (a == "--microbatches") {
-        microbatches = parseCount("--microbatches", value());
-      } else if (a == "--layers") {
-        layers = parseLayers(value());
-      } else if (a == "--fuse") {
-        fuseGiven = true;
-      } else if (a == "--format") {
-        format = value();
-        if (format != "table" && format != "json") throwValueError("--format must be table or json");
-      } else if (a == "--width") {
-        width = static_cast<std::size_t>(std::clamp<std::int64_t>(parseCount("--width", value()), 40, 100000));
-      } else if (!a.empty() && a[0] == '-') {
-        throwValueError("unknown option " + a + " (see shardscope-cli pipeline --help)");
-      } else {
-        if (workspaceGiven) throwValueError("only one workspace may be given, got '" + a + "' too");
-        scenario = loadScenarioFile(a);
-        workspaceGiven = true;
-      }
-    }
-    const bool anyFlag = axisGiven || scheduleGiven || fuseGiven || stages || microbatches || !layers.empty();
-    if (!scenario.pipeline && !anyFlag)
-      throwValueError(std::string(workspaceGiven ? "the workspace" : "the default scenario") +
-                      " has no pipeline section; add one (docs/workspace.md) or give --axis and --schedule");
-    PipelineConfig& cfg = scenario.pipeline ? *scenario.pipeline : scenario.pipeline.emplace();
-    if (axisGiven) cfg.axis = flags.axis;
-    if (scheduleGiven) cfg.schedule = flags.schedule;
-    if (fuseGiven) cfg.fuse_steady_state = true;
-    if (stages) cfg.num_stages = stages;
-    if (microbatches) cfg.microbatches = microbatches;
-    if (!layers.empty()) cfg.layers_per_stage = layers;
-    // A new schedule on an old workspace: its stage count follows the axis unless given.
-    if (scheduleGiven && !stages) cfg.num_stages.reset();
-
-    const Analysis analysis = analyze(scenario);
-    if (format == "json") {
-      Json out;
-      const Json full = analysisToJson(analysis);
-      out["pipeline"] = full.contains("pipeline") ? full["pipeline"] : Json();
-      out["timeline"] =
-          analysis.pipeline && analysis.pipeline->scheduled ? timelineJson(analysis.pipeline->timeline) : Json::array();
-      Json diagnostics = Json::array();
-      for (const auto& d : full["diagnostics"])
-        if (d["section"] == "pipeline") diagnostics.push_back(d);
-      out["diagnostics"] = diagnostics;
-      io.out << dumpJson(out, 2) << "\n";
-    } else {
-      printTable(analysis, width, io.out);
-    }
-    // A pipeline that could not be set up, or that jaxpp would refuse (a process in two groups).
-    for (const auto& d : analysis.diagnostics)
-      if (d.section == "pipeline" && d.severity == Diagnostic::Severity::Error) return 1;
+  if (wantsHelp(args)) {
+    usage(io.out);
     return 0;
-  } catch (const Error& e) {
-    io.err << "shardscope-cli pipeline: " << errorKindName(e.kind()) << ": " << e.what() << "\n";
-    return 1;
   }
+  static constexpr Flag kFlags[] = {{"--axis"},   {"--schedule"},    {"--stages"}, {"--microbatches"},
+                                    {"--layers"}, {"--fuse", false}, {"--format"}, {"--width"}};
+  const ParsedArgs opts = parseArgs(args, kFlags, 1, "workspace file");
+  const std::string format = opts.valueOr("--format", "table");
+  if (format != "table" && format != "json") throw UsageError("--format must be table or json, got '" + format + "'");
+  std::size_t width = 120;
+  if (const auto w = opts.value("--width"))
+    width = static_cast<std::size_t>(std::clamp<std::int64_t>(parseCount("--width", *w), 40, 100000));
+  std::optional<PipelineScheduleKind> schedule;
+  if (const auto text = opts.value("--schedule")) {
+    schedule = parsePipelineScheduleKind(*text);
+    if (!schedule || !isExportedByJaxpp(*schedule))
+      throw UsageError("--schedule must be one of GPipe, Std1F1B, Eager1F1B, ZeroBubble, Interleaved1F1B, KimiK2, "
+                       "DualPipeV; got '" +
+                       *text + "'");
+  }
+  std::optional<std::int64_t> stages, microbatches;
+  if (const auto v = opts.value("--stages")) stages = parseCount("--stages", *v);
+  if (const auto v = opts.value("--microbatches")) microbatches = parseCount("--microbatches", *v);
+  std::vector<std::int64_t> layers;
+  if (const auto v = opts.value("--layers")) layers = parseLayers(*v);
+
+  const bool workspaceGiven = !opts.positionals().empty();
+  Scenario scenario = workspaceGiven ? loadScenarioFile(opts.positionals().front()) : defaultScenario();
+  const bool anyFlag =
+      opts.has("--axis") || schedule || opts.has("--fuse") || stages || microbatches || !layers.empty();
+  if (!scenario.pipeline && !anyFlag)
+    throwValueError(std::string(workspaceGiven ? "the workspace" : "the default scenario") +
+                    " has no pipeline section; add one (docs/workspace.md) or give --axis and --schedule");
+  PipelineConfig& cfg = scenario.pipeline ? *scenario.pipeline : scenario.pipeline.emplace();
+  if (const auto axis = opts.value("--axis")) cfg.axis = *axis;
+  if (schedule) cfg.schedule = *schedule;
+  if (opts.has("--fuse")) cfg.fuse_steady_state = true;
+  if (stages) cfg.num_stages = stages;
+  if (microbatches) cfg.microbatches = microbatches;
+  if (!layers.empty()) cfg.layers_per_stage = layers;
+  // A new schedule on an old workspace: its stage count follows the axis unless given.
+  if (schedule && !stages) cfg.num_stages.reset();
+
+  const Analysis analysis = analyze(scenario);
+  if (format == "json") {
+    Json out;
+    const Json full = analysisToJson(analysis);
+    out["pipeline"] = full.contains("pipeline") ? full["pipeline"] : Json();
+    out["timeline"] =
+        analysis.pipeline && analysis.pipeline->scheduled ? timelineJson(analysis.pipeline->timeline) : Json::array();
+    Json diagnostics = Json::array();
+    for (const auto& d : full["diagnostics"])
+      if (d["section"] == "pipeline") diagnostics.push_back(d);
+    out["diagnostics"] = diagnostics;
+    io.out << dumpJson(out, 2) << "\n";
+  } else {
+    printTable(analysis, width, io.out);
+  }
+  // A pipeline that could not be set up, or that jaxpp would refuse (a process in two groups).
+  for (const auto& d : analysis.diagnostics)
+    if (d.section == "pipeline" && d.severity == Diagnostic::Severity::Error) return 1;
+  return 0;
 }
 
 } // namespace shardscope::cli

@@ -77,24 +77,12 @@ std::string seconds(double s) {
   return fixed(s * 1e6, 1) + " us";
 }
 
-const char* recomputeText(Recompute r) {
-  switch (r) {
-  case Recompute::None:
-    return "none";
-  case Recompute::Selective:
-    return "selective";
-  case Recompute::Full:
-    return "full";
-  }
-  return "selective";
-}
-
 std::vector<std::string> cells(const std::string& rank, const LayoutRow& r) {
   return {rank,
           r.mesh,
           r.rules,
           std::to_string(r.zero_stage),
-          recomputeText(r.recompute),
+          std::string(recomputeName(r.recompute)),
           r.step_time_s ? seconds(*r.step_time_s) : "-",
           r.mfu ? fixed(*r.mfu * 100, 1) + "%" : "-",
           formatBytes(r.max_bytes) + " / " + (r.hbm_bytes > 0 ? formatBytes(r.hbm_bytes) : std::string("?")),

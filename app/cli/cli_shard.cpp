@@ -3,6 +3,7 @@
 // summary, for a topology + mesh + model + rule set given by flags or by a workspace file.
 #include "cli.hpp"
 #include "cli_options.hpp"
+#include "cli_scenario_flags.hpp"
 #include "text_table.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
@@ -44,15 +45,6 @@ void usage(std::ostream& out) {
          "  --no-split       refuse meshes that need JAX's allow_split_physical_axes\n"
          "  --format F       table (default), json or csv (csv: the parameter table only)\n"
          "  --per-device     json: include every device's memory\n";
-}
-
-bool isRulePreset(const std::string& name) {
-  try {
-    presetRules(name);
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
 }
 
 std::string shapeText(const Shape& s) {
@@ -130,57 +122,13 @@ int runShard(const Args& args, Streams io) {
     usage(io.out);
     return 0;
   }
-  static constexpr Flag kFlags[] = {
-      {"--topology"},          {"--mesh"},           {"--model"}, {"--rules"}, {"--zero"}, {"--format"},
-      {"--per-device", false}, {"--no-split", false}};
-  const ParsedArgs opts = parseArgs(args, kFlags, 1, "workspace file");
+  std::vector<Flag> flags = scenarioFlags();
+  flags.insert(flags.end(), {{"--format"}, {"--per-device", false}});
+  const ParsedArgs opts = parseArgs(args, flags, 1, "workspace file");
   const std::string format = opts.valueOr("--format", "table");
   if (format != "table" && format != "json" && format != "csv")
     throw UsageError("--format must be table, json or csv, got '" + format + "'");
-  if (opts.has("--topology") && !opts.has("--mesh"))
-    throw UsageError("--topology needs --mesh too (the default mesh is for the default v4 4x4x8)");
-
-  // The workspace (or the built-in default scenario), then the flags over it.
-  Scenario scenario = opts.positionals().empty() ? defaultScenario() : loadScenarioFile(opts.positionals().front());
-  if (const auto t = opts.value("--topology")) scenario.topology = parseTopology(*t);
-  if (const auto m = opts.value("--model")) {
-    const auto presets = presetModelNames();
-    scenario.model = {};
-    // A preset name wins; anything else is a model file.
-    if (std::find(presets.begin(), presets.end(), *m) != presets.end())
-      scenario.model.preset = *m;
-    else
-      scenario.model.path = *m;
-  }
-  if (const auto r = opts.value("--rules")) {
-    // A preset name, or a rule file (which then is the whole rule set).
-    scenario.rules = {};
-    if (isRulePreset(*r)) {
-      scenario.rules.preset = *r;
-    } else {
-      if (!std::filesystem::is_regular_file(*r)) {
-        std::string names;
-        for (const auto& p : rulePresets()) names += (names.empty() ? "" : ", ") + p.name;
-        throw UsageError("--rules '" + *r + "' is neither a preset (" + names + ") nor a rule file");
-      }
-      scenario.rules = rulesChoiceOf(loadRuleFile(*r));
-    }
-  }
-  if (const auto z = opts.value("--zero")) {
-    if (*z != "0" && *z != "1" && *z != "2") throw UsageError("--zero must be 0, 1 or 2, got '" + *z + "'");
-    scenario.training.zero_stage = (*z)[0] - '0';
-  }
-  if (const auto meshText = opts.value("--mesh")) {
-    const auto devices = makeDevices(scenario.topology);
-    const auto perSlice = static_cast<std::int64_t>(devices.size()) / std::max(1, scenario.topology.slices);
-    const MeshAxes axes = parseMeshAxes(*meshText, perSlice);
-    scenario.mesh.axes.clear();
-    for (std::size_t i = 0; i < axes.names.size(); ++i)
-      scenario.mesh.axes.push_back({axes.names[i], axes.sizes[i], 1, AxisType::Explicit});
-    if (scenario.topology.slices > 1 && !scenario.mesh.axes.empty())
-      scenario.mesh.axes.front().dcn = scenario.topology.slices;
-  }
-  if (opts.has("--no-split")) scenario.mesh.allow_split_physical_axes = false;
+  const Scenario scenario = scenarioFromArgs(opts);
 
   const Analysis analysis = analyze(scenario);
   if (format == "json") {

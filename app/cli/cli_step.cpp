@@ -5,6 +5,8 @@
 // Takes the same workspace and flags as `shard`; `--format json` prints the analysis with its
 // `step` object (the eval `analyze` op's form, without the parameter list).
 #include "cli.hpp"
+#include "cli_options.hpp"
+#include "cli_scenario_flags.hpp"
 #include "text_table.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
@@ -56,17 +58,8 @@ std::int64_t positive(const std::string& flag, const std::string& text) {
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 1 || v > (std::int64_t{1} << 40))
-    throwValueError(flag + " must be a positive integer, got '" + text + "'");
+    throw UsageError(flag + " must be a positive integer, got '" + text + "'");
   return v;
-}
-
-bool isRulePreset(const std::string& name) {
-  try {
-    presetRules(name);
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
 }
 
 std::string seconds(double s) {
@@ -169,97 +162,35 @@ void printStep(const Analysis& a, std::ostream& out) {
 } // namespace
 
 int runStep(const Args& args, Streams io) {
-  try {
-    Scenario scenario = defaultScenario();
-    std::string format = "table";
-    std::string meshText;
-    bool noSplit = false, topologyGiven = false;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto value = [&]() -> const std::string& {
-        if (i + 1 >= args.size()) throwValueError("option " + a + " needs a value");
-        return args[++i];
-      };
-      if (a == "--help" || a == "-h") {
-        usage(io.out);
-        return 0;
-      } else if (a == "--topology") {
-        scenario.topology = parseTopology(value());
-        topologyGiven = true;
-      } else if (a == "--mesh") {
-        meshText = value();
-      } else if (a == "--model") {
-        const std::string& name = value();
-        const auto presets = presetModelNames();
-        scenario.model = {};
-        if (std::find(presets.begin(), presets.end(), name) != presets.end())
-          scenario.model.preset = name;
-        else
-          scenario.model.path = name;
-      } else if (a == "--rules") {
-        const std::string r = value();
-        scenario.rules = {};
-        if (isRulePreset(r)) {
-          scenario.rules.preset = r;
-        } else {
-          if (!std::filesystem::is_regular_file(r))
-            throwValueError("--rules '" + r + "' is neither a rule preset nor a rule file");
-          scenario.rules = rulesChoiceOf(loadRuleFile(r));
-        }
-      } else if (a == "--zero") {
-        const std::string z = value();
-        if (z != "0" && z != "1" && z != "2") throwValueError("--zero must be 0, 1 or 2, got '" + z + "'");
-        scenario.training.zero_stage = z[0] - '0';
-      } else if (a == "--micro-batch") {
-        scenario.training.micro_batch = positive(a, value());
-      } else if (a == "--microbatches") {
-        scenario.training.microbatches = positive(a, value());
-      } else if (a == "--seq-len") {
-        scenario.training.seq_len = positive(a, value());
-      } else if (a == "--format") {
-        format = value();
-        if (format != "table" && format != "json") throwValueError("--format must be table or json");
-      } else if (a == "--no-split") {
-        noSplit = true;
-      } else if (!a.empty() && a[0] == '-') {
-        throwValueError("unknown option " + a + " (see shardscope-cli step --help)");
-      } else {
-        scenario = loadScenarioFile(a);
-      }
-    }
-    if (!meshText.empty()) {
-      const auto devices = makeDevices(scenario.topology);
-      const auto perSlice = static_cast<std::int64_t>(devices.size()) / std::max(1, scenario.topology.slices);
-      const MeshAxes axes = parseMeshAxes(meshText, perSlice);
-      scenario.mesh.axes.clear();
-      for (std::size_t i = 0; i < axes.names.size(); ++i)
-        scenario.mesh.axes.push_back({axes.names[i], axes.sizes[i], 1, AxisType::Explicit});
-      if (scenario.topology.slices > 1 && !scenario.mesh.axes.empty())
-        scenario.mesh.axes.front().dcn = scenario.topology.slices;
-    } else if (topologyGiven) {
-      throwValueError("--topology needs --mesh too (the default mesh is for the default v4 4x4x8)");
-    }
-    if (noSplit) scenario.mesh.allow_split_physical_axes = false;
-
-    const Analysis analysis = analyze(scenario);
-    if (format == "json") {
-      Json json = analysisToJson(analysis);
-      json.erase("params"); // `shard --format json` lists them; a 46k-parameter list would bury the step
-      io.out << dumpJson(json, 2) << "\n";
-    } else {
-      printStep(analysis, io.out);
-      for (const auto& d : analysis.diagnostics)
-        if (d.severity != Diagnostic::Severity::Info)
-          io.err << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << d.section << "] "
-                 << (d.subject.empty() ? "" : d.subject + ": ") << d.message << "\n";
-    }
-    for (const auto& d : analysis.diagnostics)
-      if (d.severity == Diagnostic::Severity::Error) return 1;
+  if (wantsHelp(args)) {
+    usage(io.out);
     return 0;
-  } catch (const Error& e) {
-    io.err << "shardscope-cli step: " << errorKindName(e.kind()) << ": " << e.what() << "\n";
-    return 1;
   }
+  std::vector<Flag> flags = scenarioFlags();
+  flags.insert(flags.end(), {{"--micro-batch"}, {"--microbatches"}, {"--seq-len"}, {"--format"}});
+  const ParsedArgs opts = parseArgs(args, flags, 1, "workspace file");
+  const std::string format = opts.valueOr("--format", "table");
+  if (format != "table" && format != "json") throw UsageError("--format must be table or json, got '" + format + "'");
+  Scenario scenario = scenarioFromArgs(opts);
+  if (const auto v = opts.value("--micro-batch")) scenario.training.micro_batch = positive("--micro-batch", *v);
+  if (const auto v = opts.value("--microbatches")) scenario.training.microbatches = positive("--microbatches", *v);
+  if (const auto v = opts.value("--seq-len")) scenario.training.seq_len = positive("--seq-len", *v);
+
+  const Analysis analysis = analyze(scenario);
+  if (format == "json") {
+    Json json = analysisToJson(analysis);
+    json.erase("params"); // `shard --format json` lists them; a 46k-parameter list would bury the step
+    io.out << dumpJson(json, 2) << "\n";
+  } else {
+    printStep(analysis, io.out);
+    for (const auto& d : analysis.diagnostics)
+      if (d.severity != Diagnostic::Severity::Info)
+        io.err << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << d.section << "] "
+               << (d.subject.empty() ? "" : d.subject + ": ") << d.message << "\n";
+  }
+  for (const auto& d : analysis.diagnostics)
+    if (d.severity == Diagnostic::Severity::Error) return 1;
+  return 0;
 }
 
 } // namespace shardscope::cli

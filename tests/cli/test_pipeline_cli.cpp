@@ -86,7 +86,7 @@ TEST_CASE("pipeline errors name the field and exit non-zero", "[cli][pipeline]")
   CHECK(r.code == 1);
   CHECK(has(r.out, "pipeline.microbatches is 2, but ZeroBubble needs at least as many micro-batches as stages (4)"));
   r = run({"pipeline", example(), "--schedule", "Zero"});
-  CHECK(r.code == 1);
+  CHECK(r.code == 2); // the command line is wrong: a usage error, as in every command
   CHECK(has(r.err, "--schedule must be one of"));
   r = run({"pipeline", "--help"});
   CHECK(r.code == 0);

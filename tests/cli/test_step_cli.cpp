@@ -74,7 +74,8 @@ TEST_CASE("step takes the batch from flags and names padded replicas", "[cli][st
 }
 
 TEST_CASE("step argument errors", "[cli][step]") {
-  CHECK(run({"step", "--format", "csv"}).code == 1);
+  CHECK(run({"step", "--format", "csv"}).code == 2); // a usage error, as in every command
+  CHECK(run({"step", "--micro-batch", "8", "--micro-batch", "9"}).code == 2); // a flag given twice
   CHECK(run({"step", "--bogus"}).err.find("unknown option --bogus") != std::string::npos);
   CHECK(run({"step", "--topology", "v4:4x4x4"}).err.find("--topology needs --mesh") != std::string::npos);
   CHECK(run({"step", "--help"}).out.find("Usage: shardscope-cli step") != std::string::npos);

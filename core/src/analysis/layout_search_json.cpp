@@ -8,18 +8,6 @@ namespace shardscope {
 
 namespace {
 
-const char* recomputeName(Recompute r) {
-  switch (r) {
-  case Recompute::None:
-    return "none";
-  case Recompute::Selective:
-    return "selective";
-  case Recompute::Full:
-    return "full";
-  }
-  return "selective";
-}
-
 Json optionalNumber(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
 } // namespace
@@ -31,7 +19,7 @@ Json layoutRowToJson(const LayoutRow& row) {
           {"axes", axes},
           {"rules", row.rules},
           {"zero_stage", row.zero_stage},
-          {"recompute", recomputeName(row.recompute)},
+          {"recompute", std::string(recomputeName(row.recompute))},
           {"step_time_s", optionalNumber(row.step_time_s)},
           {"mfu", optionalNumber(row.mfu)},
           {"max_bytes", row.max_bytes},
