@@ -225,7 +225,8 @@ std::vector<int> PipelineTimelineView::waitedFor(int event) const {
 }
 
 QString PipelineTimelineView::timeText(double t) const {
-  // Seconds from the step estimate as durations read (1.26 s, 412 ms); task units keep at most two decimals, trailing zeros dropped: 33, 26.5, 0.25.
+  // Seconds from the step estimate as durations read (1.26 s, 412 ms); task units keep at most two decimals, trailing
+  // zeros dropped: 33, 26.5, 0.25.
   if (analysis_ && analysis_->pipeline && analysis_->pipeline->time_unit == "s") return formatSeconds(t);
   return QString::number(std::round(t * 100) / 100, 'g', 12);
 }
@@ -424,14 +425,16 @@ void PipelineTimelineView::paintTimeline(QPainter& painter, const Geometry& g) c
   for (double t = 0; t <= p.makespan + 1e-9; t += step) {
     const double x = xOf(g, t);
     painter.drawLine(QPointF(x, g.timeline.bottom()), QPointF(x, g.timeline.bottom() + 3));
-    painter.drawText(QRectF(x - 30, g.timeline.bottom() + 3, 60, kAxisHeight - 3), Qt::AlignHCenter | Qt::AlignTop,
-                     timeText(t));
+    // The first label starts at its tick, clear of the axis title to its left.
+    const QRectF box = t == 0 ? QRectF(x, g.timeline.bottom() + 3, 60, kAxisHeight - 3)
+                              : QRectF(x - 30, g.timeline.bottom() + 3, 60, kAxisHeight - 3);
+    painter.drawText(box, (t == 0 ? Qt::AlignLeft : Qt::AlignHCenter) | Qt::AlignTop, timeText(t));
   }
   painter.drawText(QRectF(g.timeline.right() + 6, g.timeline.bottom(), kStatsWidth, kAxisHeight),
                    Qt::AlignLeft | Qt::AlignTop,
                    p.time_unit == "task" ? tr("makespan %1 units").arg(timeText(p.makespan))
                                          : tr("makespan %1").arg(timeText(p.makespan)));
-  painter.drawText(QRectF(g.timeline.left() - g.labelWidth, g.timeline.bottom() + 3, g.labelWidth - 6, kAxisHeight),
+  painter.drawText(QRectF(g.timeline.left() - g.labelWidth, g.timeline.bottom() + 3, g.labelWidth - 10, kAxisHeight),
                    Qt::AlignRight | Qt::AlignTop, p.time_unit == "task" ? tr("task units") : tr("time"));
 }
 
