@@ -3,6 +3,7 @@
 // silently ignored, and every failure is one line on stderr with exit status 2 (command line) or 1
 // (input).
 #include "cli.hpp"
+#include "cli/cli_run.hpp"
 #include "cli_options.hpp"
 
 #include <catch2/catch.hpp>
@@ -16,16 +17,8 @@ using namespace shardscope::cli;
 namespace {
 constexpr Flag kFlags[] = {{"--mesh"}, {"--format"}, {"--twisted", false}};
 
-struct Run {
-  int code;
-  std::string out, err;
-};
-Run run(const Args& args) {
-  std::istringstream in;
-  std::ostringstream out, err;
-  const int code = cli::run(args, {in, out, err});
-  return {code, out.str(), err.str()};
-}
+using Run = test::CliRun;
+Run run(const cli::Args& args) { return test::runCli(args); }
 } // namespace
 
 TEST_CASE("the option parser reads values, switches and positionals", "[cli][options]") {

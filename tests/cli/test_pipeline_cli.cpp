@@ -3,6 +3,7 @@
 // 4-rank Std1F1B with M = 8 and an even split is jaxpp's unit-latency picture: makespan 33, bubble
 // 0.273, peak in-flight 4 3 2 1, spec §2.4), flags that override it, JSON, and its errors.
 #include "cli.hpp"
+#include "cli/cli_run.hpp"
 #include "shardscope/base/json.hpp"
 #include "shardscope/base/resources.hpp"
 
@@ -13,16 +14,8 @@
 using namespace shardscope;
 
 namespace {
-struct Run {
-  int code;
-  std::string out, err;
-};
-Run run(const cli::Args& args) {
-  std::istringstream in;
-  std::ostringstream out, err;
-  const int code = cli::run(args, {in, out, err});
-  return {code, out.str(), err.str()};
-}
+using Run = test::CliRun;
+Run run(const cli::Args& args) { return test::runCli(args); }
 std::string example() {
   return resourcePath("scenarios").append("llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json").string();
 }

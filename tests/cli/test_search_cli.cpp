@@ -3,6 +3,7 @@
 // family lines; `--format json` as layoutSearchToJson; the options reaching the search; and the
 // command-line and input errors with their exit status (2 usage, 1 input) and one stderr line.
 #include "cli.hpp"
+#include "cli/cli_run.hpp"
 #include "shardscope/base/json.hpp"
 
 #include <catch2/catch.hpp>
@@ -11,24 +12,18 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h> // getpid: a temp name per process, as ctest runs cases in parallel
 
 using namespace shardscope;
 
 namespace {
-struct Run {
-  int code;
-  std::string out, err;
-};
-Run run(const cli::Args& args) {
-  std::istringstream in;
-  std::ostringstream out, err;
-  const int code = cli::run(args, {in, out, err});
-  return {code, out.str(), err.str()};
-}
+using Run = test::CliRun;
+Run run(const cli::Args& args) { return test::runCli(args); }
 
 // GPT-2 on a 16-chip v5e slice, 16 sequences of 1024 tokens, laid out fsdp:16.
 std::string smallWorkspace() {
-  const auto dir = std::filesystem::temp_directory_path() / "shardscope-search-cli-test";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("shardscope-search-cli-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "gpt2-v5e16.shardscope.json";
   std::ofstream(file) << R"({"topology": {"chip": "v5e", "shape": [4, 4]},

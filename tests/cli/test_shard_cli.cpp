@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli.hpp"
+#include "cli/cli_run.hpp"
 #include "shardscope/eval/eval.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
@@ -13,16 +14,8 @@
 using namespace shardscope;
 
 namespace {
-struct Run {
-  int code;
-  std::string out, err;
-};
-Run run(const cli::Args& args) {
-  std::istringstream in;
-  std::ostringstream out, err;
-  const int code = cli::run(args, {in, out, err});
-  return {code, out.str(), err.str()};
-}
+using Run = test::CliRun;
+Run run(const cli::Args& args) { return test::runCli(args); }
 } // namespace
 
 TEST_CASE("shard prints one table row per parameter and the memory summary", "[cli][shard]") {

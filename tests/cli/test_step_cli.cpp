@@ -2,6 +2,7 @@
 // `shardscope-cli step`: the breakdown table and the sentence, `--format json` with the `step`
 // object, a bare model, argument errors; and `comm`'s table quoting the same price as the step.
 #include "cli.hpp"
+#include "cli/cli_run.hpp"
 #include "shardscope/base/json.hpp"
 
 #include <catch2/catch.hpp>
@@ -14,16 +15,8 @@
 using namespace shardscope;
 
 namespace {
-struct Run {
-  int code;
-  std::string out, err;
-};
-Run run(const cli::Args& args) {
-  std::istringstream in;
-  std::ostringstream out, err;
-  const int code = cli::run(args, {in, out, err});
-  return {code, out.str(), err.str()};
-}
+using Run = test::CliRun;
+Run run(const cli::Args& args) { return test::runCli(args); }
 } // namespace
 
 TEST_CASE("step prints the breakdown, the per-axis collectives, the checks and the sentence", "[cli][step]") {
@@ -74,7 +67,7 @@ TEST_CASE("step takes the batch from flags and names padded replicas", "[cli][st
 }
 
 TEST_CASE("step argument errors", "[cli][step]") {
-  CHECK(run({"step", "--format", "csv"}).code == 2); // a usage error, as in every command
+  CHECK(run({"step", "--format", "csv"}).code == 2);                          // a usage error, as in every command
   CHECK(run({"step", "--micro-batch", "8", "--micro-batch", "9"}).code == 2); // a flag given twice
   CHECK(run({"step", "--bogus"}).err.find("unknown option --bogus") != std::string::npos);
   CHECK(run({"step", "--topology", "v4:4x4x4"}).err.find("--topology needs --mesh") != std::string::npos);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <unistd.h> // getpid: a temp name per process, as ctest runs cases in parallel
 
 using namespace shardscope;
 
@@ -149,7 +150,8 @@ namespace {
 // config.json, on a 16-chip v5e slice with a 256 x 1024-token batch: small enough to work the
 // step times out by hand.
 Scenario tinyLlamaWorld() {
-  const auto dir = std::filesystem::temp_directory_path() / "shardscope-search-tiny-llama";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("shardscope-search-tiny-llama-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "config.json";
   std::ofstream(file) << R"({"model_type": "llama", "hidden_size": 1024, "intermediate_size": 4096,
