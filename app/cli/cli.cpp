@@ -23,6 +23,8 @@ std::map<std::string, CommandInfo>& commands() {
       {"comm", {&runComm, "per-axis communication report and collective times of a mesh on a topology"}},
       {"shard", {&runShard, "every parameter's spec and shard, then per-device memory (see `shard --help`)"}},
       {"step", {&runStep, "step time, MFU and what bounds a training step, per axis (see `step --help`)"}},
+      {"validate",
+       {&runValidate, "the published-runs validation suite: predicted vs measured step time (see `validate --help`)"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
       {"pipeline",
        {&runPipeline,

@@ -35,5 +35,6 @@ int runComm(const Args& args, Streams io);
 int runPipeline(const Args& args, Streams io);
 int runSearch(const Args& args, Streams io);
 int runTopology(const Args& args, Streams io);
+int runValidate(const Args& args, Streams io);
 
 } // namespace shardscope::cli

@@ -166,14 +166,9 @@ int runSearch(const Args& args, Streams io) {
   }
   if (const auto v = opts.value("--recompute")) {
     for (const auto& p : splitList("--recompute", *v)) {
-      if (p == "none")
-        options.recompute.push_back(Recompute::None);
-      else if (p == "selective")
-        options.recompute.push_back(Recompute::Selective);
-      else if (p == "full")
-        options.recompute.push_back(Recompute::Full);
-      else
-        throw UsageError("--recompute policies are none, selective or full, got '" + p + "'");
+      const auto policy = parseName(p, kRecomputeNames);
+      if (!policy) throw UsageError("--recompute: unknown policy '" + p + "' (" + recomputeNameList() + ")");
+      options.recompute.push_back(*policy);
     }
   }
   options.orders = !opts.has("--no-orders");

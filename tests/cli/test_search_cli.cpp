@@ -91,7 +91,7 @@ TEST_CASE("search refuses a wrong command line with exit 2 and bad input with ex
       {{"search", ws, "--max", "tp"}, 2, "--max entries are AXIS=N, got 'tp'"},
       {{"search", ws, "--max", "tp=0"}, 2, "--max tp must be an integer"},
       {{"search", ws, "--zero", "3"}, 2, "--zero stages are 0, 1 or 2, got '3'"},
-      {{"search", ws, "--recompute", "some"}, 2, "--recompute policies are none, selective or full"},
+      {{"search", ws, "--recompute", "some"}, 2, "--recompute: unknown policy 'some' (none, selective, full, minimal"},
       {{"search", ws, "--presets", "nope"}, 2, "'nope' is not a rule preset"},
       {{"search", ws, "--format", "csv"}, 2, "--format must be table or json"},
       {{"search", ws, ws}, 2, "only 1 workspace file"},

@@ -62,7 +62,13 @@ TEST_CASE("a workspace with a pipeline opens the Pipeline dock with its timeline
   CHECK(panel->microbatchesSpin()->value() == 8);
   CHECK(panel->stagesSpin()->specialValueText() == "auto (4)");
   CHECK(panel->summaryLabel()->text().contains(" s (from the step estimate)"));
-  CHECK(panel->summaryLabel()->text().contains("bubble 27.3%"));
+  {
+    const auto analysis = window.physicalView()->analysis();
+    REQUIRE(analysis);
+    REQUIRE(analysis->pipeline);
+    CHECK(panel->summaryLabel()->text().contains(
+        QString("bubble %1%").arg(100 * analysis->pipeline->bubble_overall, 0, 'f', 1)));
+  }
   CHECK(panel->summaryLabel()->text().contains("fullest: <b>rank 0</b>"));
 
   // The physical view colours each device by its rank, as the timeline colours the rows.

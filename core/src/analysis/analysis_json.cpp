@@ -139,6 +139,8 @@ Json stepToJson(const StepEstimate& s) {
   out["compute_s"] = number(s.compute_s);
   out["hbm_s"] = number(s.hbm_s);
   out["optimizer_s"] = number(s.optimizer_s);
+  out["elementwise_s"] = number(s.elementwise_s);
+  out["padding_s"] = number(s.padding_s);
   out["exposed_comm_s"] = number(s.exposed_comm_s);
   out["bound_by"] = s.estimated ? Json(s.bound_by) : Json();
   Json axes = Json::array();

@@ -54,7 +54,12 @@ paramShardsByBucket(const Scenario& scenario, const ShardGroups& plan, const Mes
                     const std::function<Shape(std::uint32_t, const Shape&)>& shardOf = {});
 // The memory engine's options for the scenario on this mesh (batch, sequence and tensor degrees);
 // with `noteMissingAxes`, batch or sequence axes absent from the mesh become Info diagnostics.
-MemoryOptions deviceMemoryOptions(const Scenario& scenario, Analysis& out, bool noteMissingAxes);
+// The memory engine's options for this scenario on the analysis' mesh. The tensor degree is the
+// product of the axes that split the layers' weights without splitting the tokens, the pipeline or
+// only the routed experts (tensorDegreeOf).
+MemoryOptions deviceMemoryOptions(const Scenario& scenario, const ShardGroups& plan, const Model& model, Analysis& out,
+                                  bool noteMissingAxes);
+std::int64_t tensorDegreeOf(const Scenario& scenario, const ShardGroups& plan, const Model& model, const Mesh& mesh);
 
 // The pipeline section (pipeline_stage.cpp): stages and their layers, jaxpp's schedule and its
 // timeline, memory per pipeline rank over the schedule, the activation hand-over between groups,

@@ -23,7 +23,13 @@ MemoryOptions memoryOptionsFromTraining(const TrainingOptions& t, const std::str
   o.device_kind = deviceKind;
   o.hbm_bytes_override = t.hbm_bytes_override;
   o.sequence_parallel = t.sequence_parallel;
+  o.framework = t.framework;
   return o;
+}
+
+bool defaultTensorOverlap(Framework framework, const std::string& deviceKind) {
+  const ChipSpec* chip = findChip(deviceKind);
+  return framework == Framework::MaxText && chip && chip->platform == Platform::Tpu;
 }
 
 LinkParams linkParamsOf(const Scenario& scenario) {
@@ -55,7 +61,9 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
   o.param_bytes = *bytes;
   o.batch_axes = t.batch_axes;
   o.seq_axes = t.seq_axes;
-  o.overlap_tensor_comm = scenario.performance.overlap_tensor_comm;
+  o.framework = t.framework;
+  o.overlap_tensor_comm =
+      scenario.performance.overlap_tensor_comm.value_or(defaultTensorOverlap(t.framework, deviceKind));
 
   const LinkParams links = linkParamsOf(scenario);
   const ChipSpec* chip = findChip(deviceKind);
@@ -64,6 +72,7 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
     o.peak_flops = {chip->peak_bf16_flops, FigureSource::Chip};
     o.hbm_bandwidth = {chip->hbm_bandwidth, FigureSource::Chip};
     o.calibration = defaultCalibration(*chip);
+    o.matmul_tile = matmulTileOf(*chip);
   }
   const LinkOverrides& edited = scenario.links;
   const auto source = [](bool user) { return user ? FigureSource::User : FigureSource::Chip; };

@@ -71,14 +71,9 @@ LayoutSearchOptions layoutSearchOptionsFromJson(const Json& request) {
     throwValueError("search: 'axes' names no axis");
   o.presets = strings("presets");
   for (const auto& r : strings("recompute")) {
-    if (r == "none")
-      o.recompute.push_back(Recompute::None);
-    else if (r == "selective")
-      o.recompute.push_back(Recompute::Selective);
-    else if (r == "full")
-      o.recompute.push_back(Recompute::Full);
-    else
-      throwValueError("search: unknown recompute policy '" + r + "' (none, selective, full)");
+    const auto policy = parseName(r, kRecomputeNames);
+    if (!policy) throwValueError("search: unknown recompute policy '" + r + "' (" + recomputeNameList() + ")");
+    o.recompute.push_back(*policy);
   }
   if (request.contains("zero_stages") && !request["zero_stages"].is_null()) {
     const Json& z = request["zero_stages"];

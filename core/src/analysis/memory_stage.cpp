@@ -23,7 +23,7 @@ std::int64_t degreeOf(const std::vector<std::string>& names, const Mesh& mesh, c
         names.begin() + static_cast<std::ptrdiff_t>(i)) {
       if (out)
         note(*out, Diagnostic::Severity::Warning, "memory", name,
-           std::string("the ") + what + " axis '" + name + "' is listed twice; it splits activations once");
+             std::string("the ") + what + " axis '" + name + "' is listed twice; it splits activations once");
       continue;
     }
     const auto size = mesh.axisSize(name);
@@ -107,13 +107,39 @@ std::vector<DeviceParamShards> paramShardsByBucket(const Scenario& scenario, con
   return out;
 }
 
-MemoryOptions deviceMemoryOptions(const Scenario& scenario, Analysis& out, bool noteMissingAxes) {
+std::int64_t tensorDegreeOf(const Scenario& scenario, const ShardGroups& plan, const Model& model, const Mesh& mesh) {
+  const auto& names = mesh.axis_names;
+  const auto listed = [&](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  std::int64_t degree = 1;
+  for (std::size_t a = 0; a < names.size(); ++a) {
+    const std::int64_t size = mesh.shape()[a];
+    if (size <= 1 || listed(scenario.training.batch_axes, names[a]) || listed(scenario.training.seq_axes, names[a]) ||
+        (scenario.pipeline && scenario.pipeline->axis == names[a]))
+      continue;
+    // A weight of rank 2 or more that is not a routed expert (an expert axis spreads experts, it
+    // does not split a layer's activations).
+    bool splitsLayers = false;
+    for (std::size_t g = 0; g < plan.plans.size() && !splitsLayers; ++g) {
+      const auto& layout = plan.plans[g].layout;
+      if (layout.shape.size() < 2 || a >= layout.axis_used.size() || !layout.axis_used[a]) continue;
+      const std::string_view path = model.params[plan.first[g]].path;
+      splitsLayers =
+          path.find("experts") == std::string_view::npos || path.find("shared_expert") != std::string_view::npos;
+    }
+    if (splitsLayers) degree *= size;
+  }
+  return degree;
+}
+
+MemoryOptions deviceMemoryOptions(const Scenario& scenario, const ShardGroups& plan, const Model& model, Analysis& out,
+                                  bool noteMissingAxes) {
   const std::string deviceKind = out.mesh.devices.empty() ? std::string() : out.mesh.devices.front().device_kind;
   MemoryOptions options = memoryOptionsFromTraining(scenario.training, deviceKind);
   options.batch_degree = degreeOf(scenario.training.batch_axes, out.mesh, "batch", noteMissingAxes ? &out : nullptr);
   options.seq_degree = degreeOf(scenario.training.seq_axes, out.mesh, "sequence", noteMissingAxes ? &out : nullptr);
-  // Megatron-style tensor parallelism splits heads and the MLP width over the `tp` axis.
-  options.tensor_degree = std::max<std::int64_t>(1, out.mesh.axisSize("tp"));
+  options.tensor_degree = tensorDegreeOf(scenario, plan, model, out.mesh);
   return options;
 }
 
@@ -122,7 +148,7 @@ void estimateDeviceMemory(const Scenario& scenario, const Model& model, const Sh
     // In SPMD every device allocates one (padded) block of every array, so the parameter bytes are
     // the same on all devices; what varies is what the blocks hold, shown by the sharding table.
     const DeviceParamShards perDevice = paramShardsByBucket(scenario, plan, out.mesh, 1).front();
-    const MemoryOptions options = deviceMemoryOptions(scenario, out, /*noteMissingAxes=*/true);
+    const MemoryOptions options = deviceMemoryOptions(scenario, plan, model, out, /*noteMissingAxes=*/true);
 
     const std::vector<DeviceParamShards> devices(out.mesh.devices.size(), perDevice);
     const MemoryEstimate estimate = estimateMemory(devices, model, options);

@@ -16,6 +16,7 @@ namespace {
 // file loads again), or the inline parameter list itself.
 std::string cacheKey(const ModelChoice& choice) {
   if (!choice.inline_params.is_null()) return "inline:" + choice.inline_params.dump();
+  if (!choice.inline_config.is_null()) return "config:" + choice.inline_config.dump();
   if (!choice.path.empty()) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(choice.path, ec);
@@ -30,6 +31,12 @@ Model load(const ModelChoice& choice) {
   if (!choice.inline_params.is_null()) {
     Json wrapped = {{"name", "inline model"}, {"params", choice.inline_params}};
     return modelFromJson(wrapped);
+  }
+  if (!choice.inline_config.is_null()) {
+    const auto& type = choice.inline_config.find("model_type");
+    return modelFromHfConfig(choice.inline_config, type != choice.inline_config.end() && type->is_string()
+                                                       ? "inline " + type->get<std::string>() + " config"
+                                                       : "inline config");
   }
   if (!choice.path.empty()) return loadModelFile(choice.path);
   if (choice.preset.empty()) throwValueError("the scenario names no model (model.preset, model.path or model.params)");

@@ -214,7 +214,7 @@ void fillMemory(const Scenario& scenario, const Model& model, const ShardGroups&
   split.tied_embeddings = model.config && model.config->tie_embeddings;
 
   PipelineMemoryOptions options;
-  options.memory = deviceMemoryOptions(local, out, /*noteMissingAxes=*/false);
+  options.memory = deviceMemoryOptions(local, plan, model, out, /*noteMissingAxes=*/false);
   options.layers_per_stage = p.layers_per_stage;
   options.stage_to_rank = p.stage_to_rank;
   options.rank_count = static_cast<int>(p.rank_count);
@@ -266,22 +266,25 @@ void fillMemory(const Scenario& scenario, const Model& model, const ShardGroups&
            std::string(pipelineScheduleKindName(p.schedule)) + " schedule keeps in flight on it");
 }
 
-void fillTransfers(const Scenario& scenario, const Model* model, PipelineAnalysis& p, Analysis& out) {
-  if (!out.links) return;
+void fillTransfers(const Scenario& scenario, const Model* model, const ShardGroups* plan, PipelineAnalysis& p,
+                   Analysis& out) {
+  if (!out.links || !plan) return;
   if (!model || !model->config || model->config->hidden <= 0) {
     note(out, Diagnostic::Severity::Info, "pipeline", "",
          "the model has no hidden size: the stage-to-stage activation transfers are not priced");
     return;
   }
   // One micro-batch's activation at a stage boundary, per device: [b, s, h] in 16 bits, the batch
-  // and sequence split as the memory estimate splits them (tensor parallelism replicates it).
+  // and sequence split as the memory estimate splits them; tensor parallelism replicates it, except
+  // in MaxText, whose activations are sharded over the tensor axis too.
   Scenario local = scenario;
   for (auto* axes : {&local.training.batch_axes, &local.training.seq_axes})
     axes->erase(std::remove(axes->begin(), axes->end(), p.axis), axes->end());
-  const MemoryOptions o = deviceMemoryOptions(local, out, false);
+  const MemoryOptions o = deviceMemoryOptions(local, *plan, *model, out, false);
   const auto ceilDiv = [](std::int64_t n, std::int64_t d) { return static_cast<double>((n + d - 1) / d); };
+  const double embedSplit = o.framework == Framework::MaxText ? static_cast<double>(o.tensor_degree) : 1.0;
   const double bytes = ceilDiv(o.micro_batch, o.batch_degree) * ceilDiv(o.seq_len, o.seq_degree) *
-                       static_cast<double>(model->config->hidden) * 2.0;
+                       static_cast<double>(model->config->hidden) * 2.0 / embedSplit;
   for (std::size_t s = 0; s + 1 < p.stage_to_rank.size(); ++s) {
     const int a = p.stage_to_rank[s], b = p.stage_to_rank[s + 1];
     if (a == b) continue;
@@ -321,7 +324,10 @@ namespace {
 // estimate.
 double unitSeconds(const StepEstimate& step, std::int64_t microbatches, std::int64_t ranks) {
   if (!step.estimated || microbatches < 1 || ranks < 1) return 0;
-  const double perStep = step.compute_s + step.hbm_s - step.optimizer_s + step.exposed_comm_s;
+  // The output projection and the loss run on the last stage only (headLatency); the unit is the
+  // layers' work.
+  const double head = static_cast<double>(microbatches) * (step.head_fwd_s + step.head_bwd_s);
+  const double perStep = step.compute_s + step.hbm_s - step.optimizer_s + step.exposed_comm_s - head;
   return perStep > 0 ? perStep / (3.0 * static_cast<double>(microbatches) * static_cast<double>(ranks)) : 0;
 }
 
@@ -337,6 +343,8 @@ void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step, std::vector
   step.compute_s /= ranks;
   step.hbm_s /= ranks;
   step.optimizer_s /= ranks;
+  step.elementwise_s /= ranks;
+  step.padding_s /= ranks;
   step.exposed_comm_s /= ranks;
   step.hbm_bytes /= ranks;
   for (auto& axis : step.per_axis) {
@@ -501,7 +509,15 @@ void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGr
       const double unit = unitSeconds(out.step, p.microbatches, p.rank_count);
       TaskLatencyFn latency = pipelineUnitLatency(timing, p.rank_count);
       if (unit > 0) {
-        latency = [units = std::move(latency), unit](TaskType type, int stage) { return unit * units(type, stage); };
+        // The last stage also runs the output projection and the loss: forward with its F, the
+        // backward with its B (split evenly between BWD_I and BWD_W).
+        const int last = static_cast<int>(p.num_stages) - 1;
+        latency = [units = std::move(latency), unit, last, headF = out.step.head_fwd_s,
+                   headB = out.step.head_bwd_s](TaskType type, int stage) {
+          double head = 0;
+          if (stage == last) head = type == TaskType::Fwd ? headF : type == TaskType::Bwd ? headB : headB / 2;
+          return unit * units(type, stage) + head;
+        };
         p.time_unit = "s";
       }
       p.timeline = simulateTimeline(spec, p.microbatches, p.tasks, latency);
@@ -522,7 +538,7 @@ void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGr
     }
 
     if (layersOk && model && plan && !out.memory.per_device.empty()) fillMemory(scenario, *model, *plan, p, out);
-    fillTransfers(scenario, model, p, out);
+    fillTransfers(scenario, model, plan, p, out);
     if (p.time_unit == "s") {
       pipelineStepTime(p, out.step, out.comm);
       note(out, Diagnostic::Severity::Info, "step", "", out.step.notes.back());

@@ -11,6 +11,7 @@
 #include "shardscope/hardware/link_graph.hpp"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 
 #include <limits>
@@ -37,6 +38,15 @@ Enum readEnum(const JsonField& field, Enum fallback, const std::pair<const char*
   return names[field.toChoice(enumNames(names))].second;
 }
 
+// The same for the name tables the engines' vocabulary keeps (cost/workload.hpp).
+template <class Enum, std::size_t N>
+Enum readEnum(const JsonField& field, Enum fallback, const std::array<std::pair<std::string_view, Enum>, N>& names) {
+  if (!field.present()) return fallback;
+  std::vector<std::string_view> list;
+  for (const auto& [name, value] : names) list.push_back(name);
+  return names[field.toChoice(list)].second;
+}
+
 template <class Enum, std::size_t N>
 const char* enumName(Enum value, const std::pair<const char*, Enum> (&names)[N]) {
   for (const auto& [name, v] : names)
@@ -48,8 +58,6 @@ constexpr std::pair<const char*, Workload> kWorkloads[] = {{"training", Workload
                                                            {"serving", Workload::Serving}};
 constexpr std::pair<const char*, Optimizer> kOptimizers[] = {
     {"adamw", Optimizer::AdamW}, {"adafactor", Optimizer::Adafactor}, {"sgd-momentum", Optimizer::SgdMomentum}};
-constexpr std::pair<const char*, Recompute> kRecompute[] = {
-    {"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}};
 constexpr std::pair<const char*, AxisType> kAxisTypes[] = {
     {"Auto", AxisType::Auto}, {"Explicit", AxisType::Explicit}, {"Manual", AxisType::Manual}};
 
@@ -126,17 +134,20 @@ MeshConfig readMesh(const JsonField& m) {
 
 ModelChoice readModel(const JsonField& m) {
   ModelChoice model;
-  if (!section(m, {"preset", "path", "params"})) return model;
-  // One source of parameters: a preset, a file or an inline list.
-  const char* given[3] = {};
+  if (!section(m, {"preset", "path", "params", "config"})) return model;
+  // One source of parameters: a preset, a file, an inline list or an inline config.json.
+  const char* given[4] = {};
   int count = 0;
-  for (const char* key : {"preset", "path", "params"})
+  for (const char* key : {"preset", "path", "params", "config"})
     if (m[key].present()) given[count++] = key;
   if (count > 1)
-    m.fail(std::string("gives both '") + given[0] + "' and '" + given[1] + "'; give one of preset, path or params");
+    m.fail(std::string("gives both '") + given[0] + "' and '" + given[1] +
+           "'; give one of preset, path, params or config");
   model.preset = m["preset"].stringOr(count == 0 ? model.preset : "");
   model.path = m["path"].stringOr("");
   if (const JsonField p = m["params"]; p.present()) model.inline_params = p.toArray("a list of {path, shape, dtype}");
+  if (const JsonField c = m["config"]; c.present())
+    model.inline_config = c.toObject("a Hugging Face config.json object");
   return model;
 }
 
@@ -160,10 +171,9 @@ RulesChoice readRules(const JsonField& r) {
 
 TrainingOptions readTraining(const JsonField& t) {
   TrainingOptions o;
-  if (!section(t,
-               {"workload", "param_dtype", "optimizer", "master_weights_fp32", "zero_stage", "micro_batch", "seq_len",
-                "recompute", "batch_axes", "seq_axes", "serve_batch", "context_len", "kv_dtype", "hbm_bytes",
-                "microbatches", "sequence_parallel"}))
+  if (!section(t, {"workload", "param_dtype", "optimizer", "master_weights_fp32", "zero_stage", "micro_batch",
+                   "seq_len", "recompute", "batch_axes", "seq_axes", "serve_batch", "context_len", "kv_dtype",
+                   "hbm_bytes", "microbatches", "sequence_parallel", "framework"}))
     return o;
   constexpr IntRange count{1, std::int64_t{1} << 40};
   o.workload = readEnum(t["workload"], o.workload, kWorkloads);
@@ -173,7 +183,8 @@ TrainingOptions readTraining(const JsonField& t) {
   o.zero_stage = static_cast<int>(t["zero_stage"].intOr(o.zero_stage, {0, 2}));
   o.micro_batch = t["micro_batch"].intOr(o.micro_batch, count);
   o.seq_len = t["seq_len"].intOr(o.seq_len, count);
-  o.recompute = readEnum(t["recompute"], o.recompute, kRecompute);
+  o.framework = readEnum(t["framework"], o.framework, kFrameworkNames);
+  o.recompute = readEnum(t["recompute"], o.recompute, kRecomputeNames);
   // An axis listed twice would split activations twice.
   for (const char* key : {"batch_axes", "seq_axes"})
     if (t[key].present()) t[key].checkUniqueStrings();
@@ -225,6 +236,7 @@ Json scenarioToJson(const Scenario& s) {
   if (!s.model.preset.empty()) model["preset"] = s.model.preset;
   if (!s.model.path.empty()) model["path"] = s.model.path;
   if (!s.model.inline_params.is_null()) model["params"] = s.model.inline_params;
+  if (!s.model.inline_config.is_null()) model["config"] = s.model.inline_config;
   j["model"] = model;
 
   Json rules = Json::object();
@@ -245,7 +257,8 @@ Json scenarioToJson(const Scenario& s) {
   t2["zero_stage"] = o.zero_stage;
   t2["micro_batch"] = o.micro_batch;
   t2["seq_len"] = o.seq_len;
-  t2["recompute"] = enumName(o.recompute, kRecompute);
+  t2["recompute"] = std::string(recomputeName(o.recompute));
+  t2["framework"] = std::string(frameworkName(o.framework));
   t2["batch_axes"] = o.batch_axes;
   t2["seq_axes"] = o.seq_axes;
   t2["serve_batch"] = o.serve_batch;
@@ -263,7 +276,7 @@ Json scenarioToJson(const Scenario& s) {
   if (l.twisted) links["twisted"] = true;
   if (!links.empty()) j["links"] = links;
   writeStepFields(s, j);
-if (s.pipeline) j["pipeline"] = analysis::pipelineSectionToJson(*s.pipeline);
+  if (s.pipeline) j["pipeline"] = analysis::pipelineSectionToJson(*s.pipeline);
   return j;
 }
 

@@ -4,6 +4,7 @@
 #include "scenario_step.hpp"
 
 #include "shardscope/base/json_fields.hpp"
+#include "shardscope/cost/step_time.hpp"
 
 namespace shardscope {
 
@@ -15,14 +16,15 @@ void readStepFields(const JsonField& ws, Scenario& s) {
   const JsonField p = ws["performance"];
   if (!p.present()) return;
   p.checkKeys({"flops_fraction", "link_fraction", "hbm_fraction", "hop_latency", "overlap_tensor_comm"});
-  // Fractions, and the per-hop latency in seconds, all in (0, 1].
-  constexpr NumberRange unit{0, 1, true, false};
+  // The physical ranges of cost/step_time.hpp (kFractionRange, kHopLatencyRange).
+  const NumberRange fraction{kFractionRange.min, kFractionRange.max, false, false};
+  const NumberRange latency{kHopLatencyRange.min, kHopLatencyRange.max, false, false};
   PerformanceOptions& o = s.performance;
-  o.flops_fraction = p["flops_fraction"].optionalNumber(unit);
-  o.link_fraction = p["link_fraction"].optionalNumber(unit);
-  o.hbm_fraction = p["hbm_fraction"].optionalNumber(unit);
-  o.hop_latency = p["hop_latency"].optionalNumber(unit);
-  o.overlap_tensor_comm = p["overlap_tensor_comm"].boolOr(o.overlap_tensor_comm);
+  o.flops_fraction = p["flops_fraction"].optionalNumber(fraction);
+  o.link_fraction = p["link_fraction"].optionalNumber(fraction);
+  o.hbm_fraction = p["hbm_fraction"].optionalNumber(fraction);
+  o.hop_latency = p["hop_latency"].optionalNumber(latency);
+  if (p["overlap_tensor_comm"].present()) o.overlap_tensor_comm = p["overlap_tensor_comm"].boolOr(false);
 }
 
 void writeStepFields(const Scenario& s, Json& j) {
@@ -34,7 +36,7 @@ void writeStepFields(const Scenario& s, Json& j) {
   if (o.link_fraction) p["link_fraction"] = *o.link_fraction;
   if (o.hbm_fraction) p["hbm_fraction"] = *o.hbm_fraction;
   if (o.hop_latency) p["hop_latency"] = *o.hop_latency;
-  if (o.overlap_tensor_comm) p["overlap_tensor_comm"] = true;
+  if (o.overlap_tensor_comm) p["overlap_tensor_comm"] = *o.overlap_tensor_comm;
   if (!p.empty()) j["performance"] = p;
 }
 

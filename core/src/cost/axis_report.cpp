@@ -52,6 +52,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
   std::int64_t pairCount = 0;
   bool allClose = true;
   bool allInSlice = true, allWrap = p >= 2;
+  std::array<bool, 3> dimWraps{true, true, true};
   r.step_latency = 0;
 
   for (std::int64_t o = 0; o < outer; ++o)
@@ -111,7 +112,11 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
             ++axes;
             extentSum += distinct;
             // A closed torus ring needs the whole wrapped physical axis.
-            if (distinct != dims[d] || !graph.wrap()[d]) allWrap = false;
+            const bool whole = distinct == dims[d] && graph.wrap()[d];
+            if (!whole) allWrap = false;
+            if (r.extents[d] == 0) dimWraps[d] = whole;
+            dimWraps[d] = dimWraps[d] && whole;
+            r.extents[d] = std::max(r.extents[d], distinct);
           }
         }
         r.physical_axes = std::max(r.physical_axes, axes);
@@ -125,6 +130,8 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
     }
   r.torus = tpu && allInSlice;
   r.wraps = r.torus && allWrap;
+  for (std::size_t d = 0; d < 3; ++d) r.extent_wraps[d] = r.torus && r.extents[d] > 1 && dimWraps[d];
+  if (!r.torus) r.extents = {0, 0, 0};
   r.ring_closed = allClose && p >= 2;
   if (p < 2) r.ring_closed = true; // a single device needs no link: trivially a ring
   r.mean_hops = pairCount ? hopSum / static_cast<double>(pairCount) : 0.0;
@@ -142,6 +149,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
     if (link.bandwidth < slowest) {
       slowest = link.bandwidth;
       r.slowest_link = link.link_class;
+      r.link_bandwidth = link.bandwidth;
     }
   }
   if (r.uses_links) {

@@ -5,7 +5,9 @@
 #include "shardscope/base/errors.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 
 namespace shardscope {
 
@@ -35,10 +37,37 @@ RingCostInputs ringCostInputs(const AxisReport& report) {
   in.ring_closed = report.ring_closed;
   in.wraps = report.wraps;
   in.torus = report.torus;
+  in.extents = report.extents;
+  in.extent_wraps = report.extent_wraps;
+  in.link_bandwidth = report.link_bandwidth;
   return in;
 }
 
 namespace {
+
+// All-gather over a group spanning several physical dimensions, one dimension after the other:
+// the open segments first, with the smallest payload, then the whole wrapped dimensions. Infinite
+// when it does not apply (fewer than two dimensions, no link figure).
+double stagedAllGather(double bytes, const RingCostInputs& in, double hop) {
+  int spanned = 0;
+  for (int e : in.extents) spanned += e > 1 ? 1 : 0;
+  if (spanned < 2 || !(in.link_bandwidth > 0)) return std::numeric_limits<double>::infinity();
+  std::array<int, 3> order{0, 1, 2};
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return !in.extent_wraps[a] && in.extent_wraps[b]; });
+  const double p = static_cast<double>(in.p);
+  double gathered = 1, total = 0;
+  for (int d : order) {
+    const double e = static_cast<double>(in.extents[static_cast<std::size_t>(d)]);
+    if (e <= 1) continue;
+    gathered *= e;
+    const double payload = bytes * gathered / p;
+    if (in.extent_wraps[static_cast<std::size_t>(d)])
+      total += std::max(hop * e / 2.0, payload / (2.0 * in.link_bandwidth));
+    else
+      total += std::max(hop * (e - 1), (e - 1) / e * payload / in.link_bandwidth);
+  }
+  return total;
+}
 
 // All-gather time on the torus (scaling book): a closed ring sends half the shards each way, an
 // open one (no wraparound, or a segment of a split axis) passes every shard along one direction.
@@ -57,7 +86,7 @@ double torusAllGather(double bytes, const RingCostInputs& in) {
     return std::max(hop * p / 2.0, bw);
   }
   const double bw = in.ring_bandwidth > 0 ? (p - 1) / p * bytes / in.ring_bandwidth : 0.0;
-  return std::max(hop * (p - 1), bw);
+  return std::min(std::max(hop * (p - 1), bw), stagedAllGather(bytes, in, hop));
 }
 
 } // namespace

@@ -41,14 +41,20 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o)
   s.hidden = static_cast<double>(c.hidden);
   s.heads = static_cast<double>(c.heads);
   s.tensor = static_cast<double>(o.tensor_degree);
-  s.sequence_parallel = o.sequence_parallel;
-  a.per_layer = activationBytesPerLayer(s, o.recompute);
+  // MaxText's rules shard the embed dimension of every activation over the tensor axis, which is
+  // what Megatron's sequence parallelism does for the layer norms and dropouts.
+  const bool embedSplit = o.sequence_parallel || o.framework == Framework::MaxText;
+  s.sequence_parallel = embedSplit;
+  if (recomputeTraits(o.recompute).korthikanti)
+    a.per_layer = activationBytesPerLayer(s, o.recompute);
+  else
+    a.per_layer = s.seq * s.batch * activationBytesPerToken(c, o.recompute, s.tensor, embedSplit ? s.tensor : 1.0);
   a.layers = c.num_layers;
   if (o.include_output_layer) {
     // Korthikanti §4.3: the final layer norm and projection inputs (2sbh each, 16-bit) and the
     // fp32 logits of the cross entropy (4sbv), the vocabulary split over the tensor axis.
     const double sb = s.seq * s.batch;
-    const double normInputs = 4 * sb * s.hidden / (o.sequence_parallel ? s.tensor : 1.0);
+    const double normInputs = 4 * sb * s.hidden / (embedSplit ? s.tensor : 1.0);
     a.output_layer = normInputs + 4 * sb * static_cast<double>(c.vocab) / s.tensor;
   }
   return a;
@@ -87,19 +93,33 @@ double adafactorStateElements(const Shape& shape) {
 double activationBytesPerLayer(const LayerActivationShape& s, Recompute recompute) {
   const double sbh = s.seq * s.batch * s.hidden;
   const double t = s.tensor;
-  switch (recompute) {
-  case Recompute::Full:
-    // Only the layer input is kept (2sbh), split over the tensor axis under sequence parallelism.
+  const RecomputeTraits traits = recomputeTraits(recompute);
+  if (!traits.kept_qkv && !traits.kept_out && !traits.kept_mlp_in && !traits.kept_mlp_out)
+    // Full: only the layer input is kept (2sbh), split over the tensor axis under sequence parallelism.
     return 2 * sbh / (s.sequence_parallel ? t : 1.0);
-  case Recompute::Selective:
-    // The attention scores, softmax and its dropout (the 5as/h term) are recomputed.
-    return s.sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t);
-  case Recompute::None:
-    break;
-  }
+  const double kept = s.sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t);
+  // Policies that re-run the attention core drop its score, softmax and dropout terms (5as/h).
+  if (traits.rerun_attention) return kept;
   // The 5·a·s²·b score term, written with separate query and key lengths: 5·a·s_q·s_k·b / t.
-  const double scores = 5 * s.heads * s.seq * s.key_seq * s.batch / t;
-  return (s.sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t)) + scores;
+  return kept + 5 * s.heads * s.seq * s.key_seq * s.batch / t;
+}
+
+double activationBytesPerToken(const ModelConfig& c, Recompute recompute, double tensor, double embedSplit) {
+  const RecomputeTraits t = recomputeTraits(recompute);
+  const double h = static_cast<double>(c.hidden);
+  const double heads = static_cast<double>(std::max<std::int64_t>(1, c.heads));
+  const double headDim = c.head_dim > 0 ? static_cast<double>(c.head_dim) : h / heads;
+  const double kvHeads = static_cast<double>(c.kv_heads > 0 ? c.kv_heads : c.heads);
+  const double qkv = (heads + 2 * kvHeads) * headDim;
+  const double mlpIn = static_cast<double>(c.ffn) * (c.gatedMlp() ? 2.0 : 1.0);
+  double elements = h / embedSplit; // the layer input, always kept
+  if (!t.offloaded) {
+    if (t.kept_qkv) elements += qkv / tensor;
+    if (t.kept_out) elements += h / embedSplit;
+    if (t.kept_mlp_in) elements += mlpIn / tensor;
+    if (t.kept_mlp_out) elements += h / embedSplit;
+  }
+  return 2 * elements; // 16-bit activations
 }
 
 double kvCacheBytes(const ModelConfig& c, std::int64_t batch, std::int64_t context, double bytesPerElement,

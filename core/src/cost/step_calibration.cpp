@@ -25,15 +25,18 @@ std::string_view figureSourceName(FigureSource source) {
 
 namespace {
 
-// Achievable fraction of peak bf16 FLOPs for matmul-heavy training, from published MFU of tuned
-// dense runs (docs/step-time.md, "Defaults"). Chips without published runs get 0.5.
+// Achievable fraction of peak bf16 FLOP/s on the FLOPs the hardware executes (HFU of large aligned
+// matmuls), per chip. Each is fitted over the chip's published runs in resources/validation (the
+// median of what each run implies once the estimate's other terms are priced: `shardscope-cli
+// validate --fit`), never to one run; docs/step-time.md ("Calibration") shows the derivation and
+// docs/validation.md the runs. Chips without published runs get 0.5.
 double flopsFractionOf(const std::string& key) {
-  if (key == "v5p") return 0.68;  // MaxText v5p table 64-71% MFU; Llama 3.1 405B recipe 68.5%
-  if (key == "v5e") return 0.60;  // MaxText v5e-256 table 56-67% MFU
-  if (key == "v6e") return 0.50;  // MaxText tiering v6e-256 44-50% MFU
-  if (key == "v4") return 0.57;   // PaLM 540B 57.8% HFU on v4; MaxText 22B on 2x v4-128 158 TFLOP/s
-  if (key == "a100") return 0.55; // Korthikanti et al. 2022: 51-56% MFU for 175B-1T on A100
-  if (key == "h100") return 0.50; // Megatron-Core README: 41-48% MFU end to end, bubbles included
+  if (key == "v5p") return 0.72;  // MaxText v5p tables (16 runs, minimal and full remat): median of validate --fit
+  if (key == "v5e") return 0.82;  // MaxText v5e table (24 runs, full remat): median of validate --fit
+  if (key == "v6e") return 0.60;  // MaxText tiering v6e-256 44-50% MFU
+  if (key == "v4") return 0.60;   // PaLM 540B: 57.8% HFU end to end on v4
+  if (key == "a100") return 0.60; // Korthikanti et al. 2022: 51-56% MFU with selective recompute
+  if (key == "h100") return 0.55; // Megatron-Core README: 41-48% MFU end to end, bubbles included
   return 0.5;
 }
 
@@ -50,18 +53,26 @@ StepCalibration defaultCalibration(const ChipSpec& chip) {
   return c;
 }
 
+std::int64_t matmulTileOf(const ChipSpec& chip) {
+  if (chip.platform != Platform::Tpu) return 8; // tensor cores take fp16/bf16 dimensions in multiples of 8
+  // The MXU is a 128x128 systolic array up to v5p and v5e, 256x256 from Trillium (v6e) on.
+  if (chip.key == "v6e" || chip.key == "7x") return 256;
+  return 128;
+}
+
 void validateCalibration(const StepCalibration& c, std::string_view prefix) {
-  auto check = [&](const SourcedValue& v, const char* name, const char* unit) {
-    if (!(v.value > 0) || !(v.value <= 1) || !std::isfinite(v.value)) {
+  auto check = [&](const SourcedValue& v, const char* name, ValueRange range, const char* unit) {
+    if (!std::isfinite(v.value) || v.value < range.min || v.value > range.max) {
       std::ostringstream text;
-      text << prefix << "." << name << " must be in (0, 1]" << unit << ", got " << v.value;
+      text << prefix << "." << name << " must be in [" << range.min << ", " << range.max << "]" << unit << ", got "
+           << v.value;
       throwValueError(text.str());
     }
   };
-  check(c.flops_fraction, "flops_fraction", "");
-  check(c.link_fraction, "link_fraction", "");
-  check(c.hbm_fraction, "hbm_fraction", "");
-  check(c.hop_latency, "hop_latency", " seconds");
+  check(c.flops_fraction, "flops_fraction", kFractionRange, "");
+  check(c.link_fraction, "link_fraction", kFractionRange, "");
+  check(c.hbm_fraction, "hbm_fraction", kFractionRange, "");
+  check(c.hop_latency, "hop_latency", kHopLatencyRange, " seconds");
 }
 
 } // namespace shardscope

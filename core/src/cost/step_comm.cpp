@@ -6,7 +6,8 @@
 //     batch axes: reduce-scatter, then all-gather the updated shards);
 //   * blocks whose weights a non-token axis splits (tensor parallel): one all-reduce of the block's
 //     [tokens, hidden] activations forward and one backward, or an all-gather / reduce-scatter
-//     pair each way under Megatron sequence parallelism;
+//     pair each way under Megatron sequence parallelism and in MaxText (whose activations are
+//     sharded over the tensor axis); a parallel block (attention beside the MLP) reduces once;
 //   * routed experts spread over an axis that shards nothing else (expert parallel): all-to-all
 //     dispatch and combine forward and backward per MoE layer (an all-reduce of the combined output
 //     when that axis does not split the tokens);
@@ -113,10 +114,11 @@ void deriveCollectives(const StepInputs& in, const StepOptions& o, const Archite
   const double activation = mesh.tokens_local * arch.hidden * o.activation_bytes;
   const Phase fwdPhase = o.overlap_tensor_comm ? Phase::FwdEach : Phase::Critical;
   const Phase bwdPhase = o.overlap_tensor_comm ? Phase::BwdEach : Phase::Critical;
+  const bool gatherScatter = o.sequence_parallel || o.framework == Framework::MaxText;
   const auto tensorPair = [&](const std::vector<int>& axes, double blocks) {
     if (axes.empty() || blocks <= 0) return;
     const double calls = m * blocks;
-    if (o.sequence_parallel) {
+    if (gatherScatter) {
       for (Phase phase : {fwdPhase, bwdPhase}) {
         out.add(axes, Collective::AllGather, "tp_activations", phase, calls * activation, calls, true);
         out.add(axes, Collective::ReduceScatter, "tp_activations", phase, calls * activation, calls, true);
@@ -129,8 +131,17 @@ void deriveCollectives(const StepInputs& in, const StepOptions& o, const Archite
   const auto& roles = *in.roles;
   const double moeLayers = static_cast<double>(roles.moe_layers);
   const double denseMlpLayers = std::max(0.0, layers - moeLayers) + (arch.shared_experts ? moeLayers : 0.0);
-  tensorPair(blockAxes[static_cast<std::size_t>(ParamRole::Attention)], layers);
-  tensorPair(blockAxes[static_cast<std::size_t>(ParamRole::Mlp)], denseMlpLayers);
+  auto attentionAxes = blockAxes[static_cast<std::size_t>(ParamRole::Attention)];
+  const auto& mlpAxes = blockAxes[static_cast<std::size_t>(ParamRole::Mlp)];
+  if (arch.parallel_block && moeLayers == 0) {
+    // One reduction per layer for both blocks, over every axis either splits.
+    for (int a : mlpAxes)
+      if (std::find(attentionAxes.begin(), attentionAxes.end(), a) == attentionAxes.end()) attentionAxes.push_back(a);
+    tensorPair(attentionAxes, layers);
+  } else {
+    tensorPair(attentionAxes, layers);
+    tensorPair(mlpAxes, denseMlpLayers);
+  }
   tensorPair(blockAxes[static_cast<std::size_t>(ParamRole::RoutedExpert)], moeLayers);
   // Vocabulary-parallel output layer and embedding: one collective of [tokens, hidden] per pass
   // that needs it (the logits stay split; the loss reduces only per-token statistics).
@@ -139,15 +150,14 @@ void deriveCollectives(const StepInputs& in, const StepOptions& o, const Archite
     for (int a : blockAxes[static_cast<std::size_t>(ParamRole::Embedding)])
       if (std::find(vocabAxes.begin(), vocabAxes.end(), a) == vocabAxes.end()) vocabAxes.push_back(a);
   if (!vocabAxes.empty()) {
-    if (o.sequence_parallel)
-      out.add(vocabAxes, Collective::AllGather, "tp_activations", fwdPhase, m * activation, m, true);
-    out.add(vocabAxes, o.sequence_parallel ? Collective::ReduceScatter : Collective::AllReduce, "tp_activations",
-            bwdPhase, m * activation, m, true);
+    if (gatherScatter) out.add(vocabAxes, Collective::AllGather, "tp_activations", fwdPhase, m * activation, m, true);
+    out.add(vocabAxes, gatherScatter ? Collective::ReduceScatter : Collective::AllReduce, "tp_activations", bwdPhase,
+            m * activation, m, true);
   }
   const auto& embedAxes = blockAxes[static_cast<std::size_t>(ParamRole::Embedding)];
   if (!embedAxes.empty())
-    out.add(embedAxes, o.sequence_parallel ? Collective::ReduceScatter : Collective::AllReduce, "tp_activations",
-            fwdPhase, m * activation, m, true);
+    out.add(embedAxes, gatherScatter ? Collective::ReduceScatter : Collective::AllReduce, "tp_activations", fwdPhase,
+            m * activation, m, true);
 
   // Expert parallelism: every token's hidden state goes to k experts and comes back.
   if (moeLayers > 0) {

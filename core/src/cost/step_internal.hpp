@@ -50,6 +50,8 @@ struct Architecture {
   double experts = 0, experts_per_token = 0;
   double ffn = 0, moe_ffn = 0;
   bool shared_experts = false;
+  bool gated_mlp = true;       // two MLP input projections (SwiGLU) instead of one
+  bool parallel_block = false; // attention and MLP side by side: one tensor reduction per layer
 };
 Architecture architectureOf(const ModelConfig& config);
 
@@ -62,6 +64,10 @@ struct Work {
   double model_flops_step = 0;                   // all devices, one step
   double optimizer_bytes = 0;                    // per device per step
   double attention_split = 1;                    // ways the heads are split (non-data axes)
+  double elementwise_s = 0;                      // norms, residuals, rotary, activations: HBM-bound
+  double padding_s = 0;                          // matmul work lost to padding local dims to the tile
+  double vocab_split = 1;                        // ways the output projection's vocabulary is split
+  double head_fwd_s = 0, head_bwd_s = 0;         // the output projection and the loss, one micro-batch
 };
 Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture& arch, const MeshRoles& mesh,
                   const std::vector<GroupUse>& uses);

@@ -21,6 +21,7 @@ AxisPricing priceAxes(std::span<const AxisReport> axes, const StepCalibration& c
     out.raw_bandwidth.push_back(rawSeconds > 0 ? probe / rawSeconds : 0.0);
     priced.ring_bandwidth *= calibration.link_fraction.value;
     priced.bidi_ring_bandwidth *= calibration.link_fraction.value;
+    priced.link_bandwidth *= calibration.link_fraction.value;
     // The per-hop latency replaces the link figure on ICI / NVLink; fabric hops keep theirs.
     if (!report.uses_fabric && linkLatency > 0) priced.step_latency *= calibration.hop_latency.value / linkLatency;
     out.seconds_per_byte.push_back(collectiveSeconds(Collective::AllGather, probe, priced) / probe);

@@ -176,6 +176,8 @@ Architecture architectureOf(const ModelConfig& c) {
   a.moe_ffn = static_cast<double>(c.moe_ffn);
   a.vocab = static_cast<double>(c.vocab);
   a.shared_experts = c.shared_experts > 0;
+  a.gated_mlp = c.gatedMlp();
+  a.parallel_block = c.parallel_block;
   return a;
 }
 

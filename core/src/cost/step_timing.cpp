@@ -120,6 +120,10 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
   e.compute_s = m * (work.fwd_compute_s + work.bwd_compute_s);
   e.optimizer_s = work.optimizer_bytes / (o.hbm_bandwidth.value * o.calibration.hbm_fraction.value);
   e.hbm_s = m * (work.fwd_roofline_s - work.fwd_compute_s + work.bwd_roofline_s - work.bwd_compute_s) + e.optimizer_s;
+  e.elementwise_s = m * work.elementwise_s;
+  e.padding_s = m * work.padding_s;
+  e.head_fwd_s = work.head_fwd_s;
+  e.head_bwd_s = work.head_bwd_s;
   e.model_flops = work.model_flops_step;
   e.hardware_flops = m * (work.fwd_flops + work.bwd_flops) * static_cast<double>(e.devices);
   e.hbm_bytes = m * (work.fwd_hbm + work.bwd_hbm) + work.optimizer_bytes;

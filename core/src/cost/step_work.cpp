@@ -6,6 +6,11 @@
 // doing the same work, so it shows as duplicated work. Attention adds its score and context
 // matmuls (causal: half the keys), recompute re-runs forward work in the backward, routed experts
 // see k/E of the tokens. HBM bytes per matmul (weights, inputs, outputs) give each one's roofline.
+// What the backward re-runs follows the remat policy (workload.hpp, recomputeTraits): the weight
+// matmuls whose outputs it does not keep, and the attention core. A local matmul dimension that is
+// not a multiple of the matrix unit's tile is padded, and the padded work takes time too. The
+// elementwise work between the matmuls (norms, residual adds, rotary embeddings, the MLP's
+// activation) reads and writes activations at HBM speed.
 #include "step_internal.hpp"
 
 #include <algorithm>
@@ -33,6 +38,27 @@ double localExtent(const ArrayLayout& layout, std::size_t d, const MeshRoles& me
   return std::ceil(static_cast<double>(layout.shape[d]) / ways);
 }
 
+// Share of a block's forward matmul FLOPs the backward runs again under the policy: the attention
+// block's query/key/value and output projections, the MLP's input projection(s) and output.
+struct RerunShares {
+  double attention = 0, mlp = 0;
+};
+RerunShares rerunShares(const RecomputeTraits& t, const Architecture& arch) {
+  const double qkv = arch.q_dim + arch.kv_dim, out = arch.v_dim;
+  const double mlpIn = arch.gated_mlp ? 2.0 : 1.0, mlpOut = 1.0;
+  RerunShares r;
+  if (qkv + out > 0) r.attention = ((t.kept_qkv ? 0 : qkv) + (t.kept_out ? 0 : out)) / (qkv + out);
+  r.mlp = ((t.kept_mlp_in ? 0 : mlpIn) + (t.kept_mlp_out ? 0 : mlpOut)) / (mlpIn + mlpOut);
+  return r;
+}
+
+// Work lost to padding a local dimension up to the tile: padded size / size.
+double paddingFactor(double extent, std::int64_t tile) {
+  if (tile <= 1 || extent <= 0) return 1.0;
+  const double t = static_cast<double>(tile);
+  return std::ceil(extent / t) * t / extent;
+}
+
 struct Roofline {
   double compute, hbm; // seconds per FLOP, per byte
   double time(double flops, double bytes) const { return std::max(flops * compute, bytes * hbm); }
@@ -47,7 +73,8 @@ Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture
                       1.0 / (o.hbm_bandwidth.value * o.calibration.hbm_fraction.value)};
   const double tokens = mesh.tokens_local;
   const double stepTokens = mesh.tokens_per_micro_batch * static_cast<double>(o.microbatches);
-  const bool fullRecompute = o.recompute == Recompute::Full;
+  const RecomputeTraits traits = recomputeTraits(o.recompute);
+  const RerunShares rerun = rerunShares(traits, arch);
   const double pb = o.param_bytes, ab = o.activation_bytes;
   const double expertShare = arch.experts > 0 ? arch.experts_per_token / arch.experts : 1.0;
 
@@ -81,22 +108,28 @@ Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture
     const double actElements = d0 * d1 > 0 ? flops / (2 * d0 * d1) * (d0 + d1) : 0.0;
     const double fwdBytes = count * localElements * pb + actElements * ab;
     const double bwdBytes = 2 * count * localElements * pb + 2 * actElements * ab;
+    // Padding: only a plain [in, out] weight says which two dimensions the matmul has.
+    const double pad = r == 2 ? paddingFactor(d0, o.matmul_tile) * paddingFactor(d1, o.matmul_tile) : 1.0;
+    const double again = u.role == ParamRole::Attention                                  ? rerun.attention
+                         : u.role == ParamRole::Mlp || u.role == ParamRole::RoutedExpert ? rerun.mlp
+                                                                                         : 0.0;
+    const double passes = 3 + again; // forward, backward (twice the forward), the re-run share
     w.fwd_flops += flops;
     w.fwd_hbm += fwdBytes;
-    w.fwd_compute_s += flops * roof.compute;
-    w.fwd_roofline_s += roof.time(flops, fwdBytes);
-    w.bwd_flops += 2 * flops;
-    w.bwd_hbm += bwdBytes;
-    w.bwd_compute_s += 2 * flops * roof.compute;
-    w.bwd_roofline_s += roof.time(2 * flops, bwdBytes);
-    if (fullRecompute) {
-      w.bwd_flops += flops;
-      w.bwd_hbm += fwdBytes;
-      w.bwd_compute_s += flops * roof.compute;
-      w.bwd_roofline_s += roof.time(flops, fwdBytes);
+    w.fwd_compute_s += flops * roof.compute * pad;
+    w.fwd_roofline_s += roof.time(flops * pad, fwdBytes);
+    w.bwd_flops += (2 + again) * flops;
+    w.bwd_hbm += bwdBytes + again * fwdBytes;
+    w.bwd_compute_s += (2 + again) * flops * roof.compute * pad;
+    w.bwd_roofline_s += roof.time(2 * flops * pad, bwdBytes) + again * roof.time(flops * pad, fwdBytes);
+    w.padding_s += passes * flops * roof.compute * (pad - 1);
+    if (u.role == ParamRole::Output || tiedOutput) {
+      w.head_fwd_s += roof.time(flops * pad, fwdBytes);
+      w.head_bwd_s += roof.time(2 * flops * pad, bwdBytes);
     }
     w.model_flops_step += 6 * share * elements * stepTokens;
     if (u.role == ParamRole::Attention) w.attention_split = std::max(w.attention_split, split);
+    if (u.role == ParamRole::Output || tiedOutput) w.vocab_split = std::max(w.vocab_split, split);
   }
 
   // Attention scores and context: 2 s_k (d_q + d_v) FLOPs per token forward, per layer; the heads
@@ -113,12 +146,53 @@ Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture
     w.fwd_hbm += bytes;
     w.fwd_compute_s += flops * roof.compute;
     w.fwd_roofline_s += roof.time(flops, bytes);
-    const double again = o.recompute == Recompute::None ? 0.0 : 1.0; // selective and full re-run it
+    const double again = traits.rerun_attention ? 1.0 : 0.0;
     w.bwd_flops += (2 + again) * flops;
     w.bwd_hbm += (2 + again) * bytes;
     w.bwd_compute_s += (2 + again) * flops * roof.compute;
     w.bwd_roofline_s += (2 + again) * roof.time(flops, bytes);
     w.model_flops_step += 3 * perToken * stepTokens;
+  }
+
+  // Elementwise work per token and layer, forward (elements read and written): two norms (read and
+  // write the model width), two residual adds (read two, write one), rotary embeddings on the
+  // queries and keys (read and write), the MLP's activation (gated: read two, write one). The
+  // backward touches each about twice; policies that keep only matmul outputs run the forward's
+  // again. Model-width tensors are split over the tensor axis only where the activations are (MaxText,
+  // Megatron sequence parallelism); head- and MLP-width ones always are.
+  {
+    const bool embedSplit = o.sequence_parallel || o.framework == Framework::MaxText;
+    const double t = w.attention_split;
+    const double moeLayers = static_cast<double>(in.roles->moe_layers);
+    const double layers = static_cast<double>(arch.layers);
+    const double denseLayers = std::max(0.0, layers - moeLayers);
+    const double moeWidth =
+        arch.moe_ffn * std::max(1.0, arch.experts_per_token) + (arch.shared_experts ? arch.moe_ffn : 0);
+    const double mlpWidth = (denseLayers * arch.ffn + moeLayers * moeWidth) / std::max(1.0, layers);
+    const double perToken = 10 * arch.hidden / (embedSplit ? t : 1.0) + (2 * arch.q_dim + arch.kv_dim) / t +
+                            (arch.gated_mlp ? 3.0 : 2.0) * mlpWidth / t;
+    const double bytes = perToken * tokens * ab * layers;
+    const bool rerunsElementwise = !traits.keeps_everything && o.recompute != Recompute::Selective;
+    w.elementwise_s = bytes * (3 + (rerunsElementwise ? 1 : 0)) * roof.hbm;
+    w.fwd_hbm += bytes;
+    w.fwd_roofline_s += bytes * roof.hbm;
+    w.bwd_hbm += bytes * (2 + (rerunsElementwise ? 1 : 0));
+    w.bwd_roofline_s += bytes * (2 + (rerunsElementwise ? 1 : 0)) * roof.hbm;
+  }
+
+  // The loss over the vocabulary: the logits written in fp32, read by the softmax and the loss,
+  // and read again with the probabilities written for the backward (3 x 4 bytes per logit
+  // forward, 2 x 4 backward), the vocabulary split like the output projection.
+  if (arch.vocab > 0) {
+    const double logits = tokens * std::ceil(arch.vocab / w.vocab_split);
+    const double fwd = 12 * logits * roof.hbm, bwd = 8 * logits * roof.hbm;
+    w.fwd_hbm += 12 * logits;
+    w.bwd_hbm += 8 * logits;
+    w.fwd_roofline_s += fwd;
+    w.bwd_roofline_s += bwd;
+    w.elementwise_s += fwd + bwd;
+    w.head_fwd_s += fwd;
+    w.head_bwd_s += bwd;
   }
 
   // Optimizer update per element: read the parameter and its gradient, write the parameter, and

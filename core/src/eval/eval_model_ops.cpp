@@ -8,6 +8,7 @@
 #include "shardscope/cost/memory.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
+#include <array>
 #include <utility>
 
 namespace shardscope::eval {
@@ -41,12 +42,20 @@ E enumField(const Json& request, const char* name, E fallback, const std::pair<c
   return table[field.toChoice(names)].second;
 }
 
+template <class E, std::size_t N>
+E enumField(const Json& request, const char* name, E fallback,
+            const std::array<std::pair<std::string_view, E>, N>& table) {
+  const JsonField field = fields(request)[name];
+  if (!field.present()) return fallback;
+  std::vector<std::string_view> names;
+  for (const auto& [text, e] : table) names.push_back(text);
+  return table[field.toChoice(names)].second;
+}
+
 constexpr std::pair<const char*, Workload> kWorkloads[] = {{"training", Workload::Training},
                                                            {"serving", Workload::Serving}};
 constexpr std::pair<const char*, Optimizer> kOptimizers[] = {
     {"adamw", Optimizer::AdamW}, {"adafactor", Optimizer::Adafactor}, {"sgd-momentum", Optimizer::SgdMomentum}};
-constexpr std::pair<const char*, Recompute> kRecompute[] = {
-    {"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}};
 
 } // namespace
 
@@ -95,7 +104,7 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
   MemoryOptions o;
   o.workload = enumField(request, "workload", o.workload, kWorkloads);
   o.optimizer = enumField(request, "optimizer", o.optimizer, kOptimizers);
-  o.recompute = enumField(request, "recompute", o.recompute, kRecompute);
+  o.recompute = enumField(request, "recompute", o.recompute, kRecomputeNames);
   o.master_weights_fp32 = boolField(request, "master_weights_fp32", false);
   o.grad_bytes_per_element = r["grad_bytes_per_element"].numberOr(0, kAmount);
   o.micro_batch = intOr(request, "micro_batch", o.micro_batch);

@@ -85,6 +85,11 @@ ModelConfig modelConfigFromHf(const Json& json) {
   if (nested) config.toObject();
   c.tie_embeddings = optBool(configIn, "tie_word_embeddings", tiesByDefault(c.model_type));
   if (nested) c.tie_embeddings = optBool(config, "tie_word_embeddings", c.tie_embeddings);
+  // Not a Hugging Face key: Shardscope's way for a config to say its MLP has one input projection
+  // (MaxText's default decoder with mlp_activations ["relu"]).
+  c.gated_mlp = optBool(config, "mlp_gated", true);
+  // Falcon names the parallel block `parallel_attn`, GPT-NeoX `use_parallel_residual`.
+  c.parallel_block = optBool(config, "parallel_attn", false) || optBool(config, "use_parallel_residual", false);
 
   if (c.model_type == "gpt2") {
     c.num_layers = requireInt(config, "n_layer");
@@ -98,6 +103,7 @@ ModelConfig modelConfigFromHf(const Json& json) {
       config["n_embd"].fail("(" + std::to_string(c.hidden) + ") is not a multiple of n_head (" +
                             std::to_string(c.heads) + ")");
     c.head_dim = c.hidden / c.heads;
+    c.gated_mlp = false;
     return c;
   }
 

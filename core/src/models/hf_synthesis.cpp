@@ -107,9 +107,11 @@ void mla(Builder& b, const std::string& p, const ModelConfig& c) {
   b.linear(a + ".o_proj", c.heads * c.v_head_dim, c.hidden);
 }
 
-// A gated MLP (SwiGLU / GeGLU): gate and up [ffn, h], down [h, ffn].
-void gatedMlp(Builder& b, const std::string& p, std::int64_t hidden, std::int64_t ffn, bool bias = false) {
-  b.linear(p + ".gate_proj", hidden, ffn, bias);
+// A gated MLP (SwiGLU / GeGLU): gate and up [ffn, h], down [h, ffn]; without the gate when the
+// config says its MLP has one input projection.
+void gatedMlp(Builder& b, const std::string& p, std::int64_t hidden, std::int64_t ffn, bool bias = false,
+              bool gated = true) {
+  if (gated) b.linear(p + ".gate_proj", hidden, ffn, bias);
   b.linear(p + ".up_proj", hidden, ffn, bias);
   b.linear(p + ".down_proj", ffn, hidden, bias);
 }
@@ -151,7 +153,7 @@ void llamaLike(Builder& b, const ModelConfig& c, const JsonField& config) {
       for (std::int64_t e = 0; e < c.experts; ++e)
         gatedMlp(b, p + ".mlp.experts." + std::to_string(e), c.hidden, c.moe_ffn);
     } else {
-      gatedMlp(b, p + ".mlp", c.hidden, c.ffn, mlpBias);
+      gatedMlp(b, p + ".mlp", c.hidden, c.ffn, mlpBias, c.gated_mlp);
     }
   }
   b.add("model.norm.weight", {c.hidden});

@@ -79,10 +79,13 @@ double staticBytes(double elements) { return 12.0 * elements; }
 // Seconds of one jaxpp unit (F of one rank's even share of the layers, one micro-batch): one
 // device's compute, HBM and exposed communication time without the optimizer (under a pipeline
 // already its rank's share of the layers) over M micro-batches of 3 units each (F 1 + B 2).
+// One unit: the layers' work of one micro-batch on a rank's even share of the layers (the step's
+// per-rank figures less the output projection and loss, which only the last stage runs).
 double unitSeconds(const Analysis& a) {
   const StepEstimate& st = a.step;
-  return (st.compute_s + st.hbm_s - st.optimizer_s + st.exposed_comm_s) /
-         (3.0 * static_cast<double>(a.pipeline->microbatches));
+  const double m = static_cast<double>(a.pipeline->microbatches);
+  const double head = m * (st.head_fwd_s + st.head_bwd_s) / static_cast<double>(a.pipeline->rank_count);
+  return (st.compute_s + st.hbm_s - st.optimizer_s + st.exposed_comm_s - head) / (3.0 * m);
 }
 
 } // namespace
@@ -176,16 +179,19 @@ TEST_CASE("memory per rank of an uneven split under Std1F1B, worked by hand", "[
   // three (F 1.5, B 3). Rank 1's F1.0 waits for rank 0's F0.0 (ends 0.5), so rank 1 starts at 0.5.
   REQUIRE(p.scheduled);
   CHECK(p.time_unit == "s");
-  const double u = unitSeconds(a);
+  // The last stage also runs the output projection and the loss: hf with each F, hb with each B.
+  const double u = unitSeconds(a), hf = a.step.head_fwd_s, hb = a.step.head_bwd_s;
   REQUIRE(u > 0);
-  CHECK(p.ranks[1].busy == Approx(4 * 4.5 * u));
+  REQUIRE(hf > 0);
+  REQUIRE(hb > 0);
+  CHECK(p.ranks[1].busy == Approx(4 * 4.5 * u + 4 * (hf + hb)));
   CHECK(p.ranks[0].busy == Approx(4 * 1.5 * u));
   // The activation curve of rank 1 steps up at each F's end and down at each B's end.
   const auto& curve = p.ranks[1].activation_profile;
   REQUIRE(curve.size() >= 3);
-  CHECK(curve[1].time == Approx(2.0 * u)); // F(1, 0) runs 0.5 .. 2.0 units
+  CHECK(curve[1].time == Approx(2.0 * u + hf)); // F(1, 0) runs 0.5 .. 2.0 units + the head
   CHECK(curve[1].activation_bytes == 36864);
-  CHECK(curve[2].time == Approx(5.0 * u)); // B(1, 0) runs 2.0 .. 5.0 units
+  CHECK(curve[2].time == Approx(5.0 * u + hf + hb)); // B(1, 0) runs 3 units + the head's backward
   CHECK(curve[2].activation_bytes == 0);
 }
 
@@ -238,7 +244,9 @@ TEST_CASE("DualPipeV's V puts both ends of the network on rank 0, worked by hand
   CHECK(rank0 == std::vector<std::string>{"FWD0.0", "FWD0.1", "FWD0.2", "FWD3.0", "BWD_I3.0", "BWD_W3.0", "FWD3.1",
                                           "FWD0.3+BWD_I3.1+BWD_W3.1"});
   CHECK(p.ranks[0].activation_bytes == 4 * 4096 + 28672);
-  CHECK(p.ranks[0].peak_time == Approx(4.0 * unitSeconds(a))); // F0.3 runs 3.5 .. 4.0 units
+  // F0.3 ends after eight half-unit tasks, three of them on stage 3 with the head: F3.0 and F3.1
+  // (hf each), I3.0 and W3.0 (half of hb each).
+  CHECK(p.ranks[0].peak_time == Approx(4.0 * unitSeconds(a) + 2 * a.step.head_fwd_s + a.step.head_bwd_s));
   // Rank 1 (r = 1) starts with r + 1 = 2 pairs F1 F2 (its stages 1 and 2) and then F1.2 before its
   // first backward: five one-layer pairs, 5 * 4096.
   CHECK(p.ranks[1].activation_bytes == 5 * 4096);
@@ -400,9 +408,11 @@ TEST_CASE("under a pipeline the step is the schedule's makespan plus the optimiz
   REQUIRE(a.pipeline->scheduled);
   REQUIRE(a.step.estimated);
   const PipelineAnalysis& p = *a.pipeline;
-  // Std1F1B, 2 stages of 2 layers each (one unit each F, two each B), M = 4: by hand the schedule
-  // runs F0.0 then both ranks in lockstep: makespan = (M + S - 1) x (F + B) = 5 x 3 = 15 units.
-  CHECK(p.makespan == Approx(15 * unitSeconds(a)));
+  // Std1F1B, 2 stages of 2 layers each (one unit each F, two each B), M = 4; the last stage also
+  // runs the head (hf forward, hb backward, h = hf + hb), so rank 1 sets the pace: F0.0 (1 unit),
+  // four of rank 1's F + B (3 units + h each), the last B0 (2 units): 15 units + 4h.
+  const double u = unitSeconds(a), h = a.step.head_fwd_s + a.step.head_bwd_s;
+  CHECK(p.makespan == Approx(15 * u + 4 * h));
   // Plus the hand-over between the two ranks, once each way in the fill and the drain.
   REQUIRE(p.transfers.size() == 1);
   CHECK(p.transfers[0].seconds > 0);
@@ -424,11 +434,12 @@ TEST_CASE("under a pipeline the step is the schedule's makespan plus the optimiz
     if (seg.kind == "bubble") bubble = seg.seconds;
   }
   CHECK(segments == Approx(a.step.time_s));
-  CHECK(bubble == Approx(3 * unitSeconds(a)));
+  // A device's work is its rank's average: (12 + 12) units and the last stage's 4h over 2 ranks.
+  CHECK(bubble == Approx(15 * u + 4 * h - 12 * u - 2 * h));
   // The pipeline axis splits the layers: no "repeats the same work" note for it.
   for (const auto& note : a.step.notes) CHECK(note.find("axis 'pp'") == std::string::npos);
-  // The bubble: each rank is busy 4 x 3 = 12 of 15 units.
-  CHECK(p.bubble_overall == Approx(3.0 / 15));
+  // The bubble: rank 0 is busy 12 units, rank 1 12 units + 4h, of 15 units + 4h each.
+  CHECK(p.bubble_overall == Approx((2 * (15 * u + 4 * h) - 24 * u - 4 * h) / (2 * (15 * u + 4 * h))));
   CHECK(a.step.summary.find("bubbles") != std::string::npos);
   // The step engine priced M = 4 micro-batches: tokens per step are 4 micro-batches' worth.
   CHECK(a.step.tokens_per_step == Approx(4.0 * static_cast<double>(s.training.micro_batch * s.training.seq_len)));

@@ -129,13 +129,13 @@ TEST_CASE("step: workspace fields round-trip and bad calibration names its field
     return std::string("accepted");
   };
   CHECK(refused(R"({"performance": {"flops_fraction": 1.5}})") ==
-        "performance.flops_fraction must be a number greater than 0 and at most 1, got 1.5");
+        "performance.flops_fraction must be a number between 0.01 and 1, got 1.5");
   CHECK(refused(R"({"performance": {"link_fraction": 0}})") ==
-        "performance.link_fraction must be a number greater than 0 and at most 1, got 0");
+        "performance.link_fraction must be a number between 0.01 and 1, got 0");
   CHECK(refused(R"({"performance": {"hbm_fraction": "high"}})") ==
-        "performance.hbm_fraction must be a number greater than 0 and at most 1, got \"high\"");
+        "performance.hbm_fraction must be a number between 0.01 and 1, got \"high\"");
   CHECK(refused(R"({"performance": {"hop_latency": 3}})") ==
-        "performance.hop_latency must be a number greater than 0 and at most 1, got 3");
+        "performance.hop_latency must be a number between 1e-09 and 0.001, got 3");
   CHECK(refused(R"({"performance": {"mfu": 0.5}})").find("unknown key 'mfu' in performance") == 0);
   CHECK(refused(R"({"performance": 0.5})") == "performance must be an object, got 0.5");
   CHECK(refused(R"({"training": {"microbatches": 0}})") == "training.microbatches must be a positive integer, got 0");

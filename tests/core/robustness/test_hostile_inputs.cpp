@@ -362,7 +362,7 @@ TEST_CASE("hostile workspace: misspelled keys, two model sources, a batch axis t
   REQUIRE_THROWS_WITH(load(R"({"training": {"micro_bach": 8}})"),
                       Equals("unknown key 'micro_bach' in training (did you mean 'micro_batch'?)"));
   REQUIRE_THROWS_WITH(load(R"({"model": {"preset": "gpt2", "params": [{"path": "w", "shape": [1]}]}})"),
-                      Equals("model gives both 'preset' and 'params'; give one of preset, path or params"));
+                      Equals("model gives both 'preset' and 'params'; give one of preset, path, params or config"));
   REQUIRE_THROWS_WITH(load(R"({"training": {"batch_axes": ["dp", "dp"]}})"),
                       Equals("training.batch_axes lists 'dp' twice"));
   REQUIRE_THROWS_WITH(load(R"({"topology": {"chip": "v5e", "shape": [4, 4, 2]}})"),

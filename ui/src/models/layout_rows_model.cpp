@@ -39,15 +39,8 @@ QString LayoutRowsModel::formatSeconds(std::optional<double> seconds) {
 }
 
 QString LayoutRowsModel::recomputeName(shardscope::Recompute r) {
-  switch (r) {
-  case shardscope::Recompute::None:
-    return tr("none");
-  case shardscope::Recompute::Selective:
-    return tr("selective");
-  case shardscope::Recompute::Full:
-    return tr("full");
-  }
-  return {};
+  const std::string_view name = shardscope::recomputeName(r);
+  return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
 }
 
 QVariant LayoutRowsModel::data(const QModelIndex& index, int role) const {

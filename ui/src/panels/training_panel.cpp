@@ -2,6 +2,7 @@
 #include "panels/training_panel.hpp"
 
 #include "document/scenario_document.hpp"
+#include "shardscope/analysis/engine_options.hpp"
 #include "shardscope/base/dtype.hpp"
 #include "shardscope/cost/step_time.hpp"
 #include "shardscope/hardware/chips.hpp"
@@ -130,9 +131,24 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   });
   form->addRow(tr("Micro-batches / step"), microbatches_);
 
+  framework_ = new QComboBox(this);
+  for (const auto& [name, value] : kFrameworkNames)
+    framework_->addItem(QString::fromUtf8(name.data(), int(name.size())));
+  framework_->setToolTip(tr("Whose behaviour the estimate follows: MaxText shards activations over the tensor axis "
+                            "and overlaps tensor collectives on TPU; Megatron keeps Korthikanti's activations and "
+                            "exposes them (docs/step-time.md, Frameworks)"));
+  connect(framework_, &QComboBox::activated, this, [=, this](int i) {
+    edit(tr("Framework"), "training.framework",
+         [i](Scenario& s) { s.training.framework = kFrameworkNames[static_cast<std::size_t>(i)].second; });
+  });
+  form->addRow(tr("Framework"), framework_);
+
   recompute_ = new QComboBox(this);
-  recompute_->addItems({tr("None"), tr("Selective"), tr("Full")});
-  recompute_->setToolTip(tr("Activation recomputation (rematerialisation)"));
+  // Megatron's names (none, selective, full) and MaxText's remat_policy names, in the enum's order.
+  for (const auto& [name, value] : kRecomputeNames)
+    recompute_->addItem(QString::fromUtf8(name.data(), int(name.size())));
+  recompute_->setToolTip(tr("Activation recomputation (rematerialisation) policy, by its framework's name: what "
+                            "the backward keeps and what it runs again"));
   connect(recompute_, &QComboBox::activated, this, [=, this](int i) {
     edit(tr("Recompute"), "training.recompute", [i](Scenario& s) { s.training.recompute = static_cast<Recompute>(i); });
   });
@@ -259,7 +275,8 @@ void TrainingPanel::syncFromScenario() {
   const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_),
       b7(recompute_), b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_), b13(microbatches_),
       b14(sequenceParallel_), b15(flopsFraction_), b16(linkFraction_), b17(hbmFraction_), b18(hopLatency_),
-      b19(overlapTensor_);
+      b19(overlapTensor_), b20(framework_);
+  framework_->setCurrentIndex(static_cast<int>(t.framework));
   workload_->setCurrentIndex(t.workload == Workload::Training ? 0 : 1);
   showDtype(dtype_, t.param_dtype);
   optimizer_->setCurrentIndex(static_cast<int>(t.optimizer));
@@ -299,7 +316,8 @@ void TrainingPanel::syncFromScenario() {
   hopLatency_->setSpecialValueText(
       tr("%1 µs (%2)").arg(QString::number(defaults.hop_latency.value * 1e6, 'g', 3), hopSource));
   hopLatency_->setValue(perf.hop_latency ? *perf.hop_latency * 1e6 : 0.0);
-  overlapTensor_->setChecked(perf.overlap_tensor_comm);
+  overlapTensor_->setChecked(
+      perf.overlap_tensor_comm.value_or(defaultTensorOverlap(t.framework, document_->scenario().topology.chip)));
 
   const bool training = t.workload == Workload::Training;
   for (QWidget* w :

@@ -27,4 +27,9 @@ LinkParams linkParamsOf(const Scenario& scenario);
 // `performance` edits on top), each tagged with where it came from.
 StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string& deviceKind);
 
+// Whether tensor-parallel activation collectives hide behind the matmuls when the workspace does
+// not say (performance.overlap_tensor_comm unset): XLA's collective matmuls do this for MaxText on
+// TPU; Megatron needs its --tp-comm-overlap, which is off by default.
+bool defaultTensorOverlap(Framework framework, const std::string& deviceKind);
+
 } // namespace shardscope

@@ -42,6 +42,7 @@ struct ModelChoice {
   std::string preset = "llama-3.1-8b"; // a built-in model, or empty when `path` or `inline_params` is used
   std::string path;                    // a model file (our JSON, safetensors, index.json, config.json)
   Json inline_params;                  // our JSON parameter list, when the workspace carries the model
+  Json inline_config;                  // a Hugging Face config.json object, synthesized like a config file
 
   bool operator==(const ModelChoice&) const = default;
 };
@@ -74,6 +75,9 @@ struct TrainingOptions {
   // all-gather / reduce-scatter pairs instead of all-reduces (step time).
   bool sequence_parallel = false;
   Recompute recompute = Recompute::Selective;
+  // Whose behaviour the estimate follows (cost/workload.hpp): activation sharding, tensor-collective
+  // overlap, the remat policies' names.
+  Framework framework = Framework::Generic;
   std::vector<std::string> batch_axes{"dp", "fsdp"}; // mesh axes that shard the batch
   std::vector<std::string> seq_axes;                 // mesh axes that shard the sequence
   // Serving
@@ -101,8 +105,10 @@ struct PerformanceOptions {
   std::optional<double> flops_fraction; // achievable fraction of peak bf16 FLOP/s, (0, 1]
   std::optional<double> link_fraction;  // achievable fraction of link bandwidth, (0, 1]
   std::optional<double> hbm_fraction;   // achievable fraction of HBM bandwidth, (0, 1]
-  std::optional<double> hop_latency;    // seconds per ICI/NVLink hop as collectives see it, (0, 1]
-  bool overlap_tensor_comm = false;     // tensor-parallel activation collectives hidden (collective matmuls)
+  std::optional<double> hop_latency;    // seconds per ICI/NVLink hop as collectives see it
+  // Tensor-parallel activation collectives hidden (collective matmuls). Unset: the framework's
+  // default (MaxText on TPU overlaps them; see defaultTensorOverlap in engine_options.hpp).
+  std::optional<bool> overlap_tensor_comm;
 
   bool operator==(const PerformanceOptions&) const = default;
 };

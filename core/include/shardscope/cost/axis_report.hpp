@@ -8,6 +8,7 @@
 #include "shardscope/hardware/link_graph.hpp"
 #include "shardscope/mesh/named_mesh.hpp"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,6 +62,13 @@ struct AxisReport {
   // wraparound links: the torus rings close whatever order the mesh lists the devices in, and a
   // group over n such axes gathers over all n at once (spec §3.2).
   bool wraps = false;
+  // TPU in one slice: per physical dimension (x, y, z), the most distinct coordinates a group
+  // spans (0 where no group spans it), and whether every group spanning it takes it whole with its
+  // wraparound; and the raw one-way bandwidth of the slowest link the rings use. These price a
+  // collective stage by stage along the physical dimensions (collectives.hpp).
+  std::array<int, 3> extents{0, 0, 0};
+  std::array<bool, 3> extent_wraps{false, false, false};
+  double link_bandwidth = 0;
 };
 
 // Report for axis `axisIndex` of `mesh`. Every mesh device must be in the graph (by id).

@@ -34,6 +34,11 @@ struct RingCostInputs {
   bool ring_closed = true;        // the mesh-order ring closes on one-hop links: both directions carry data
   bool wraps = false;             // TPU: whole wrapped physical axes, a closed ring on each of them
   bool torus = false;             // TPU inside one slice: the torus form is the price
+  // TPU inside one slice: the group's extent per physical dimension (0: not spanned), whether it
+  // takes that dimension whole with wraparound, and the one-way bandwidth of one link.
+  std::array<int, 3> extents{0, 0, 0};
+  std::array<bool, 3> extent_wraps{false, false, false};
+  double link_bandwidth = 0;
 };
 RingCostInputs ringCostInputs(const AxisReport& report);
 
@@ -44,7 +49,12 @@ RingCostInputs ringCostInputs(const AxisReport& report);
 //  TPU torus form (the scaling book, sharding.md), a = step_latency / max_hops per hop:
 //    whole wrapped axes: AG = RS = max(a sum|X_i|/2, V/(W n_axes))
 //    other closed rings:  AG = RS = max(a p/2, V/W)
-//    open rings (no wraparound, a split axis), and p = 2: AG = RS = max(a (p-1), (p-1)/p V/B)
+//    open rings (no wraparound, a split axis), and p = 2: AG = RS = max(a (p-1), (p-1)/p V/B),
+//      or, when the group spans several physical dimensions, dimension by dimension if that is
+//      cheaper: the open segments first (smallest payload), each stage gathering over its extent e
+//      the payload so far (V x the extents gathered / p): a whole wrapped dimension at
+//      max(a e/2, payload / (2 b)), an open segment at max(a (e-1), (e-1)/e payload / b), b one
+//      link's one-way bandwidth (XLA runs a multi-dimensional collective this way)
 //    AR = 2 AG;  A2A = AG/4 on a closed ring, AG/2 on an open one; over whole wrapped axes
 //    max(a sum|X_i|/2, (V/p) sum|X_i| / (4 n_axes W)) (each buffer travels sum|X_i|/4 hops on
 //    average over 2 n_axes link directions; AG/4 on a single ring).

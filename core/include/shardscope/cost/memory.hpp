@@ -80,6 +80,9 @@ struct MemoryOptions {
   std::int64_t tensor_degree = 1;
   // Megatron sequence parallelism: layer norms and dropouts are split over the tensor axis too.
   bool sequence_parallel = false;
+  // MaxText shards every activation over the tensor axis as well (activation_embed -> tensor) and
+  // keeps, per layer, only what its remat policy names (activationBytesPerToken).
+  Framework framework = Framework::Generic;
   // The final norm, output projection input and fp32 logits of the loss (Korthikanti §4.3).
   bool include_output_layer = true;
   // Serving
@@ -100,6 +103,13 @@ struct LayerActivationShape {
   bool sequence_parallel = false;
 };
 double activationBytesPerLayer(const LayerActivationShape& shape, Recompute recompute);
+
+// Bytes one token leaves in HBM per layer for the backward under a policy that names what it keeps
+// (MaxText's remat policies): the layer input, plus the outputs of the weight matmuls the policy
+// keeps (query/key/value, attention output, MLP input projection(s), MLP output), 16-bit. Tensors
+// of the model width are split over `embedSplit` devices, those of the heads and MLP width over
+// `tensor`.
+double activationBytesPerToken(const ModelConfig& config, Recompute recompute, double tensor, double embedSplit);
 
 // Bytes of the KV cache one device holds for `batch` sequences of `context` tokens. Ordinary
 // attention stores K and V per KV head (heads split over `tensorDegree`, at least one per device);

@@ -39,10 +39,22 @@ struct SourcedValue {
   FigureSource source = FigureSource::Default;
 };
 
-// How much of the published peaks a real step achieves. Fractions are in (0, 1]; hop_latency is
-// seconds per ICI/NVLink hop as collectives see it (it replaces the link figure in pricing).
+// The physical range of each calibration value: a fraction below 1% of a peak is no real run (and
+// would print absurd times); a hop latency outside 1 ns .. 1 ms is no real link.
+struct ValueRange {
+  double min = 0, max = 0;
+};
+inline constexpr ValueRange kFractionRange{0.01, 1.0};
+inline constexpr ValueRange kHopLatencyRange{1e-9, 1e-3};
+
+// How much of the published peaks a real step achieves; hop_latency is seconds per ICI/NVLink hop
+// as collectives see it (it replaces the link figure in pricing).
+//   flops_fraction: the fraction of peak bf16 FLOP/s achieved on the FLOPs the hardware executes
+//   (hardware FLOPs utilization of large, tile-aligned matmuls: recompute included, padding to the
+//   matrix unit's tile priced separately), derived per chip from published runs as
+//   HFU = MFU x hardware FLOPs / model FLOPs (docs/step-time.md, "Calibration").
 struct StepCalibration {
-  SourcedValue flops_fraction{0.5, FigureSource::Default}; // of peak bf16 FLOPs (matmul efficiency)
+  SourcedValue flops_fraction{0.5, FigureSource::Default}; // of peak bf16 FLOPs on hardware FLOPs
   SourcedValue link_fraction{0.8, FigureSource::Default};  // of every link's bandwidth
   SourcedValue hbm_fraction{0.9, FigureSource::Default};   // of HBM bandwidth
   SourcedValue hop_latency{1e-6, FigureSource::Chip};      // seconds per hop
@@ -51,8 +63,10 @@ struct StepCalibration {
 // The defaults for a chip (docs/step-time.md gives the measurements behind each); hop_latency is
 // the chip's published per-hop link latency.
 StepCalibration defaultCalibration(const ChipSpec& chip);
-// Throws ValueError naming `field` ("performance.flops_fraction must be in (0, 1], got 1.5") when
-// a fraction is outside (0, 1] or the hop latency is not in (0, 1] seconds.
+// The chip's matrix-unit tile edge (docs/step-time.md gives the sources).
+std::int64_t matmulTileOf(const ChipSpec& chip);
+// Throws ValueError naming `field` ("performance.flops_fraction must be in [0.01, 1], got 1.5") when
+// a value is outside its range (kFractionRange, kHopLatencyRange) or not finite.
 void validateCalibration(const StepCalibration& calibration, std::string_view fieldPrefix = "performance");
 
 struct StepOptions {
@@ -69,6 +83,10 @@ struct StepOptions {
   std::vector<std::string> batch_axes; // mesh axes that split the batch (absent names are ignored)
   std::vector<std::string> seq_axes;   // mesh axes that split the sequence (context parallelism)
   bool overlap_tensor_comm = false;    // tensor-parallel activation collectives hidden (collective matmuls)
+  Framework framework = Framework::Generic;
+  // The matrix unit's tile edge (TPU MXU 128 or 256, GPU tensor cores 8): a local matmul dimension
+  // that is not a multiple of it is padded, and the padding is computed too (lost time).
+  std::int64_t matmul_tile = 1;
   // The chip. A figure <= 0 is missing: the estimate is refused with a ValueError naming it.
   std::string chip;
   SourcedValue peak_flops{0, FigureSource::Chip};       // bf16 FLOP/s per device
@@ -158,6 +176,11 @@ struct StepEstimate {
   double compute_s = 0;      // matmul and attention FLOPs at the calibrated peak
   double hbm_s = 0;          // HBM-bound time beyond compute, and the optimizer update
   double optimizer_s = 0;    // the optimizer update (part of hbm_s)
+  double elementwise_s = 0;  // norms, residual adds, rotary, activations at HBM speed (part of hbm_s)
+  double padding_s = 0;      // matmul work on padding to the matrix unit's tile (part of compute_s)
+  // The output projection and the loss of one micro-batch on one device, forward and backward (part
+  // of compute_s and hbm_s): under a pipeline they run on the last stage only.
+  double head_fwd_s = 0, head_bwd_s = 0;
   double exposed_comm_s = 0; // communication compute does not hide
   std::string bound_by;      // "compute", "hbm", "comm:<axis>" or "pipeline" (its bubble)
   std::vector<StepAxis> per_axis;

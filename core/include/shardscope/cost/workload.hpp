@@ -1,28 +1,136 @@
 // SPDX-License-Identifier: Apache-2.0
 // The vocabulary of a job the cost engines take in their own option structs: what runs (training or
-// serving), which optimizer keeps state, and how much of the forward is recomputed. The workspace
-// (analysis/scenario.hpp) stores these; the engines never see the workspace itself.
+// serving), which framework runs it, which optimizer keeps state, and how much of the forward is
+// recomputed. The workspace (analysis/scenario.hpp) stores these; the engines never see the
+// workspace itself.
 #pragma once
 
+#include <array>
+#include <string>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 namespace shardscope {
 
 enum class Workload { Training, Serving };
 enum class Optimizer { AdamW, Adafactor, SgdMomentum };
-enum class Recompute { None, Selective, Full };
 
-// The policy as the workspace, the CLI and JSON answers spell it: "none", "selective", "full".
-constexpr std::string_view recomputeName(Recompute r) {
+// The framework whose behaviour the estimate follows (docs/step-time.md, "Frameworks"):
+//   Generic  — activations as Korthikanti et al. lay them out, tensor collectives exposed;
+//   MaxText  — activations sharded by MaxText's logical rules (the embed dimension over the tensor
+//              axis, the batch over the batch axes), tensor collectives as all-gather /
+//              reduce-scatter that XLA overlaps with the matmuls (collective matmul) on TPU;
+//   Megatron — Korthikanti's activations (sequence parallelism when set), tensor collectives
+//              exposed unless overlap is set, the distributed optimizer as ZeRO-1.
+enum class Framework { Generic, MaxText, Megatron };
+
+constexpr std::array<std::pair<std::string_view, Framework>, 3> kFrameworkNames{
+    {{"generic", Framework::Generic}, {"maxtext", Framework::MaxText}, {"megatron", Framework::Megatron}}};
+
+// Rematerialization policies by the names their frameworks give them. The first three are
+// Megatron's (and the generic estimate's); the rest are MaxText's `remat_policy` values.
+enum class Recompute {
+  None,               // keep every activation (MaxText: remat_policy "none" is not a name; ours)
+  Selective,          // Megatron: re-run the attention core (scores, softmax, context)
+  Full,               // both: keep only each layer's input, re-run its whole forward
+  Minimal,            // MaxText: keep every weight matmul's output, re-run the rest
+  SaveDotExceptMlpWi, // MaxText: keep the matmul outputs except the MLP's input projection
+  SaveDotExceptMlp,   // MaxText: keep the attention projections, re-run the MLP
+  SaveQkvProj,        // MaxText: keep only the query/key/value projections
+  SaveOutProj,        // MaxText: keep only the attention output projection
+  QkvProjOffloaded,   // MaxText: query/key/value kept in host memory, the rest re-run
+  MinimalOffloaded,   // MaxText: every matmul output kept in host memory
+};
+
+constexpr std::array<std::pair<std::string_view, Recompute>, 10> kRecomputeNames{{
+    {"none", Recompute::None},
+    {"selective", Recompute::Selective},
+    {"full", Recompute::Full},
+    {"minimal", Recompute::Minimal},
+    {"save_dot_except_mlpwi", Recompute::SaveDotExceptMlpWi},
+    {"save_dot_except_mlp", Recompute::SaveDotExceptMlp},
+    {"save_qkv_proj", Recompute::SaveQkvProj},
+    {"save_out_proj", Recompute::SaveOutProj},
+    {"qkv_proj_offloaded", Recompute::QkvProjOffloaded},
+    {"minimal_offloaded", Recompute::MinimalOffloaded},
+}};
+
+// The name as the workspace, the CLI and JSON answers spell it.
+template <class Enum, std::size_t N>
+constexpr std::string_view nameOf(Enum value, const std::array<std::pair<std::string_view, Enum>, N>& table) {
+  for (const auto& [name, v] : table)
+    if (v == value) return name;
+  return table[0].first;
+}
+template <class Enum, std::size_t N>
+constexpr std::optional<Enum> parseName(std::string_view text,
+                                        const std::array<std::pair<std::string_view, Enum>, N>& table) {
+  for (const auto& [name, v] : table)
+    if (name == text) return v;
+  return std::nullopt;
+}
+
+constexpr std::string_view recomputeName(Recompute r) { return nameOf(r, kRecomputeNames); }
+constexpr std::string_view frameworkName(Framework f) { return nameOf(f, kFrameworkNames); }
+// "none, selective, full, minimal, ...": every policy name, for messages.
+inline std::string recomputeNameList() {
+  std::string out;
+  for (const auto& [name, value] : kRecomputeNames) {
+    if (!out.empty()) out.append(", ");
+    out.append(name);
+  }
+  return out;
+}
+
+// What a policy keeps for the backward pass and what it runs again. The matmul flags name the
+// weight matmuls of a transformer layer whose outputs the backward needs: the query/key/value
+// projections, the attention output projection, the MLP input projection(s) and the MLP output
+// projection. `kept` is what stays in HBM; `offloaded` what goes to host memory instead (not
+// re-run, not in HBM); everything else is re-run in the backward.
+struct RecomputeTraits {
+  bool kept_qkv = false, kept_out = false, kept_mlp_in = false, kept_mlp_out = false;
+  bool offloaded = false;        // the kept outputs live in host memory (not counted in HBM)
+  bool rerun_attention = true;   // the attention core (scores, softmax, context) runs again
+  bool korthikanti = false;      // memory as Korthikanti et al. Table 2 counts it (Megatron's names)
+  bool keeps_everything = false; // nothing re-run at all (our "none")
+};
+
+constexpr RecomputeTraits recomputeTraits(Recompute r) {
+  RecomputeTraits t;
   switch (r) {
   case Recompute::None:
-    return "none";
-  case Recompute::Full:
-    return "full";
+    t = {true, true, true, true, false, false, true, true};
+    break;
   case Recompute::Selective:
+    t = {true, true, true, true, false, true, true, false};
+    break;
+  case Recompute::Full:
+    t = {false, false, false, false, false, true, true, false};
+    break;
+  case Recompute::Minimal:
+    t = {true, true, true, true, false, true, false, false};
+    break;
+  case Recompute::SaveDotExceptMlpWi:
+    t = {true, true, false, true, false, true, false, false};
+    break;
+  case Recompute::SaveDotExceptMlp:
+    t = {true, true, false, false, false, true, false, false};
+    break;
+  case Recompute::SaveQkvProj:
+    t = {true, false, false, false, false, true, false, false};
+    break;
+  case Recompute::SaveOutProj:
+    t = {false, true, false, false, false, true, false, false};
+    break;
+  case Recompute::QkvProjOffloaded:
+    t = {true, false, false, false, true, true, false, false};
+    break;
+  case Recompute::MinimalOffloaded:
+    t = {true, true, true, true, true, true, false, false};
     break;
   }
-  return "selective";
+  return t;
 }
 
 } // namespace shardscope

@@ -54,7 +54,15 @@ struct ModelConfig {
   std::int64_t sliding_window = 0;
   std::int64_t sliding_window_pattern = 0;
 
+  // Attention and MLP side by side on the same normed input (PaLM, GPT-J, GPT-NeoX, Falcon): one
+  // tensor-parallel reduction per layer instead of two.
+  bool parallel_block = false;
+
   bool usesMla() const { return kv_lora_rank > 0; }
+  // A gated MLP (SwiGLU/GeGLU: two input projections): every Hugging Face family but GPT-2's; a
+  // config may say otherwise with Shardscope's `mlp_gated: false` (MaxText's `relu` decoder).
+  bool gated_mlp = true;
+  bool gatedMlp() const { return gated_mlp; }
   bool isSlidingLayer(std::int64_t layer) const;
   bool operator==(const ModelConfig&) const = default;
 };

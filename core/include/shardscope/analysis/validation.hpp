@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// The published-runs validation suite (resources/validation/*.json, docs/validation.md): measured
+// training runs from public sources, each with its configuration as published. Each run becomes a
+// workspace (runScenario) and goes through the same analyze() as everything else; the prediction
+// is set against the measurement (step time, MFU, memory) and the suite is summarised (how many
+// within tolerance, mean absolute percentage error, the worst run).
+#pragma once
+
+#include "shardscope/analysis/analysis_cache.hpp"
+#include "shardscope/analysis/scenario.hpp"
+#include "shardscope/base/json.hpp"
+#include "shardscope/models/model.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+// One run as its source publishes it (the file format is docs/validation.md's).
+struct ValidationRun {
+  std::string id, row, source, citation, framework, notes;
+  Json model;                      // a Hugging Face config.json object
+  bool parallel_block = false;     // attention and MLP side by side
+  std::string chip;                // hardware.chip
+  std::vector<std::int64_t> shape; // hardware.shape: one slice (TPU) or [hosts, GPUs per host, 1]
+  std::int64_t slices = 1;
+  std::vector<std::pair<std::string, std::int64_t>> parallelism; // as published, in file order
+  std::int64_t global_batch = 0;                                 // sequences per optimizer step
+  std::optional<double> micro_batch;                             // sequences per micro-batch per data-parallel replica
+  std::optional<double> per_device_batch;
+  std::int64_t seq_len = 0;
+  std::string recompute; // the framework's policy name
+  bool sequence_parallel = false, distributed_optimizer = false;
+  std::string precision = "bf16", optimizer = "adamw";
+  // How the source counts attention in its model FLOPs: "full" (PaLM's 12 L H Q T, Megatron's
+  // Narayanan et al. formula) or "causal" (half of it: MaxText since 2023).
+  bool causal_attention_flops = false;
+  // Measured, as stated (absent when the source does not say).
+  std::optional<double> step_time_s, mfu, tflops_per_device, tokens_per_s, tokens_per_s_per_device, memory_gib;
+};
+
+// Reads every *.json under `directory` (sorted by name). Throws ValueError naming the file and the
+// field for a run that does not follow the format; ids must be unique across files.
+std::vector<ValidationRun> loadValidationRuns(const std::filesystem::path& directory);
+// One file's runs (its text already read); `file` names it in errors.
+std::vector<ValidationRun> validationRunsFromJson(const Json& json, const std::string& file);
+
+// The workspace that reproduces a run: its chip and slices, a mesh of the published degrees
+// (pp, dp, fsdp, sp, ep, tp from outer to inner), the model inline, MaxText's or Megatron's
+// behaviour, the batch split as the framework splits it. Throws ValueError naming the run when the
+// degrees do not multiply to the device count or a name is not known.
+Scenario runScenario(const ValidationRun& run);
+
+// Model FLOPs of one step as the published MFU figures count them (MaxText's, Megatron's and
+// PaLM's convention): 6 x (the layers' matmul parameters + the output projection) per token, plus
+// 12 x layers x sequence x attention width per token for full attention, half that when the
+// source counts causal attention.
+double publishedModelFlops(const ModelConfig& config, double tokensPerStep, double seqLen, bool causal = false);
+
+struct ValidationResult {
+  const ValidationRun* run = nullptr;
+  bool ok = false;   // predicted and measured both present
+  std::string error; // why not (the analysis' first error)
+  double devices = 0;
+  double measured_step_s = 0; // stated, or published model FLOPs / (MFU x peak x devices)
+  double predicted_step_s = 0;
+  double step_error = 0;                      // predicted / measured - 1
+  double measured_mfu = 0, predicted_mfu = 0; // both in the published convention
+  std::optional<double> measured_memory_bytes, predicted_memory_bytes;
+  std::optional<double> memory_error;
+  std::string bound_by;
+  double compute_s = 0, hbm_s = 0, exposed_comm_s = 0, bubble_s = 0;
+};
+
+struct ValidationSummary {
+  int runs = 0, predicted = 0;
+  int within_step_tolerance = 0; // |step error| <= step_tolerance
+  double step_tolerance = 0.15;
+  double mape = 0;        // mean |step error| over predicted runs
+  double worst_error = 0; // largest |step error|
+  std::string worst_run;
+  int memory_runs = 0, memory_within = 0; // |memory error| <= 10%
+};
+
+ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache);
+ValidationSummary summarizeValidation(const std::vector<ValidationResult>& results);
+Json validationToJson(const std::vector<ValidationResult>& results, const ValidationSummary& summary);
+
+} // namespace shardscope

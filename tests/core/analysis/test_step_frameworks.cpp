@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+// Framework behaviour in the step and memory estimates (docs/step-time.md, "Frameworks"): what
+// each remat policy keeps and re-runs, MaxText's activations sharded over the tensor axis and its
+// tensor collectives as overlapped all-gather / reduce-scatter pairs, the parallel block's single
+// reduction per layer, the matrix unit's padding, and the published model-FLOPs convention the
+// validation suite converts measured MFU with. Every expected value is worked out in the comments.
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/validation.hpp"
+#include "shardscope/cost/memory.hpp"
+#include "shardscope/hardware/topology.hpp"
+#include "shardscope/models/model_loaders.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace shardscope;
+
+namespace {
+
+// hidden 1024, 8 heads of 128 (no GQA), gated MLP 4096, 2 layers, vocabulary 1024.
+Json smallLlama(bool parallelBlock = false) {
+  Json c = {{"model_type", "llama"},     {"num_hidden_layers", 2},   {"hidden_size", 1024},
+            {"num_attention_heads", 8},  {"num_key_value_heads", 8}, {"head_dim", 128},
+            {"intermediate_size", 4096}, {"vocab_size", 1024}};
+  if (parallelBlock) c["parallel_attn"] = true;
+  return c;
+}
+
+Scenario scenario(const std::string& topology, std::vector<MeshAxis> axes, Json config) {
+  Scenario s = defaultScenario();
+  s.topology = parseTopology(topology);
+  s.mesh.axes = std::move(axes);
+  s.model = ModelChoice{"", "", Json(), std::move(config)};
+  s.rules = RulesChoice{"fsdp-tp", {}};
+  s.training.batch_axes = {"fsdp"};
+  s.training.micro_batch = 8;
+  s.training.seq_len = 2048;
+  return s;
+}
+
+const StepAxis& axisOf(const Analysis& a, const std::string& name) {
+  for (const auto& axis : a.step.per_axis)
+    if (axis.axis == name) return axis;
+  FAIL("no axis " << name);
+  throw;
+}
+
+double tensorCalls(const Analysis& a, Collective kind) {
+  double calls = 0;
+  for (const auto& c : axisOf(a, "tp").collectives)
+    if (c.purpose == "tp_activations" && c.kind == kind) calls += c.count;
+  return calls;
+}
+
+} // namespace
+
+TEST_CASE("activations per token under MaxText's named remat policies", "[step][memory]") {
+  const ModelConfig c = modelConfigFromHf(smallLlama());
+  // Elements per token and layer: the input 1024; q, k, v 3 x 8 x 128 = 3072; the attention
+  // output 1024; the gated MLP's two inputs 2 x 4096 = 8192; its output 1024. Two bytes each.
+  // full keeps the input only, split over an embed split of 4: 256 elements.
+  CHECK(activationBytesPerToken(c, Recompute::Full, 4, 4) == 2 * 256);
+  // minimal keeps every matmul output: 256 + 3072/4 + 256 + 8192/4 + 256 = 3584.
+  CHECK(activationBytesPerToken(c, Recompute::Minimal, 4, 4) == 2 * 3584);
+  // save_qkv_proj without tensor parallelism: 1024 + 3072.
+  CHECK(activationBytesPerToken(c, Recompute::SaveQkvProj, 1, 1) == 2 * 4096);
+  // save_dot_except_mlpwi: everything but the MLP inputs: 1024 + 3072 + 1024 + 1024.
+  CHECK(activationBytesPerToken(c, Recompute::SaveDotExceptMlpWi, 1, 1) == 2 * 6144);
+  // Offloaded outputs live in host memory: only the input stays.
+  CHECK(activationBytesPerToken(c, Recompute::QkvProjOffloaded, 1, 1) == 2 * 1024);
+  CHECK(activationBytesPerToken(c, Recompute::MinimalOffloaded, 2, 2) == 2 * 512);
+}
+
+TEST_CASE("MaxText shards the activations over the tensor axis; Megatron without SP does not", "[step][memory]") {
+  // v5p 2x2x2: fsdp 2 x tp 4, micro-batch 8 over fsdp = 4 sequences of 2048 per device.
+  Scenario s = scenario("v5p:2x2x2", {{"fsdp", 2, 1}, {"tp", 4, 1}}, smallLlama());
+  s.training.recompute = Recompute::Full;
+  s.training.framework = Framework::Megatron;
+  const Analysis megatron = analyze(s);
+  s.training.framework = Framework::MaxText;
+  const Analysis maxtext = analyze(s);
+  REQUIRE(megatron.memory.argmax >= 0);
+  REQUIRE(maxtext.memory.argmax >= 0);
+  // Full recompute keeps 2 s b h bytes per layer: 2 x 2048 x 4 x 1024 = 16 MiB, two layers 32 MiB;
+  // MaxText splits it over tp 4: 8 MiB. Of the output layer's terms the final norm's and the
+  // projection's inputs (4 s b h) split the same way; the logits are split over tp in both.
+  const double perLayer = 2.0 * 2048 * 4 * 1024, normInputs = 4.0 * 2048 * 4 * 1024;
+  const double diff = megatron.memory.per_device[0].activations - maxtext.memory.per_device[0].activations;
+  CHECK(diff == Approx(2 * (perLayer - perLayer / 4) + (normInputs - normInputs / 4)).epsilon(1e-9));
+}
+
+TEST_CASE("MaxText's tensor collectives are all-gather / reduce-scatter pairs that hide on TPU", "[step]") {
+  Scenario s = scenario("v5p:2x2x2", {{"fsdp", 2, 1}, {"tp", 4, 1}}, smallLlama());
+  s.training.framework = Framework::Generic;
+  const Analysis generic = analyze(s);
+  s.training.framework = Framework::MaxText;
+  const Analysis maxtext = analyze(s);
+  REQUIRE(generic.step.estimated);
+  REQUIRE(maxtext.step.estimated);
+  // Generic: an all-reduce per block and pass, on the critical path: exposed whole.
+  CHECK(tensorCalls(generic, Collective::AllReduce) > 0);
+  CHECK(tensorCalls(generic, Collective::AllGather) == 0);
+  CHECK(axisOf(generic, "tp").exposed == Approx(axisOf(generic, "tp").seconds));
+  // MaxText: the same blocks as gather/scatter pairs, and XLA's collective matmuls hide them.
+  CHECK(tensorCalls(maxtext, Collective::AllReduce) == 0);
+  // Per block and pass one of each (2 layers x 2 blocks x 2 passes = 8), the vocabulary-parallel
+  // head one of each, the embedding's lookup one reduce-scatter.
+  CHECK(tensorCalls(maxtext, Collective::AllGather) == 9);
+  CHECK(tensorCalls(maxtext, Collective::ReduceScatter) == 10);
+  CHECK(axisOf(maxtext, "tp").exposed < axisOf(maxtext, "tp").seconds);
+  // The user can still say otherwise.
+  s.performance.overlap_tensor_comm = false;
+  const Analysis exposed = analyze(s);
+  CHECK(axisOf(exposed, "tp").exposed == Approx(axisOf(exposed, "tp").seconds));
+}
+
+TEST_CASE("a parallel block reduces once per layer instead of twice", "[step]") {
+  // Generic framework: every block's all-reduce forward and backward. Serial: attention and MLP in
+  // each of 2 layers, 2 passes = 8, plus the vocabulary-parallel head's. Parallel: 4 plus the head's.
+  Scenario s = scenario("v5p:2x2x2", {{"fsdp", 2, 1}, {"tp", 4, 1}}, smallLlama(false));
+  const Analysis serial = analyze(s);
+  s.model.inline_config = smallLlama(true);
+  const Analysis parallel = analyze(s);
+  REQUIRE(serial.step.estimated);
+  REQUIRE(parallel.step.estimated);
+  CHECK(tensorCalls(serial, Collective::AllReduce) - tensorCalls(parallel, Collective::AllReduce) == 4);
+}
+
+TEST_CASE("what each remat policy runs again, in hardware FLOPs", "[step]") {
+  // One micro-batch of 8 x 2048 = 16384 tokens over fsdp 8 (no tensor axis): per device 2048
+  // tokens. Forward matmul FLOPs per token and layer: attention 2 x 4 x 1024^2 = 8 Mi, MLP
+  // 2 x 3 x 1024 x 4096 = 24 Mi (the two inputs 16 Mi, the output 8 Mi).
+  Scenario s = scenario("v5p:2x2x2", {{"fsdp", 8, 1}}, smallLlama());
+  auto hardware = [&](Recompute r) {
+    s.training.recompute = r;
+    const Analysis a = analyze(s);
+    REQUIRE(a.step.estimated);
+    return a.step.hardware_flops;
+  };
+  const double tokens = 8.0 * 2048, layers = 2, Mi = 1024.0 * 1024.0;
+  // minimal keeps every matmul output but re-runs the attention core, as selective does.
+  CHECK(hardware(Recompute::Minimal) == Approx(hardware(Recompute::Selective)).epsilon(1e-12));
+  // full re-runs every layer's matmuls: (8 + 24) Mi per token and layer.
+  CHECK(hardware(Recompute::Full) - hardware(Recompute::Minimal) == Approx(tokens * layers * 32 * Mi).epsilon(1e-9));
+  // save_dot_except_mlpwi re-runs the MLP's two input projections: 16 Mi.
+  CHECK(hardware(Recompute::SaveDotExceptMlpWi) - hardware(Recompute::Minimal) ==
+        Approx(tokens * layers * 16 * Mi).epsilon(1e-9));
+  // save_qkv_proj re-runs the attention output (2 Mi) and the whole MLP (24 Mi).
+  CHECK(hardware(Recompute::SaveQkvProj) - hardware(Recompute::Minimal) ==
+        Approx(tokens * layers * 26 * Mi).epsilon(1e-9));
+}
+
+TEST_CASE("local dimensions off the matrix unit's tile cost padding on TPU, not on GPU", "[step]") {
+  // hidden 1000 pads to 1024 on the MXU's 128; a GPU's tensor cores take multiples of 8 (1000 is).
+  Json c = smallLlama();
+  c["hidden_size"] = 1000;
+  c["head_dim"] = 125;
+  c["intermediate_size"] = 4000;
+  const Analysis tpu = analyze(scenario("v5p:2x2x1", {{"fsdp", 4, 1}}, c));
+  const Analysis gpu = analyze(scenario("a100:1x4", {{"fsdp", 4, 1}}, c));
+  REQUIRE(tpu.step.estimated);
+  REQUIRE(gpu.step.estimated);
+  CHECK(gpu.step.padding_s == 0);
+  CHECK(tpu.step.padding_s > 0);
+  // Aligned dimensions pad nothing on TPU either.
+  const Analysis aligned = analyze(scenario("v5p:2x2x1", {{"fsdp", 4, 1}}, smallLlama()));
+  CHECK(aligned.step.padding_s == 0);
+}
+
+TEST_CASE("published model FLOPs follow Narayanan et al.'s formula", "[validation]") {
+  // GPT-3 175B: l = 96, h = 12288, V = 51200, s = 2048. Narayanan et al. (2021, eq. 3 without the
+  // recompute pass): 72 B s l h^2 (1 + s / (6h) + V / (12 l h)) per step of B sequences.
+  const Json gpt3 = {{"model_type", "gpt2"}, {"n_layer", 96},       {"n_embd", 12288},
+                     {"n_head", 96},         {"vocab_size", 51200}, {"n_positions", 2048}};
+  const ModelConfig c = modelConfigFromHf(gpt3);
+  const double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+  const double expected = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+  CHECK(publishedModelFlops(c, B * s, s) == Approx(expected).epsilon(1e-12));
+}
+
+TEST_CASE("a published run becomes a workspace with its mesh, batch and pipeline", "[validation]") {
+  const Json file = {{"format", "shardscope-validation"},
+                     {"version", 1},
+                     {"source", "a hand-made run for the format"},
+                     {"citation", "none"},
+                     {"runs",
+                      {{{"id", "pp-run"},
+                        {"row", "one"},
+                        {"framework", "megatron"},
+                        {"model", smallLlama()},
+                        {"hardware", {{"chip", "a100"}, {"shape", {4, 8, 1}}}},
+                        {"parallelism", {{"tensor", 8}, {"pipeline", 2}, {"data", 2}}},
+                        {"global_batch", 64},
+                        {"micro_batch", 2},
+                        {"seq_len", 2048},
+                        {"recompute", "selective"},
+                        {"distributed_optimizer", true},
+                        {"measured", {{"step_time_s", 1.0}}}}}}};
+  const auto runs = validationRunsFromJson(file, "hand.json");
+  REQUIRE(runs.size() == 1);
+  const Scenario s = runScenario(runs[0]);
+  // Outermost first: pp, dp, tp.
+  REQUIRE(s.mesh.axes.size() == 3);
+  CHECK(s.mesh.axes[0].name == "pp");
+  CHECK(s.mesh.axes[0].ici == 2);
+  CHECK(s.mesh.axes[1].name == "dp");
+  CHECK(s.mesh.axes[2].name == "tp");
+  CHECK(s.mesh.axes[2].ici == 8);
+  // 2 sequences per replica x 2 replicas = 4 per micro-batch; 64 / 4 = 16 micro-batches, the
+  // pipeline's M.
+  CHECK(s.training.micro_batch == 4);
+  REQUIRE(s.pipeline);
+  CHECK(s.pipeline->microbatches == 16);
+  CHECK(s.training.microbatches == 1);
+  CHECK(s.training.zero_stage == 1);
+  CHECK(s.training.framework == Framework::Megatron);
+
+  Json bad = file;
+  bad["runs"][0]["parallelism"]["data"] = 3;
+  CHECK_THROWS_WITH(runScenario(validationRunsFromJson(bad, "hand.json")[0]),
+                    "validation run 'pp-run': the parallel degrees multiply to 48, not the 32 devices");
+  bad = file;
+  bad["runs"][0]["measured"] = Json::object();
+  CHECK_THROWS_WITH(validationRunsFromJson(bad, "hand.json"),
+                    Catch::Contains("runs[0].measured states no measured figure"));
+}
