@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer targets (preset `fuzz`) and runs each for a bounded time on its seed corpus.
 # Fails on any crash, leak or sanitizer report. Usage: fuzz/run-fuzzers.sh [SECONDS_PER_TARGET]
+# With SHARDSCOPE_FUZZ_TOTAL_SECONDS set, that total is shared evenly by the targets instead (at
+# least 10 s each), so adding a target does not lengthen CI.
 #
 # Runs are reproducible: a fixed seed (SHARDSCOPE_FUZZ_SEED, default 1) and a fresh working corpus
 # each time, so a slower machine explores a prefix of the same input sequence rather than a
@@ -13,6 +15,12 @@ seconds=${1:-60}
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "${SHARDSCOPE_BUILD_JOBS:-2}"
 mkdir -p build/fuzz/findings
+if [ -n "${SHARDSCOPE_FUZZ_TOTAL_SECONDS:-}" ]; then
+  targets=$(find build/fuzz/fuzz -maxdepth 1 -name 'fuzz_*' -type f -perm -u+x | wc -l)
+  seconds=$(( SHARDSCOPE_FUZZ_TOTAL_SECONDS / (targets > 0 ? targets : 1) ))
+  [ "$seconds" -ge 10 ] || seconds=10
+  echo "fuzz: ${SHARDSCOPE_FUZZ_TOTAL_SECONDS}s shared by $targets targets: ${seconds}s each"
+fi
 status=0
 for exe in build/fuzz/fuzz/fuzz_*; do
   [ -x "$exe" ] || continue

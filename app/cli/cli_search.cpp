@@ -12,6 +12,7 @@
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/sharding/logical_axes.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <ostream>
@@ -51,6 +52,9 @@ std::vector<std::string> splitList(const std::string& flag, const std::string& t
   std::string part;
   while (std::getline(in, part, ',')) {
     if (part.empty()) throw UsageError(flag + " has an empty entry in '" + text + "'");
+    // The same entry twice would evaluate the same candidates twice.
+    if (std::find(out.begin(), out.end(), part) != out.end())
+      throw UsageError(flag + " lists '" + part + "' twice in '" + text + "'");
     out.push_back(part);
   }
   if (out.empty() || text.back() == ',') throw UsageError(flag + " has an empty entry in '" + text + "'");

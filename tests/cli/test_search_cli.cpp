@@ -94,6 +94,10 @@ TEST_CASE("search refuses a wrong command line with exit 2 and bad input with ex
       {{"search", ws, "--recompute", "some"}, 2, "--recompute: unknown policy 'some' (none, selective, full, minimal"},
       {{"search", ws, "--presets", "nope"}, 2, "'nope' is not a rule preset"},
       {{"search", ws, "--format", "csv"}, 2, "--format must be table or json"},
+      // The same entry twice would evaluate the same candidates twice.
+      {{"search", ws, "--zero", "0,1,0"}, 2, "--zero lists '0' twice in '0,1,0'"},
+      {{"search", ws, "--presets", "fsdp,fsdp"}, 2, "--presets lists 'fsdp' twice"},
+      {{"search", ws, "--recompute", "full,full"}, 2, "--recompute lists 'full' twice"},
       {{"search", ws, ws}, 2, "only 1 workspace file"},
       // The search itself refuses these: the command line is well formed, the input is not usable.
       {{"search", ws, "--axes", "pp"}, 1, "ValueError: search: axis 'pp' is not one the rule presets know"},

@@ -140,6 +140,9 @@ MemoryOptions deviceMemoryOptions(const Scenario& scenario, const ShardGroups& p
   options.batch_degree = degreeOf(scenario.training.batch_axes, out.mesh, "batch", noteMissingAxes ? &out : nullptr);
   options.seq_degree = degreeOf(scenario.training.seq_axes, out.mesh, "sequence", noteMissingAxes ? &out : nullptr);
   options.tensor_degree = tensorDegreeOf(scenario, plan, model, out.mesh);
+  if (noteMissingAxes && scenario.training.sequence_parallel && options.tensor_degree == 1)
+    note(out, Diagnostic::Severity::Info, "memory", "",
+         "training.sequence_parallel has no effect: no mesh axis splits the layers' weights (no tensor axis)");
   return options;
 }
 

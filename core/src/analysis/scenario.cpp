@@ -190,6 +190,11 @@ TrainingOptions readTraining(const JsonField& t) {
     if (t[key].present()) t[key].checkUniqueStrings();
   o.batch_axes = t["batch_axes"].stringsOr(o.batch_axes);
   o.seq_axes = t["seq_axes"].stringsOr(o.seq_axes);
+  // An axis splits the batch or the sequence, not both (it would halve the activations twice).
+  for (const auto& axis : o.seq_axes)
+    if (std::find(o.batch_axes.begin(), o.batch_axes.end(), axis) != o.batch_axes.end())
+      t["seq_axes"].fail("lists '" + axis + "', which training.batch_axes lists too: an axis splits the batch or the " +
+                         "sequence, not both");
   o.serve_batch = t["serve_batch"].intOr(o.serve_batch, count);
   o.context_len = t["context_len"].intOr(o.context_len, count);
   o.kv_dtype = t["kv_dtype"].stringOr(o.kv_dtype);

@@ -46,6 +46,9 @@ PipelineConfig readPipelineSection(const JsonField& p) {
     c.layers_per_stage = layers.toInts({0, kMaxLayersPerStage});
   }
   c.fuse_steady_state = p["fuse_steady_state"].boolOr(false);
+  if (c.fuse_steady_state && !takesFuseSteadyState(c.schedule))
+    p["fuse_steady_state"].fail("applies only to Interleaved1F1B and KimiK2, not " +
+                                std::string(pipelineScheduleKindName(c.schedule)));
   return c;
 }
 

@@ -12,7 +12,8 @@ namespace shardscope {
 
 namespace {
 
-double ceilDiv(std::int64_t n, std::int64_t d) { return static_cast<double>((n + d - 1) / d); }
+// ceil(n / d) for n >= 0, d >= 1, without n + d - 1 overflowing near 2^63.
+double ceilDiv(std::int64_t n, std::int64_t d) { return static_cast<double>(n / d + (n % d != 0 ? 1 : 0)); }
 
 void requirePositive(std::int64_t value, const char* name) {
   if (value < 1) throwValueError(std::string(name) + " must be a positive integer, got " + std::to_string(value));
