@@ -109,8 +109,11 @@ void printStep(const Analysis& a, std::ostream& out) {
   parts.header = {"part", "time", "share"};
   parts.right_aligned = {false, true, true};
   for (const auto& g : s.segments) {
-    const std::string name = g.kind == "compute"    ? "compute"
-                             : g.kind == "hbm"      ? "HBM-bound (incl. optimizer " + seconds(s.optimizer_s) + ")"
+    // What each piece holds that the model prices on its own (docs/step-time.md).
+    const std::string padding = s.padding_s > 0 ? " (incl. tile padding " + seconds(s.padding_s) + ")" : "";
+    const std::string name = g.kind == "compute" ? "compute" + padding
+                             : g.kind == "hbm"   ? "HBM-bound (incl. optimizer " + seconds(s.optimizer_s) +
+                                                     ", elementwise " + seconds(s.elementwise_s) + ")"
                              : g.kind == "bubble"   ? std::string("pipeline bubble")
                              : g.kind == "handover" ? std::string("pipeline hand-overs")
                                                     : "exposed comm: " + g.axis;
