@@ -96,41 +96,25 @@ struct RecomputeTraits {
   bool keeps_everything = false; // nothing re-run at all (our "none")
 };
 
+// Per policy, in kRecomputeNames' order: kept qkv, out, MLP in, MLP out; offloaded; re-runs the
+// attention core; Korthikanti's memory; keeps everything.
+constexpr std::array<std::pair<Recompute, RecomputeTraits>, 10> kRecomputeTraits{{
+    {Recompute::None, {true, true, true, true, false, false, true, true}},
+    {Recompute::Selective, {true, true, true, true, false, true, true, false}},
+    {Recompute::Full, {false, false, false, false, false, true, true, false}},
+    {Recompute::Minimal, {true, true, true, true, false, true, false, false}},
+    {Recompute::SaveDotExceptMlpWi, {true, true, false, true, false, true, false, false}},
+    {Recompute::SaveDotExceptMlp, {true, true, false, false, false, true, false, false}},
+    {Recompute::SaveQkvProj, {true, false, false, false, false, true, false, false}},
+    {Recompute::SaveOutProj, {false, true, false, false, false, true, false, false}},
+    {Recompute::QkvProjOffloaded, {true, false, false, false, true, true, false, false}},
+    {Recompute::MinimalOffloaded, {true, true, true, true, true, true, false, false}},
+}};
+
 constexpr RecomputeTraits recomputeTraits(Recompute r) {
-  RecomputeTraits t;
-  switch (r) {
-  case Recompute::None:
-    t = {true, true, true, true, false, false, true, true};
-    break;
-  case Recompute::Selective:
-    t = {true, true, true, true, false, true, true, false};
-    break;
-  case Recompute::Full:
-    t = {false, false, false, false, false, true, true, false};
-    break;
-  case Recompute::Minimal:
-    t = {true, true, true, true, false, true, false, false};
-    break;
-  case Recompute::SaveDotExceptMlpWi:
-    t = {true, true, false, true, false, true, false, false};
-    break;
-  case Recompute::SaveDotExceptMlp:
-    t = {true, true, false, false, false, true, false, false};
-    break;
-  case Recompute::SaveQkvProj:
-    t = {true, false, false, false, false, true, false, false};
-    break;
-  case Recompute::SaveOutProj:
-    t = {false, true, false, false, false, true, false, false};
-    break;
-  case Recompute::QkvProjOffloaded:
-    t = {true, false, false, false, true, true, false, false};
-    break;
-  case Recompute::MinimalOffloaded:
-    t = {true, true, true, true, true, true, false, false};
-    break;
-  }
-  return t;
+  for (const auto& [policy, traits] : kRecomputeTraits)
+    if (policy == r) return traits;
+  return kRecomputeTraits[1].second; // selective
 }
 
 } // namespace shardscope
