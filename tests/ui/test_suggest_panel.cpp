@@ -35,7 +35,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <future>
+#include <memory>
 
 using namespace shardscope;
 using namespace shardscope::ui;
@@ -237,6 +241,38 @@ TEST_CASE("applying a row is one undo step, and undo restores the mesh", "[ui][s
   CHECK(undo->count() == again);
 }
 
+namespace {
+
+// Holds a search's worker at its first progress report until release(): a test cancels a search
+// mid-way this way however fast the machine finishes it.
+class ProgressGate {
+public:
+  void arrive() {
+    if (arrived_.exchange(true)) return;
+    reached_.set_value();
+    released_.wait_for(std::chrono::seconds(30));
+  }
+  bool isReached() const { return reachedFuture_.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }
+  void release() {
+    if (!releasedSet_.exchange(true)) release_.set_value();
+  }
+  ~ProgressGate() { release(); }
+
+private:
+  std::atomic<bool> arrived_{false}, releasedSet_{false};
+  std::promise<void> reached_, release_;
+  std::future<void> reachedFuture_ = reached_.get_future();
+  std::shared_future<void> released_ = release_.get_future().share();
+};
+
+std::shared_ptr<ProgressGate> holdAtFirstProgress(LayoutSearchRunner& runner) {
+  auto gate = std::make_shared<ProgressGate>();
+  runner.setWorkerProgressHook([gate](qint64, qint64) { gate->arrive(); });
+  return gate;
+}
+
+} // namespace
+
 TEST_CASE("the search runs off the GUI thread and can be cancelled", "[ui][suggest]") {
   test::app();
   MainWindow window;
@@ -255,11 +291,15 @@ TEST_CASE("the search runs off the GUI thread and can be cancelled", "[ui][sugge
   timer.start(5);
   qint64 reported = 0;
   QObject::connect(panel->runner(), &LayoutSearchRunner::progress, [&](qint64 done, qint64) { reported = done; });
+  // The search holds at its first progress report until the test has clicked Cancel, so the
+  // cancel lands mid-search however fast this machine runs it.
+  auto gate = holdAtFirstProgress(*panel->runner());
   panel->startSearch();
   CHECK(panel->cancelButton()->isEnabled());
   QElapsedTimer clock;
   clock.start();
-  while (reported == 0 && panel->isSearching() && clock.elapsed() < 20000) QTest::qWait(10);
+  while (!gate->isReached() && clock.elapsed() < 20000) QTest::qWait(10);
+  while (reported == 0 && clock.elapsed() < 20000) QTest::qWait(10);
   // The event loop kept turning while the search ran, and its progress came through it.
   REQUIRE(panel->isSearching());
   CHECK(ticks > 0);
@@ -268,6 +308,7 @@ TEST_CASE("the search runs off the GUI thread and can be cancelled", "[ui][sugge
   CHECK(panel->progressBar()->maximum() >= panel->progressBar()->value());
 
   QTest::mouseClick(panel->cancelButton(), Qt::LeftButton);
+  gate->release();
   REQUIRE(panel->waitForSearch(30000));
   REQUIRE(panel->runner()->result());
   CHECK(panel->runner()->result()->cancelled);
@@ -284,9 +325,14 @@ TEST_CASE("an edit of the workspace cancels a running search", "[ui][suggest]") 
   SuggestPanel* panel = window.suggestPanel();
   panel->zeroBox(1)->setChecked(true);
   panel->zeroBox(2)->setChecked(true);
+  auto gate = holdAtFirstProgress(*panel->runner());
   panel->startSearch();
   REQUIRE(panel->isSearching());
+  QElapsedTimer clock;
+  clock.start();
+  while (!gate->isReached() && clock.elapsed() < 20000) QTest::qWait(10);
   window.document()->edit("zero", [](Scenario& s) { s.training.zero_stage = 1; });
+  gate->release();
   REQUIRE(panel->waitForSearch(30000));
   REQUIRE(panel->runner()->result());
   CHECK(panel->runner()->result()->cancelled);

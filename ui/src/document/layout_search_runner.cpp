@@ -25,17 +25,18 @@ void LayoutSearchRunner::start(const Scenario& scenario, const LayoutSearchOptio
   cancelCurrent_ = cancel;
   const quint64 generation = ++generation_;
   emit started();
-  pool_.start([this, scenario, options, cancel, generation] {
+  pool_.start([this, scenario, options, cancel, generation, hook = workerProgressHook_] {
     QElapsedTimer clock;
     clock.start();
     // Called from the search's worker threads (serialised by the search): post to the GUI thread.
-    auto onProgress = [this, generation](std::int64_t done, std::int64_t total) {
+    auto onProgress = [this, generation, &hook](std::int64_t done, std::int64_t total) {
       QMetaObject::invokeMethod(
           this,
           [this, generation, done, total] {
             if (generation == generation_) emit progress(done, total);
           },
           Qt::QueuedConnection);
+      if (hook) hook(done, total);
     };
     std::shared_ptr<const LayoutSearchResult> result;
     QString error;

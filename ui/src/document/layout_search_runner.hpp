@@ -12,6 +12,7 @@
 #include <QThreadPool>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace shardscope::ui {
@@ -36,6 +37,11 @@ public:
   // Blocks (processing events) until the newest search was delivered, or `timeoutMs`.
   bool waitForIdle(int timeoutMs = 60000);
 
+  // Called on the search's worker thread after each progress report was posted (tests hold the
+  // search here to cancel it mid-way however fast the machine is). Set before start().
+  using WorkerProgressHook = std::function<void(qint64 evaluated, qint64 total)>;
+  void setWorkerProgressHook(WorkerProgressHook hook) { workerProgressHook_ = std::move(hook); }
+
 signals:
   void started();
   void progress(qint64 evaluated, qint64 total);
@@ -53,6 +59,7 @@ private:
   std::shared_ptr<const LayoutSearchResult> result_;
   QString errorMessage_;
   double lastWallMs_ = 0;
+  WorkerProgressHook workerProgressHook_;
 };
 
 } // namespace shardscope::ui
