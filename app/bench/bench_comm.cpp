@@ -3,7 +3,8 @@
 // link graph fetched from the cache as the GUI does on every mesh edit.
 #include "shardscope/cost/axis_report.hpp"
 #include "shardscope/cost/collectives.hpp"
-#include "shardscope/cost/comm_mesh.hpp"
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/scenario.hpp"
 #include "shardscope/hardware/link_graph.hpp"
 #include "shardscope/hardware/topology.hpp"
 
@@ -13,11 +14,19 @@ namespace {
 
 using namespace shardscope;
 
+// The mesh every command would place for `meshText` on `topology` (links as `twisted` says).
+Mesh placed(const std::string& topology, const std::string& meshText, bool twisted = false) {
+  Scenario scenario;
+  scenario.topology = parseTopology(topology);
+  scenario.links.twisted = twisted;
+  scenario.mesh.axes = meshAxesFromText(meshText, scenario.topology);
+  return analyzeMesh(scenario).mesh;
+}
+
 void BM_CommV5pPodFsdpTp(benchmark::State& state) {
   const auto spec = parseTopology("v5p:16x20x28");
   // Placed once, as JAX would (split physical axes): the benchmark times the report, not placement.
-  const auto graph0 = cachedLinkGraph(spec);
-  const Mesh mesh = placeMesh(*graph0, parseMeshAxes("fsdp:2240,tp:4", 8960)).mesh;
+  const Mesh mesh = placed("v5p:16x20x28", "fsdp:2240,tp:4");
   for (auto _ : state) {
     auto graph = cachedLinkGraph(spec);
     auto reports = axisReports(*graph, mesh);
@@ -45,8 +54,7 @@ void BM_CommV5pTwisted(benchmark::State& state) {
   const auto spec = parseTopology("v5p:8x8x16");
   auto params = defaultLinkParams(*findChip("v5p"));
   params.twisted = true;
-  const auto graph0 = cachedLinkGraph(spec, params);
-  const Mesh mesh = placeMesh(*graph0, parseMeshAxes("fsdp:-1,tp:16", 1024)).mesh;
+  const Mesh mesh = placed("v5p:8x8x16", "fsdp:-1,tp:16", true);
   for (auto _ : state) {
     auto graph = cachedLinkGraph(spec, params);
     benchmark::DoNotOptimize(axisReports(*graph, mesh));

@@ -3,7 +3,11 @@
 // Answers through the eval op `axis_report`, so the table and `--format json` never disagree.
 #include "cli.hpp"
 #include "cli_options.hpp"
+#include "cli_scenario_flags.hpp"
+#include "text_table.hpp"
 
+#include "shardscope/analysis/scenario.hpp"
+#include "shardscope/base/units.hpp"
 #include "shardscope/eval/eval.hpp"
 
 #include <algorithm>
@@ -18,30 +22,20 @@ namespace shardscope::cli {
 
 namespace {
 void usage(std::ostream& out) {
-  out << "Usage: shardscope-cli comm --topology TOPO --mesh AXES [--bytes N] [--twisted] [--format table|json]\n\n"
+  out << "Usage: shardscope-cli comm [WORKSPACE] [--topology TOPO --mesh AXES] [--bytes N] [--twisted]\n"
+         "                          [--format table|json]\n\n"
          "Per logical axis: groups, whether each ring closes on physical links, dilation (max/mean hops\n"
          "between ring neighbours), the busiest link's load when all groups run at once, host/slice\n"
          "crossings, the slowest link class and, with --bytes, collective times: the scaling book's torus\n"
-         "form on TPU slices, the alpha-beta ring elsewhere (the same price the step estimate uses).\n\n"
+         "form on TPU slices, the alpha-beta ring elsewhere (the same price the step estimate uses).\n"
+         "The mesh is placed exactly as `shard`, `step` and the app place it.\n\n"
+         "  WORKSPACE         a workspace file (default: the built-in one); the flags below override it\n"
          "  --topology TOPO   e.g. v5p:16x20x28, v4:4x4x8, v5e:16x16, h100:4x8, v4:4x4x4:slices=2\n"
-         "  --mesh AXES       name:size list, one size may be -1: \"fsdp:-1,tp:4\"\n"
+         "  --mesh AXES       name:size list per slice, one size may be -1: \"fsdp:-1,tp:4\"; with several\n"
+         "                    slices the first axis also spans the slices over DCN\n"
          "  --bytes N         array bytes for the collective times (full, gathered size)\n"
          "  --twisted         use the twisted torus (k x k x 2k slices)\n"
          "  --format F        table (default) or json\n";
-}
-
-std::string seconds(double s) {
-  std::ostringstream o;
-  o << std::setprecision(3);
-  if (s == 0)
-    o << "0";
-  else if (s < 1e-3)
-    o << s * 1e6 << " us";
-  else if (s < 1)
-    o << s * 1e3 << " ms";
-  else
-    o << s << " s";
-  return o.str();
 }
 
 std::string cell(const Json& v) {
@@ -58,15 +52,23 @@ std::string cell(const Json& v) {
 
 void printTable(const Json& result, bool withBytes, std::ostream& out) {
   out << "topology " << result["topology"].get<std::string>() << ", mesh ";
-  const auto& m = result["mesh"];
-  for (std::size_t i = 0; i < m["axis_names"].size(); ++i)
-    out << (i ? "," : "") << m["axis_names"][i].get<std::string>() << ":" << m["axis_sizes"][i].get<std::int64_t>();
-  out << " (placement: " << m["placement"].get<std::string>() << ")\n\n";
-  std::vector<std::string> header{"axis",      "size",  "groups", "ring", "max hops", "mean hops",
-                                  "link load", "hosts", "slices", "link", "ring GB/s"};
+  const auto& axes = result["mesh"]["axes"];
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const auto& a = axes[i];
+    out << (i ? "," : "") << a["name"].get<std::string>() << ":" << a["size"].get<std::int64_t>();
+    if (a["dcn"].get<std::int64_t>() > 1)
+      out << " (" << a["ici"].get<std::int64_t>() << " x " << a["dcn"].get<std::int64_t>() << " slices)";
+  }
+  std::string placement;
+  for (const auto& p : result["mesh"]["placement"]) placement += (placement.empty() ? "" : ", ") + p.get<std::string>();
+  out << " (placement: " << placement << ")\n\n";
+  TextTable table;
+  table.header = {"axis",      "size",  "groups", "ring", "max hops", "mean hops",
+                  "link load", "hosts", "slices", "link", "ring GB/s"};
   if (withBytes)
-    for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"}) header.emplace_back(c);
-  std::vector<std::vector<std::string>> rows;
+    for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"}) table.header.emplace_back(c);
+  table.right_aligned.assign(table.header.size(), true);
+  table.right_aligned[0] = false;
   for (const auto& a : result["axes"]) {
     std::vector<std::string> row{a["axis"].get<std::string>(),
                                  cell(a["size"]),
@@ -81,21 +83,10 @@ void printTable(const Json& result, bool withBytes, std::ostream& out) {
                                  cell(Json(a["ring_bandwidth"].get<double>() / 1e9))};
     if (withBytes)
       for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"})
-        row.push_back(seconds(a["collectives"][c]["time_s"].get<double>()));
-    rows.push_back(std::move(row));
+        row.push_back(formatSeconds(a["collectives"][c]["time_s"].get<double>()));
+    table.rows.push_back(std::move(row));
   }
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t c = 0; c < header.size(); ++c) {
-    width[c] = header[c].size();
-    for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
-  }
-  auto line = [&](const std::vector<std::string>& r) {
-    for (std::size_t c = 0; c < r.size(); ++c)
-      out << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << (c ? std::right : std::left) << r[c];
-    out << "\n";
-  };
-  line(header);
-  for (const auto& r : rows) line(r);
+  table.print(out);
 }
 } // namespace
 
@@ -104,10 +95,9 @@ int runComm(const Args& args, Streams io) {
     usage(io.out);
     return 0;
   }
-  static constexpr Flag kFlags[] = {{"--topology"}, {"--mesh"}, {"--bytes"}, {"--twisted", false}, {"--format"}};
-  const ParsedArgs opts = parseArgs(args, kFlags);
-  const auto topology = opts.value("--topology"), mesh = opts.value("--mesh");
-  if (!topology || !mesh) throw UsageError("--topology and --mesh are required");
+  std::vector<Flag> flags = scenarioFlags();
+  for (const Flag& f : std::initializer_list<Flag>{{"--bytes"}, {"--twisted", false}, {"--format"}}) flags.push_back(f);
+  const ParsedArgs opts = parseArgs(args, flags, 1, "workspace file");
   const std::string format = opts.valueOr("--format", "table");
   if (format != "table" && format != "json") throw UsageError("--format must be table or json, got '" + format + "'");
   std::optional<double> bytes;
@@ -118,10 +108,10 @@ int runComm(const Args& args, Streams io) {
       throw UsageError("--bytes must be a number >= 0, got '" + *v + "'");
     bytes = n;
   }
-  const bool twisted = opts.has("--twisted");
-  Json request{{"op", "axis_report"}, {"topology", *topology}, {"mesh", *mesh}};
+  Scenario scenario = scenarioFromArgs(opts);
+  if (opts.has("--twisted")) scenario.links.twisted = true;
+  Json request{{"op", "axis_report"}, {"scenario", scenarioToJson(scenario)}};
   if (bytes) request["bytes"] = *bytes;
-  if (twisted) request["link_params"] = {{"twisted", true}};
   const Json answer = evalRequest(request);
   if (!answer["ok"].get<bool>())
     throw Error(errorKindNamed(answer["error"]["type"].get<std::string>()),

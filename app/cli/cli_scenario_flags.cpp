@@ -62,16 +62,7 @@ Scenario scenarioFromArgs(const ParsedArgs& opts) {
     if (*z != "0" && *z != "1" && *z != "2") throw UsageError("--zero must be 0, 1 or 2, got '" + *z + "'");
     scenario.training.zero_stage = (*z)[0] - '0';
   }
-  if (const auto meshText = opts.value("--mesh")) {
-    const auto devices = makeDevices(scenario.topology);
-    const auto perSlice = static_cast<std::int64_t>(devices.size()) / std::max(1, scenario.topology.slices);
-    const MeshAxes axes = parseMeshAxes(*meshText, perSlice);
-    scenario.mesh.axes.clear();
-    for (std::size_t i = 0; i < axes.names.size(); ++i)
-      scenario.mesh.axes.push_back({axes.names[i], axes.sizes[i], 1, AxisType::Explicit});
-    if (scenario.topology.slices > 1 && !scenario.mesh.axes.empty())
-      scenario.mesh.axes.front().dcn = scenario.topology.slices;
-  }
+  if (const auto meshText = opts.value("--mesh")) scenario.mesh.axes = meshAxesFromText(*meshText, scenario.topology);
   if (opts.has("--no-split")) scenario.mesh.allow_split_physical_axes = false;
   return scenario;
 }

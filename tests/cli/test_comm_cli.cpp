@@ -34,23 +34,26 @@ TEST_CASE("comm --format json is the axis_report result", "[cli][comm]") {
   REQUIRE(cli::run({"comm", "--topology", "v4:4x4x8", "--mesh", "x:-1", "--format", "json"}, {in, out, err}) == 0);
   const Json j = Json::parse(out.str());
   CHECK(j["axes"][0]["size"] == 128);
-  CHECK(j["mesh"]["axis_sizes"] == Json::array({128}));
+  CHECK(j["mesh"]["shape"] == Json::array({128}));
 }
 
-TEST_CASE("comm warns on stderr when JAX would refuse the placement", "[cli][comm]") {
+TEST_CASE("comm places a mesh that needs a split physical axis as jax.make_mesh does", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
   REQUIRE(cli::run({"comm", "--topology", "v5p:8x8x8", "--mesh", "fsdp:-1,tp:2", "--format", "json"}, {in, out, err}) ==
           0);
-  CHECK(Json::parse(out.str())["mesh"]["placement"] == "nd_torus_split");
-  CHECK(err.str().rfind("warning: jax.make_mesh cannot place", 0) == 0);
+  CHECK(Json::parse(out.str())["mesh"]["placement"] == Json::array({"nd_torus_split"}));
+  // --no-split is JAX's allow_split_physical_axes=False: its NotImplementedError.
+  out.str("");
+  CHECK(cli::run({"comm", "--topology", "v5p:8x8x8", "--mesh", "fsdp:-1,tp:2", "--no-split"}, {in, out, err}) == 1);
+  CHECK(err.str().find("NotImplementedError") != std::string::npos);
 }
 
 TEST_CASE("comm argument errors", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;
   CHECK(cli::run({"comm", "--topology", "v4:4x4x8"}, {in, out, err}) == 2);
-  CHECK(err.str().find("--topology and --mesh are required") != std::string::npos);
+  CHECK(err.str().find("--topology needs --mesh too") != std::string::npos);
   err.str("");
   CHECK(cli::run({"comm", "--topology", "v4:4x4x8", "--mesh", "x:128", "--bytes", "lots"}, {in, out, err}) == 2);
   CHECK(err.str().find("--bytes must be a number") != std::string::npos);

@@ -201,8 +201,7 @@ Json stepToJson(const StepEstimate& s) {
   return out;
 }
 
-Json analysisToJson(const Analysis& a, bool perDevice) {
-  Json out;
+Json meshToJson(const Analysis& a) {
   Json mesh;
   mesh["axis_names"] = a.mesh.axis_names;
   mesh["shape"] = a.mesh.shape();
@@ -215,7 +214,12 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
     axes.push_back(
         {{"name", ax.name}, {"size", ax.size}, {"ici", ax.ici}, {"dcn", ax.dcn}, {"explanation", ax.explanation}});
   mesh["axes"] = std::move(axes);
-  out["mesh"] = std::move(mesh);
+  return mesh;
+}
+
+Json analysisToJson(const Analysis& a, bool perDevice) {
+  Json out;
+  out["mesh"] = meshToJson(a);
 
   Json params = Json::array();
   const std::vector<std::string> specs = a.params.specTexts();

@@ -5,7 +5,9 @@
 
 #include "analysis_memo.hpp"
 #include "analysis_stages.hpp"
+#include "shardscope/analysis/engine_options.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/hardware/link_graph.hpp"
 
 #include <chrono>
 
@@ -17,6 +19,13 @@ AnalysisCache::~AnalysisCache() = default;
 Analysis analyze(const Scenario& scenario) {
   AnalysisCache fresh;
   return analyze(scenario, fresh);
+}
+
+Analysis analyzeMesh(const Scenario& scenario) {
+  Analysis out;
+  analysis::buildMesh(scenario, out);
+  out.links = cachedLinkGraph(scenario.topology, linkParamsOf(scenario));
+  return out;
 }
 
 Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atomic<bool>* cancel) {

@@ -9,6 +9,8 @@
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/hardware/chips.hpp"
 #include "shardscope/hardware/link_graph.hpp"
+#include "shardscope/hardware/topology.hpp"
+#include "shardscope/mesh/mesh_string.hpp"
 
 #include <algorithm>
 #include <array>
@@ -345,6 +347,17 @@ Scenario loadScenarioFile(const std::filesystem::path& file) {
   if (!std::filesystem::is_regular_file(file, ec))
     throw Error(ErrorKind::IOError, "cannot open workspace '" + file.string() + "'");
   return scenarioFromJson(readJsonFile(file, "workspace '" + file.string() + "'"));
+}
+
+std::vector<MeshAxis> meshAxesFromText(const std::string& text, const TopologySpec& topology) {
+  const auto devices = makeDevices(topology);
+  const auto perSlice = static_cast<std::int64_t>(devices.size()) / std::max(1, topology.slices);
+  const MeshAxes parsed = parseMeshAxes(text, perSlice);
+  std::vector<MeshAxis> axes;
+  for (std::size_t i = 0; i < parsed.names.size(); ++i)
+    axes.push_back({parsed.names[i], parsed.sizes[i], 1, AxisType::Explicit});
+  if (topology.slices > 1 && !axes.empty()) axes.front().dcn = topology.slices;
+  return axes;
 }
 
 } // namespace shardscope

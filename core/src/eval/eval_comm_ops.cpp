@@ -3,6 +3,9 @@
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
 
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/analysis_json.hpp"
+#include "shardscope/analysis/engine_options.hpp"
 #include "shardscope/cost/collectives.hpp"
 #include "shardscope/cost/comm_mesh.hpp"
 #include "shardscope/base/errors.hpp"
@@ -141,35 +144,59 @@ Json evalHops(const Json& request, EvalContext&) {
   return {{"hops", hops}};
 }
 
-Json evalAxisReport(const Json& request, EvalContext& context) {
-  const auto g = graphFor(request);
-  const std::int64_t deviceCount = static_cast<std::int64_t>(g->devices().size());
+// The workspace an axis_report request describes: its "scenario", or a default workspace with
+// its "topology" and "mesh" (sizes per slice, slices on the first axis, exactly as the CLI's
+// --topology/--mesh): the mesh is placed by the analysis' one placement (analyzeMesh).
+Scenario axisReportScenario(const Json& request) {
+  if (request.contains("scenario")) {
+    for (const char* key : {"topology", "mesh", "link_params"})
+      if (request.contains(key))
+        throwValueError(std::string("field '") + key + "' cannot be given with 'scenario' (the workspace has its own)");
+    return scenarioFromJson(requireField(request, "scenario"));
+  }
+  Scenario scenario = defaultScenario();
+  scenario.topology = parseTopologyField(request);
   // "mesh": "fsdp:-1,tp:4" or {"axis_names": [...], "axis_sizes": [...]}
   const Json& m = requireField(request, "mesh");
-  MeshAxes axes;
+  std::string text;
   if (m.is_string()) {
-    axes = parseMeshAxes(m.get<std::string>(), deviceCount);
+    text = m.get<std::string>();
   } else if (m.is_object()) {
     const JsonField mesh = fields(request)["mesh"];
     mesh.checkKeys({"axis_names", "axis_sizes"});
-    axes.names = mesh["axis_names"].toStrings();
-    axes.sizes = mesh["axis_sizes"].toInts();
-    if (axes.names.size() != axes.sizes.size())
-      throwValueError("field 'mesh': axis_names and axis_sizes differ in length");
-    std::string text;
-    for (std::size_t i = 0; i < axes.names.size(); ++i)
-      text += (i ? "," : "") + axes.names[i] + ":" + std::to_string(axes.sizes[i]);
-    axes = parseMeshAxes(text, deviceCount); // same validation as the text form, -1 allowed
+    const auto names = mesh["axis_names"].toStrings();
+    const auto sizes = mesh["axis_sizes"].toInts();
+    if (names.size() != sizes.size()) throwValueError("field 'mesh': axis_names and axis_sizes differ in length");
+    for (std::size_t i = 0; i < names.size(); ++i)
+      text += (i ? "," : "") + names[i] + ":" + std::to_string(sizes[i]);
   } else {
     throwValueError("field 'mesh' must be a string like \"fsdp:-1,tp:4\" or an object with axis_names and axis_sizes");
   }
-  PlacedMesh placed;
+  scenario.mesh.axes = meshAxesFromText(text, scenario.topology);
+  return scenario;
+}
+
+Json evalAxisReport(const Json& request, EvalContext& context) {
+  const Scenario scenario = axisReportScenario(request);
+  const auto g = request.contains("scenario") ? cachedLinkGraph(scenario.topology, linkParamsOf(scenario))
+                                              : graphFor(request);
+  const std::int64_t deviceCount = static_cast<std::int64_t>(g->devices().size());
+  Analysis placed;
   if (auto it = request.find("mesh_grid"); it != request.end() && !it->is_null()) {
+    // The caller placed the devices: the axes' total sizes (ICI x DCN) over its grid, no placement.
     if (!it->is_array()) throwValueError("field 'mesh_grid' must be a flat list of device ids in row-major order");
-    placed = meshFromDeviceIds(*g, axes, intList(*it, "mesh_grid"));
+    const int slices = std::max(1, scenario.topology.slices);
+    const Shape ici = resolveIciShape(scenario.mesh, deviceCount / slices);
+    MeshAxes axes;
+    for (std::size_t i = 0; i < ici.size(); ++i) {
+      const auto& a = scenario.mesh.axes[i];
+      axes.names.push_back(a.name);
+      axes.sizes.push_back(ici[i] * a.dcn);
+      placed.axes.push_back({a.name, ici[i] * a.dcn, ici[i], a.dcn, "placed by the request's mesh_grid"});
+    }
+    placed.mesh = meshFromDeviceIds(*g, axes, intList(*it, "mesh_grid"));
   } else {
-    placed = placeMesh(*g, axes);
-    if (!placed.note.empty()) context.warnings.push_back(placed.note);
+    placed = analyzeMesh(scenario);
   }
   std::vector<int> which;
   if (auto it = request.find("axis"); it != request.end() && !it->is_null()) {
@@ -178,7 +205,7 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
     if (a < 0) throwValueError("field 'axis': the mesh has no axis '" + it->get<std::string>() + "'");
     which.push_back(a);
   } else {
-    for (std::size_t a = 0; a < axes.names.size(); ++a) which.push_back(static_cast<int>(a));
+    for (std::size_t a = 0; a < placed.mesh.axis_names.size(); ++a) which.push_back(static_cast<int>(a));
   }
   const std::optional<double> bytes = fields(request)["bytes"].optionalNumber(kNonNegative);
   const bool withGroups = boolField(request, "groups", false);
@@ -245,8 +272,8 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
   }
   Json out;
   out["topology"] = formatTopology(g->spec());
-  out["mesh"] = {{"axis_names", axes.names}, {"axis_sizes", axes.sizes}, {"placement", placed.path}};
-  if (!placed.dcn_shape.empty()) out["mesh"]["dcn_axis_sizes"] = placed.dcn_shape;
+  out["mesh"] = meshToJson(placed);
+  if (placed.placements.empty()) out["mesh"]["placement"] = Json::array({"grid"});
   out["axes"] = std::move(axesOut);
   return out;
 }

@@ -3,7 +3,9 @@
 // without sequence parallelism, EP all-to-all, a DCN axis), asserting bytes and counts per step
 // worked out by hand in the comments; the work (model and hardware FLOPs); and its refusals.
 #include "shardscope/base/errors.hpp"
-#include "shardscope/cost/comm_mesh.hpp"
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/scenario.hpp"
+#include "shardscope/mesh/mesh_string.hpp"
 #include "shardscope/cost/step_time.hpp"
 #include "shardscope/hardware/topology.hpp"
 
@@ -63,25 +65,32 @@ struct Case {
   Model model;
   ParamRoles roles;
   ShardGroups plan;
-  PlacedMesh placed;
+  Mesh mesh;
   std::vector<AxisReport> axes;
   StepOptions options;
 
   // `cell` (optional) places the devices by hand: grid index -> position in the device list;
-  // otherwise the mesh is placed as JAX would.
-  Case(Model m, const std::string& topology, const std::string& mesh,
+  // otherwise the mesh is placed as every command places it (analyzeMesh; `mesh` sizes per slice,
+  // the slices on the first axis).
+  Case(Model m, const std::string& topology, const std::string& meshText,
        const std::function<std::string(const Param&)>& specOf,
        const std::function<int(const std::vector<std::int64_t>&, const DeviceList&)>& cell = {})
       : model(std::move(m)) {
     roles = classifyParams(model);
     const auto graph = cachedLinkGraph(parseTopology(topology));
-    const MeshAxes axesOfMesh = parseMeshAxes(mesh, static_cast<std::int64_t>(graph->devices().size()));
-    if (cell)
-      placed.mesh = testing::handMesh(graph->devices(), axesOfMesh.sizes, axesOfMesh.names,
-                                      [&](const auto& i) { return cell(i, graph->devices()); });
-    else
-      placed = placeMesh(*graph, axesOfMesh);
-    axes = axisReports(*graph, placed.mesh);
+    MeshAxes axesOfMesh;
+    if (cell) {
+      axesOfMesh = parseMeshAxes(meshText, static_cast<std::int64_t>(graph->devices().size()));
+      mesh = testing::handMesh(graph->devices(), axesOfMesh.sizes, axesOfMesh.names,
+                               [&](const auto& i) { return cell(i, graph->devices()); });
+    } else {
+      Scenario scenario;
+      scenario.topology = parseTopology(topology);
+      scenario.mesh.axes = meshAxesFromText(meshText, scenario.topology);
+      mesh = analyzeMesh(scenario).mesh;
+      axesOfMesh = {mesh.axis_names, mesh.shape()};
+    }
+    axes = axisReports(*graph, mesh);
     std::vector<PartitionSpec> specs;
     specs.reserve(model.params.size());
     for (const auto& p : model.params) specs.push_back(PartitionSpec::parse(specOf(p)));
@@ -107,7 +116,7 @@ struct Case {
     in.model = &model;
     in.roles = &roles;
     in.plan = &plan;
-    in.mesh = &placed.mesh;
+    in.mesh = &mesh;
     in.axes = axes;
     return estimateStep(in, options);
   }
@@ -267,7 +276,8 @@ TEST_CASE("step: expert parallelism dispatches and combines tokens with all-to-a
 }
 
 TEST_CASE("step: an axis across slices is priced on DCN with the alpha-beta ring", "[step]") {
-  Case c(tinyModel(false), "v4:2x2x1:slices=2", "dp:2,fsdp:4", [](const Param&) { return "P('fsdp', None)"; });
+  // dp 1 per slice x 2 slices over DCN, fsdp 4 inside each slice.
+  Case c(tinyModel(false), "v4:2x2x1:slices=2", "dp:1,fsdp:4", [](const Param&) { return "P('fsdp', None)"; });
   c.options.batch_axes = {"dp", "fsdp"};
   c.options.calibration.link_fraction = {1.0, FigureSource::User};
   const StepEstimate e = c.run();

@@ -95,4 +95,9 @@ Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atom
 // With a fresh cache: loads the model and plans every parameter.
 Analysis analyze(const Scenario& scenario);
 
+// analyze()'s first stage alone: the devices, the mesh placed on them (mesh, placements, axes)
+// and the topology's link graph (links), the one placement every command and eval op uses. Throws
+// as analyze() does when the mesh cannot be built.
+Analysis analyzeMesh(const Scenario& scenario);
+
 } // namespace shardscope

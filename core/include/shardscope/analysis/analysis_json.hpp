@@ -12,6 +12,10 @@ namespace shardscope {
 
 Json analysisToJson(const Analysis& analysis, bool perDevice = false);
 
+// The `mesh` object every command prints: axis_names, shape, device_count, placement (one path per
+// slice placement), axes [{name, size, ici, dcn, explanation}].
+Json meshToJson(const Analysis& analysis);
+
 // The `step` object (docs/step-time.md): time_s, tokens_per_s, mfu, model_flops, hardware_flops,
 // compute_s, hbm_s, exposed_comm_s, bound_by, per_axis, critical, summary, and the figures used
 // with their sources.

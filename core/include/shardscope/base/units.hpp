@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// How durations, byte counts and rates read to a person: the one formatter behind every table,
+// chart label and tooltip (CLI and GUI). Three significant digits, trailing zeros dropped.
+#pragma once
+
+#include <string>
+
+namespace shardscope {
+
+// "0 s", "1.5 s", "456 ms", "12.3 us" (or "µs" with `micro` = "µs"): s, ms or us by magnitude.
+std::string formatSeconds(double seconds, const char* micro = "us");
+
+// Binary units: "12 B", "1.5 KiB", "95 GiB", "3.12 TiB".
+std::string formatBytes(double bytes);
+
+// Decimal units, as link and HBM bandwidths are published: "45 GB/s", "2.76 TB/s".
+std::string formatRate(double bytesPerSecond);
+
+} // namespace shardscope
