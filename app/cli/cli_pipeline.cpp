@@ -217,7 +217,7 @@ void printTable(const Analysis& a, std::size_t width, std::ostream& out) {
     for (const auto& x : p.transfers)
       t.rows.push_back({std::to_string(x.from_stage) + "->" + std::to_string(x.to_stage),
                         std::to_string(x.from_rank) + "->" + std::to_string(x.to_rank), formatBytes(x.bytes),
-                        fixed(x.seconds * 1e6, 1) + " us", std::to_string(x.max_hops), x.slowest_link});
+                        formatSeconds(x.seconds), std::to_string(x.max_hops), x.slowest_link});
     t.print(out);
   }
   for (const auto& d : a.diagnostics)

@@ -7,6 +7,7 @@
 #include "cli_options.hpp"
 #include "text_table.hpp"
 
+#include "shardscope/base/units.hpp"
 #include "shardscope/analysis/layout_search.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
@@ -75,11 +76,6 @@ std::string fixed(double x, int digits) {
   return buf;
 }
 
-std::string seconds(double s) {
-  if (s >= 1) return fixed(s, 3) + " s";
-  if (s >= 1e-3) return fixed(s * 1e3, 2) + " ms";
-  return fixed(s * 1e6, 1) + " us";
-}
 
 std::vector<std::string> cells(const std::string& rank, const LayoutRow& r) {
   return {rank,
@@ -87,7 +83,7 @@ std::vector<std::string> cells(const std::string& rank, const LayoutRow& r) {
           r.rules,
           std::to_string(r.zero_stage),
           std::string(recomputeName(r.recompute)),
-          r.step_time_s ? seconds(*r.step_time_s) : "-",
+          r.step_time_s ? formatSeconds(*r.step_time_s) : "-",
           r.mfu ? fixed(*r.mfu * 100, 1) + "%" : "-",
           formatBytes(r.max_bytes) + " / " + (r.hbm_bytes > 0 ? formatBytes(r.hbm_bytes) : std::string("?")),
           r.bound_by.empty() ? "-" : r.bound_by};

@@ -9,6 +9,7 @@
 #include "cli_scenario_flags.hpp"
 #include "text_table.hpp"
 
+#include "shardscope/base/units.hpp"
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/analysis_json.hpp"
 #include "shardscope/analysis/rules_in_effect.hpp"
@@ -62,19 +63,6 @@ std::int64_t positive(const std::string& flag, const std::string& text) {
   return v;
 }
 
-std::string seconds(double s) {
-  std::ostringstream o;
-  o << std::setprecision(3);
-  if (s == 0)
-    o << "0";
-  else if (s >= 1)
-    o << s << " s";
-  else if (s >= 1e-3)
-    o << s * 1e3 << " ms";
-  else
-    o << s * 1e6 << " us";
-  return o.str();
-}
 
 std::string fixed(double x, int digits) {
   std::ostringstream o;
@@ -85,7 +73,7 @@ std::string fixed(double x, int digits) {
 std::string percent(double part, double whole) { return whole > 0 ? fixed(100 * part / whole, 0) + "%" : "-"; }
 
 std::string sourced(const SourcedValue& v, bool asSeconds = false) {
-  return (asSeconds ? seconds(v.value) : fixed(v.value, 2)) + " (" + std::string(figureSourceName(v.source)) + ")";
+  return (asSeconds ? formatSeconds(v.value) : fixed(v.value, 2)) + " (" + std::string(figureSourceName(v.source)) + ")";
 }
 
 void printStep(const Analysis& a, std::ostream& out) {
@@ -103,23 +91,23 @@ void printStep(const Analysis& a, std::ostream& out) {
     out << "\n" << s.summary << "\n";
     return;
   }
-  out << "\nstep " << seconds(s.time_s) << ", " << fixed(s.mfu * 100, 1) << "% MFU, " << fixed(s.tokens_per_s, 0)
+  out << "\nstep " << formatSeconds(s.time_s) << ", " << fixed(s.mfu * 100, 1) << "% MFU, " << fixed(s.tokens_per_s, 0)
       << " tokens/s (" << fixed(s.tokens_per_step, 0) << " tokens per step)\n\n";
   TextTable parts;
   parts.header = {"part", "time", "share"};
   parts.right_aligned = {false, true, true};
   for (const auto& g : s.segments) {
     // What each piece holds that the model prices on its own (docs/step-time.md).
-    const std::string padding = s.padding_s > 0 ? " (incl. tile padding " + seconds(s.padding_s) + ")" : "";
+    const std::string padding = s.padding_s > 0 ? " (incl. tile padding " + formatSeconds(s.padding_s) + ")" : "";
     const std::string name = g.kind == "compute" ? "compute" + padding
-                             : g.kind == "hbm"   ? "HBM-bound (incl. optimizer " + seconds(s.optimizer_s) +
-                                                     ", elementwise " + seconds(s.elementwise_s) + ")"
+                             : g.kind == "hbm"   ? "HBM-bound (incl. optimizer " + formatSeconds(s.optimizer_s) +
+                                                     ", elementwise " + formatSeconds(s.elementwise_s) + ")"
                              : g.kind == "bubble"   ? std::string("pipeline bubble")
                              : g.kind == "handover" ? std::string("pipeline hand-overs")
                                                     : "exposed comm: " + g.axis;
-    parts.rows.push_back({name, seconds(g.seconds), percent(g.seconds, s.time_s)});
+    parts.rows.push_back({name, formatSeconds(g.seconds), percent(g.seconds, s.time_s)});
   }
-  parts.rows.push_back({"total", seconds(s.time_s), "100%"});
+  parts.rows.push_back({"total", formatSeconds(s.time_s), "100%"});
   parts.print(out);
 
   out << "\n";
@@ -131,8 +119,8 @@ void printStep(const Analysis& a, std::ostream& out) {
     for (const auto& c : x.collectives)
       kinds += (kinds.empty() ? "" : ", ") + c.purpose + " " + std::string(collectiveName(c.kind)) + " x" +
                fixed(c.count, 0);
-    axes.rows.push_back({x.axis, std::to_string(x.size), formatBytes(x.bytes), seconds(x.seconds),
-                         seconds(x.overlapped), seconds(x.exposed), kinds.empty() ? "-" : kinds});
+    axes.rows.push_back({x.axis, std::to_string(x.size), formatBytes(x.bytes), formatSeconds(x.seconds),
+                         formatSeconds(x.overlapped), formatSeconds(x.exposed), kinds.empty() ? "-" : kinds});
   }
   axes.print(out);
 

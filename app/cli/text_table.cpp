@@ -45,16 +45,5 @@ void TextTable::printCsv(std::ostream& out) const {
   for (const auto& r : rows) line(r);
 }
 
-std::string formatBytes(double bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 5) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", bytes, units[u]);
-  return buf;
-}
 
 } // namespace shardscope::cli

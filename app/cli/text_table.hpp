@@ -2,6 +2,8 @@
 // Plain-text tables for the CLI: columns padded to their widest cell, numbers right-aligned.
 #pragma once
 
+#include "shardscope/base/units.hpp"
+
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -18,7 +20,8 @@ struct TextTable {
   void printCsv(std::ostream& out) const;
 };
 
-// "1.50 GiB", "512.00 MiB", "12 B".
-std::string formatBytes(double bytes);
+// Byte counts and durations print with core's one formatter (formatBytes, formatSeconds).
+using shardscope::formatBytes;
+using shardscope::formatSeconds;
 
 } // namespace shardscope::cli
