@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+// The main window on a laptop screen: its minimum size with the default docks (and the Pipeline
+// dock), a size it never changes by itself, the toolbar's Undo button, View > Reset layout, keys
+// meant for a view that must not edit a table, and the unsaved-changes prompt's default answer.
+#include "ui_test_app.hpp"
+
+#include "document/scenario_document.hpp"
+#include "main_window.hpp"
+#include "models/logical_axes_model.hpp"
+#include "panels/logical_mesh_panel.hpp"
+
+#include <QAction>
+#include <QDir>
+#include <QDockWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTableView>
+#include <QTest>
+#include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
+#include <QUndoStack>
+
+#include <catch2/catch.hpp>
+
+using namespace shardscope;
+using namespace shardscope::ui;
+
+namespace {
+// A common laptop screen (the smallest): the whole window, docks included, must fit.
+constexpr int laptopWidth = 1366, laptopHeight = 768;
+
+QStringList exampleWorkspaces() {
+  const QDir dir(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/resources/scenarios"));
+  QStringList out;
+  for (const QString& name : dir.entryList({"*.shardscope.json"}, QDir::Files, QDir::Name)) out << dir.filePath(name);
+  return out;
+}
+} // namespace
+
+TEST_CASE("the main window fits 1366x768 with its default docks and never resizes itself", "[ui][layout]") {
+  test::app();
+  MainWindow window;
+  window.resize(laptopWidth, laptopHeight);
+  window.show();
+  REQUIRE(window.waitForAnalysis());
+  QApplication::processEvents();
+  CHECK(window.minimumSizeHint().width() <= laptopWidth);
+  CHECK(window.minimumSizeHint().height() <= laptopHeight);
+  CHECK(window.size() == QSize(laptopWidth, laptopHeight));
+
+  // Every example, the pipeline one with its dock open, leaves the window as it was.
+  const QStringList examples = exampleWorkspaces();
+  REQUIRE(examples.size() >= 6);
+  for (const QString& path : examples) {
+    INFO(path.toStdString());
+    REQUIRE(window.openFile(path));
+    REQUIRE(window.waitForAnalysis(60000));
+    QApplication::processEvents();
+    CHECK(window.minimumSizeHint().width() <= laptopWidth);
+    CHECK(window.minimumSizeHint().height() <= laptopHeight);
+    CHECK(window.size() == QSize(laptopWidth, laptopHeight));
+  }
+  REQUIRE(window.raiseDock("Pipeline"));
+  QApplication::processEvents();
+  CHECK(window.minimumSizeHint().width() <= laptopWidth);
+  CHECK(window.minimumSizeHint().height() <= laptopHeight);
+  CHECK(window.size() == QSize(laptopWidth, laptopHeight));
+}
+
+TEST_CASE("the default size fits the screen it opens on", "[ui][layout]") {
+  // 1600x1000 where there is room; a 1366x768 laptop (about 1366x740 available under a panel)
+  // gets the available size less the frame.
+  CHECK(MainWindow::defaultSizeFor({1920, 1170}) == QSize(1600, 1000));
+  CHECK(MainWindow::defaultSizeFor({1366, 740}) == QSize(1350, 700));
+}
+
+TEST_CASE("the toolbar's Undo button keeps its width whatever the last edit was", "[ui][layout]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis());
+  auto* bar = window.findChild<QToolBar*>("ScenarioToolBar");
+  auto* undo = window.findChild<QAction*>("toolbarUndo");
+  REQUIRE(bar);
+  REQUIRE(undo);
+  QWidget* button = bar->widgetForAction(undo);
+  REQUIRE(button);
+  CHECK_FALSE(undo->isEnabled());
+  const int before = button->sizeHint().width();
+  window.document()->edit("Pipeline schedule DualPipeV", [](Scenario& s) { s.mesh.axes[0].name = "data"; });
+  QApplication::processEvents();
+  CHECK(undo->isEnabled());
+  CHECK(button->sizeHint().width() == before);
+  CHECK(undo->toolTip() == "Undo Pipeline schedule DualPipeV");
+  undo->trigger();
+  CHECK(window.document()->scenario().mesh.axes[0].name == "dp");
+  CHECK_FALSE(undo->isEnabled());
+}
+
+TEST_CASE("View > Reset layout brings back the default docks", "[ui][layout]") {
+  test::app();
+  MainWindow window;
+  window.resize(laptopWidth, laptopHeight);
+  window.show();
+  REQUIRE(window.waitForAnalysis());
+  auto* logical = window.findChild<QDockWidget*>("LogicalDock");
+  auto* memory = window.findChild<QDockWidget*>("MemoryDock");
+  REQUIRE(logical);
+  REQUIRE(memory);
+  logical->hide();
+  memory->setFloating(true);
+  auto* reset = window.findChild<QAction*>("resetLayoutAction");
+  REQUIRE(reset);
+  reset->trigger();
+  QApplication::processEvents();
+  CHECK(logical->isVisible());
+  CHECK_FALSE(memory->isFloating());
+  CHECK(window.dockWidgetArea(memory) == Qt::BottomDockWidgetArea);
+  // The default workspace has no pipeline: its dock stays closed.
+  CHECK(window.findChild<QDockWidget*>("PipelineDock")->isHidden());
+}
+
+TEST_CASE("a '0' typed into the mesh table resets no zoom and edits no cell", "[ui][layout]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis());
+  const Scenario before = window.document()->scenario();
+  QTableView* table = window.logicalPanel()->findChild<QTableView*>();
+  REQUIRE(table);
+  table->setFocus();
+  table->setCurrentIndex(window.logicalPanel()->model()->index(1, LogicalAxesModel::Name));
+  QTest::keyClick(table, Qt::Key_0);
+  QTest::keyClick(table, Qt::Key_Return);
+  QApplication::processEvents();
+  CHECK(window.document()->scenario() == before);
+  CHECK(window.document()->scenario().mesh.axes[1].name == "fsdp");
+}
+
+TEST_CASE("the unsaved-changes prompt answers Cancel to Enter", "[ui][layout]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis());
+  window.document()->edit("rename", [](Scenario& s) { s.mesh.axes[0].name = "data"; });
+  REQUIRE(window.document()->isModified());
+  QAction* newAction = nullptr;
+  for (QAction* a : window.findChildren<QAction*>())
+    if (a->text() == "&New") newAction = a;
+  REQUIRE(newAction);
+  bool sawPrompt = false, cancelIsDefault = false;
+  QTimer::singleShot(0, &window, [&] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (!box) return;
+    sawPrompt = true;
+    cancelIsDefault = box->defaultButton() != nullptr && box->defaultButton() == box->button(QMessageBox::Cancel);
+    QTest::keyClick(box, Qt::Key_Return); // Enter, as a user in a hurry presses it
+  });
+  newAction->trigger();
+  REQUIRE(sawPrompt);
+  CHECK(cancelIsDefault);
+  // Cancel kept the edited workspace: nothing saved, nothing discarded.
+  CHECK(window.document()->isModified());
+  CHECK(window.document()->scenario().mesh.axes[0].name == "data");
+}
