@@ -3,7 +3,7 @@
 // preprocessed and run through the list scheduler with the analysis' per-stage latencies, as the
 // Pipeline dock does on every schedule or M change. It should stay well under a frame (16 ms).
 #include "shardscope/analysis/pipeline_analysis.hpp"
-#include "shardscope/cost/pipeline_schedule.hpp"
+#include "shardscope/pipeline/pipeline_schedule.hpp"
 
 #include <benchmark/benchmark.h>
 

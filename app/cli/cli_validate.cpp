@@ -4,7 +4,7 @@
 // predicted step time and MFU against the measured ones, and the summary says how many runs land
 // within tolerance, the mean absolute percentage error and the worst run. `--fit` prints, per chip,
 // the flops_fraction each run implies once the other terms are priced, and their median: how the
-// chip defaults of cost/step_calibration.cpp are derived.
+// chip defaults of step/step_calibration.cpp are derived.
 #include "cli.hpp"
 #include "cli_options.hpp"
 #include "text_table.hpp"

@@ -4,7 +4,7 @@
 #include "cli.hpp"
 #include "cli/cli_run.hpp"
 #include "shardscope/base/json.hpp"
-#include "shardscope/cost/step_time.hpp"
+#include "shardscope/step/step_time.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -18,7 +18,7 @@
 #include "views/view_selection.hpp"
 
 #include "shardscope/base/resources.hpp"
-#include "shardscope/cost/step_time.hpp"
+#include "shardscope/step/step_time.hpp"
 #include "shardscope/hardware/chips.hpp"
 
 #include <QCheckBox>

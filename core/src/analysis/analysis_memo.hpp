@@ -3,7 +3,7 @@
 #pragma once
 
 #include "shardscope/analysis/analysis_cache.hpp"
-#include "shardscope/cost/step_time.hpp"
+#include "shardscope/step/step_time.hpp"
 #include "shardscope/models/model.hpp"
 
 #include <cstdint>

@@ -7,7 +7,7 @@
 #include "shardscope/analysis/pipeline_analysis.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_fields.hpp"
-#include "shardscope/cost/pipeline_memory.hpp"
+#include "shardscope/pipeline/pipeline_memory.hpp"
 #include "shardscope/hardware/link_graph.hpp"
 
 #include <algorithm>

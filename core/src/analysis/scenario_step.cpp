@@ -4,7 +4,7 @@
 #include "scenario_step.hpp"
 
 #include "shardscope/base/json_fields.hpp"
-#include "shardscope/cost/step_time.hpp"
+#include "shardscope/step/step_time.hpp"
 
 namespace shardscope {
 
@@ -16,7 +16,7 @@ void readStepFields(const JsonField& ws, Scenario& s) {
   const JsonField p = ws["performance"];
   if (!p.present()) return;
   p.checkKeys({"flops_fraction", "link_fraction", "hbm_fraction", "hop_latency", "overlap_tensor_comm"});
-  // The physical ranges of cost/step_time.hpp (kFractionRange, kHopLatencyRange).
+  // The physical ranges of step/step_time.hpp (kFractionRange, kHopLatencyRange).
   const NumberRange fraction{kFractionRange.min, kFractionRange.max, false, false};
   const NumberRange latency{kHopLatencyRange.min, kHopLatencyRange.max, false, false};
   PerformanceOptions& o = s.performance;

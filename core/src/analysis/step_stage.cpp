@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The step-time stage: the step engine (cost/step_time.hpp) on the analysis' shards, mesh and axis
+// The step-time stage: the step engine (step/step_time.hpp) on the analysis' shards, mesh and axis
 // reports, with the workspace's training and performance fields as its options; then the per-axis
 // step seconds into the comm section. Problems become an "step" diagnostic and a step that says
 // what it could not estimate: the rest of the analysis stands.

@@ -3,7 +3,7 @@
 // ../shared/golden/jaxpp-schedules-public.json (its `meta.ops.pipeline_schedule`).
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
-#include "shardscope/cost/pipeline_schedule.hpp"
+#include "shardscope/pipeline/pipeline_schedule.hpp"
 #include "shardscope/base/errors.hpp"
 
 #include <cmath>

@@ -74,9 +74,8 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(LogicalAxesModel::Name, QHeaderView::Stretch);
   table_->horizontalHeader()->setMinimumSectionSize(44);
-  // No AnyKeyPressed: a key meant for a view ('0' resets the zoom) must never start editing a cell.
   table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
-                          QAbstractItemView::SelectedClicked);
+                          QAbstractItemView::AnyKeyPressed);
   table_->setMinimumHeight(110);
   table_->setMaximumHeight(200);
   table_->setWhatsThis(tr("<b>Logical mesh axes</b><br>Drag a row to reorder the axes; double-click a cell to edit it. "

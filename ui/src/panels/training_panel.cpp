@@ -4,7 +4,7 @@
 #include "document/scenario_document.hpp"
 #include "shardscope/analysis/engine_options.hpp"
 #include "shardscope/base/dtype.hpp"
-#include "shardscope/cost/step_time.hpp"
+#include "shardscope/step/step_time.hpp"
 #include "shardscope/hardware/chips.hpp"
 
 #include <QCheckBox>

@@ -4,7 +4,7 @@
 // be computed is empty and `diagnostics` says why.
 #pragma once
 
-#include "shardscope/cost/step_time.hpp"
+#include "shardscope/step/step_time.hpp"
 #include "shardscope/mesh/device_mesh.hpp"
 #include "shardscope/mesh/named_mesh.hpp"
 #include "shardscope/sharding/param_table.hpp"
@@ -75,7 +75,7 @@ struct Analysis {
   ParamTable params; // every parameter with its spec and shard
   MemorySummary memory;
   std::vector<AxisComm> comm;
-  // Step time, MFU and what bounds the step (cost/step_time.hpp); `step.estimated` is false, and
+  // Step time, MFU and what bounds the step (step/step_time.hpp); `step.estimated` is false, and
   // `step.not_estimated` says why, when the model or the chip lacks what it needs.
   StepEstimate step;
   std::shared_ptr<const LinkGraph> links; // the topology's physical link graph (hop counts for views)

@@ -6,7 +6,7 @@
 
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/cost/memory.hpp"
-#include "shardscope/cost/step_time.hpp"
+#include "shardscope/step/step_time.hpp"
 #include "shardscope/hardware/link_graph.hpp"
 
 #include <string>

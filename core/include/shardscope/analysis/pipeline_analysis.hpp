@@ -10,8 +10,8 @@
 #pragma once
 
 #include "shardscope/analysis/scenario.hpp"
-#include "shardscope/cost/pipeline_memory.hpp"
-#include "shardscope/cost/pipeline_schedule.hpp"
+#include "shardscope/pipeline/pipeline_memory.hpp"
+#include "shardscope/pipeline/pipeline_schedule.hpp"
 
 #include <cstdint>
 #include <string>

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "shardscope/base/json.hpp"
-#include "shardscope/cost/pipeline_schedule.hpp"
+#include "shardscope/pipeline/pipeline_schedule.hpp"
 #include "shardscope/cost/workload.hpp"
 #include "shardscope/mesh/named_mesh.hpp"
 #include "shardscope/hardware/topology.hpp"
@@ -100,7 +100,7 @@ struct LinkOverrides {
 };
 
 // Calibration of the step-time estimate (docs/step-time.md). Unset values keep the chip's defaults
-// (cost/step_time.hpp defaultCalibration); set ones are the user's edits.
+// (step/step_time.hpp defaultCalibration); set ones are the user's edits.
 struct PerformanceOptions {
   std::optional<double> flops_fraction; // achievable fraction of peak bf16 FLOP/s, (0, 1]
   std::optional<double> link_fraction;  // achievable fraction of link bandwidth, (0, 1]

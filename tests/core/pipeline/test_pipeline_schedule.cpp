@@ -2,7 +2,7 @@
 // jaxpp's pipeline schedules and list scheduler, checked independently of the golden file: the
 // spec's S=4 M=8 excerpt (makespan, bubble, peak in-flight), the validation errors, jaxpp's own
 // test shapes, the preprocessing and scheduler errors, latency models and the engine's bounds.
-#include "shardscope/cost/pipeline_schedule.hpp"
+#include "shardscope/pipeline/pipeline_schedule.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/eval/eval.hpp"
 

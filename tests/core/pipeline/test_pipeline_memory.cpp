@@ -2,7 +2,7 @@
 // The cost side of pipelines beyond the schedules: the dependencies a task waits for, summing
 // what devices hold, memory per rank from hand-made buckets and a hand-made timeline, and the
 // activation hand-over between two groups priced on the links (one ICI hop; two uplinks).
-#include "shardscope/cost/pipeline_memory.hpp"
+#include "shardscope/pipeline/pipeline_memory.hpp"
 #include "shardscope/hardware/chips.hpp"
 #include "shardscope/hardware/link_graph.hpp"
 #include "shardscope/hardware/topology.hpp"

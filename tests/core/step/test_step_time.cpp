@@ -6,7 +6,7 @@
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/mesh/mesh_string.hpp"
-#include "shardscope/cost/step_time.hpp"
+#include "shardscope/step/step_time.hpp"
 #include "shardscope/hardware/topology.hpp"
 
 #include "core/cost/comm_test_support.hpp"

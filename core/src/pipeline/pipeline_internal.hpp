@@ -2,7 +2,7 @@
 // Internal: what the schedule generators and the timeline share.
 #pragma once
 
-#include "shardscope/cost/pipeline_schedule.hpp"
+#include "shardscope/pipeline/pipeline_schedule.hpp"
 
 #include <cstdint>
 

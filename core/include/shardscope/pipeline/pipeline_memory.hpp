@@ -16,7 +16,7 @@
 #pragma once
 
 #include "shardscope/cost/memory.hpp"
-#include "shardscope/cost/pipeline_schedule.hpp"
+#include "shardscope/pipeline/pipeline_schedule.hpp"
 #include "shardscope/hardware/link_graph.hpp"
 #include "shardscope/mesh/named_mesh.hpp"
 

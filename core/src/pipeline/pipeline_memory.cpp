@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Memory per pipeline rank (who holds which layers, and which activations when, over the
 // schedule's timeline) and the price of the point-to-point hand-over between two pipeline groups.
-#include "shardscope/cost/pipeline_memory.hpp"
+#include "shardscope/pipeline/pipeline_memory.hpp"
 
 #include "shardscope/base/errors.hpp"
 

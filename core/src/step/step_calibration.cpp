@@ -3,7 +3,7 @@
 // per chip, and the range checks on user edits. docs/step-time.md gives the measurement behind
 // every default; these are starting points, not measurements of the user's job.
 #include "shardscope/base/errors.hpp"
-#include "shardscope/cost/step_time.hpp"
+#include "shardscope/step/step_time.hpp"
 
 #include <cmath>
 #include <sstream>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Task and schedule vocabulary, jaxpp's constructor checks, stage placement and the Python reprs
 // that jaxpp's messages embed.
-#include "shardscope/cost/pipeline_schedule.hpp"
+#include "shardscope/pipeline/pipeline_schedule.hpp"
 
 #include "shardscope/base/errors.hpp"
 

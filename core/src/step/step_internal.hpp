@@ -4,7 +4,7 @@
 // work of a micro-batch, and the collectives as per-axis buckets before and after pricing.
 #pragma once
 
-#include "shardscope/cost/step_time.hpp"
+#include "shardscope/step/step_time.hpp"
 
 #include <cstdint>
 #include <string>
