@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli pipeline`: the text timeline and figures of the example pipeline workspace (its
 // 4-rank Std1F1B with M = 8 and an even split is jaxpp's unit-latency picture: makespan 33, bubble
-// 0.273, peak in-flight 4 3 2 1, spec §2.4), flags that override it, JSON, and its errors.
+// 0.273, peak in-flight 4 3 2 1, eformer-jaxpp spec §2.4), flags that override it, JSON, and its errors.
 #include "cli.hpp"
 #include "cli/cli_run.hpp"
 #include "shardscope/base/json.hpp"

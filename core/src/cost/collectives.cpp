@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The two cost models of spec §3, applied to an axis report.
+// The two cost models of the hardware-memory-comm spec §3, applied to an axis report.
 #include "shardscope/cost/collectives.hpp"
 
 #include "shardscope/base/errors.hpp"

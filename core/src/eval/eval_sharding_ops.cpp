@@ -14,7 +14,7 @@
 // changes a spec, the change is reported in the top-level "warnings" list (outside "result").
 //
 // The reference's AutoShardingRule raises TypeError whenever min_shard_size is left to its
-// default (spec §1.11 bug #1) and the golden cases record that error, so auto_sharding_rule and
+// default (eformer-jaxpp spec §1.11 bug #1) and the golden cases record that error, so auto_sharding_rule and
 // composite_rule reproduce it by default; "reference_bugs": false gives the documented intent
 // (the device count) instead.
 //

@@ -2,7 +2,7 @@
 // Building the link graph of a topology and answering hop/route questions on it. Closed
 // forms (torus distance, dimension-order routes) serve the large untwisted tori quickly; the
 // Boost.Graph adjacency list serves BFS (tests compare the two) and twisted tori, which have no
-// closed form (spec §3.3).
+// closed form (hardware-memory-comm spec §3.3).
 #include "shardscope/hardware/link_graph.hpp"
 
 #include "shardscope/base/errors.hpp"
@@ -46,7 +46,7 @@ std::array<bool, 3> defaultWrap(const ChipSpec& chip, const std::array<int, 3>& 
   switch (chip.wrap) {
   case WrapRule::FromFullCube: {
     // A slice made of whole 4x4x4 cubes gets its OCS wraparound on every axis; anything
-    // smaller is a plain mesh (spec §1.2).
+    // smaller is a plain mesh (hardware-memory-comm spec §1.2).
     const bool wholeCubes = std::all_of(dims.begin(), dims.end(), [](int k) { return k >= 4 && k % 4 == 0; });
     wrap = {wholeCubes, wholeCubes, wholeCubes};
     break;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Device lists in jax.devices() order for the built-in hardware kinds, and the text form of a
-// topology. The TPU order reproduces the JAX test helper mock_tpu_devices (spec §7.1), which is
+// topology. The TPU order reproduces the JAX test helper mock_tpu_devices (jax-mesh-utils spec §7.1), which is
 // what the golden cases and every hard-coded JAX expectation were built from.
 #include "shardscope/hardware/topology.hpp"
 

@@ -81,7 +81,7 @@ std::string meshShapeText(const Mesh& mesh) {
   return out + "}";
 }
 
-// The warning for a mesh whose shape differs from the resolved axis_dims (spec §1.11 #4): eformer
+// The warning for a mesh whose shape differs from the resolved axis_dims (eformer-jaxpp spec §1.11 #4): eformer
 // chooses the per-granule shape with its own leftmost split and then tiles the granules by
 // whatever DCN shape it was given, so the device count is kept while the axis sizes move.
 std::string shapeChangeWarning(const EformerMesh& out, const std::optional<Shape>& userDcn, bool byProcess) {

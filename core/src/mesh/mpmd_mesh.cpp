@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// jaxpp MpmdMesh (spec §2.1). Groups are slices of the device grid along the MPMD axis.
+// jaxpp MpmdMesh (eformer-jaxpp spec §2.1). Groups are slices of the device grid along the MPMD axis.
 #include "shardscope/mesh/mpmd_mesh.hpp"
 
 #include "shardscope/base/errors.hpp"

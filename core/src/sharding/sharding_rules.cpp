@@ -59,7 +59,7 @@ AutoShardingRule::AutoShardingRule(MeshAxes mesh, std::vector<std::string> axisN
     : mesh_(std::move(mesh)), reverse_(reverse) {
   axisNames_ = orAllAxes(std::move(axisNames), mesh_);
   // Python `min_shard_size or default`: 0 also takes the default. The default is the device
-  // count, as documented (the reference's np.prod(mesh.shape) is a dict, spec §1.11 bug #1).
+  // count, as documented (the reference's np.prod(mesh.shape) is a dict, eformer-jaxpp spec §1.11 bug #1).
   minShardSize_ = minShardSize.value_or(0) != 0 ? *minShardSize : mesh_.deviceCount();
   // The reference's set() drops duplicates; keep the first occurrence to stay deterministic.
   std::vector<std::string> unique;

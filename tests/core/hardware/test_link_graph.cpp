@@ -20,7 +20,7 @@ std::shared_ptr<const LinkGraph> graphOf(const std::string& topology, std::optio
   return cachedLinkGraph(spec, params);
 }
 
-// Σ min(|Δ|, k−|Δ|) on wrapped axes, |Δ| on open ones (spec §3.3), from device coordinates.
+// Σ min(|Δ|, k−|Δ|) on wrapped axes, |Δ| on open ones (hardware-memory-comm spec §3.3), from device coordinates.
 int closedForm(const Device& a, const Device& b, std::array<int, 3> dims, std::array<bool, 3> wrap) {
   int h = 0;
   for (std::size_t d = 0; d < 3; ++d) {

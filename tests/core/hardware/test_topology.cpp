@@ -16,7 +16,7 @@ using namespace shardscope;
 
 namespace {
 Json loadGolden() {
-  std::ifstream in(SHARDSCOPE_SHARED_DIR "/golden/jax-mesh-utils-public.json");
+  std::ifstream in(SHARDSCOPE_TEST_DATA "/golden/jax-mesh-utils-public.json");
   REQUIRE(in.good());
   return Json::parse(in);
 }

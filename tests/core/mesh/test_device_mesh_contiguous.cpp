@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// contiguous_submeshes (spec §3.3, §5 _local_mesh): with the transpose trick every host's devices
+// contiguous_submeshes (jax-mesh-utils spec §3.3, §5 _local_mesh): with the transpose trick every host's devices
 // form a contiguous sub-block of the logical mesh; without it, on the larger slices, they do not.
 #include "shardscope/mesh/device_mesh.hpp"
 #include "shardscope/base/errors.hpp"

@@ -44,7 +44,7 @@ TEST_CASE("create_device_mesh eval round trip", "[device_mesh][eval]") {
   CHECK_FALSE(answer.contains("warnings"));
   r["mesh_shape"] = Json::array({"2", 2.0}); // int() accepts both
   CHECK(evalRequest(r)["result"] == answer["result"]);
-  // JSON lists at any depth stand for tuples, so the text is JAX's for ((4,), 4) (spec §4).
+  // JSON lists at any depth stand for tuples, so the text is JAX's for ((4,), 4) (jax-mesh-utils spec §4).
   r["mesh_shape"] = Json::array({Json::array({4}), 4});
   CHECK(errorMessage(r) == "`mesh_shape` passed to `create_device_mesh` should be a sequence of ints. Got ((4,), 4)");
   r["mesh_shape_repr"] = "((4,), 4)";

@@ -19,7 +19,7 @@ namespace {
 
 const Json& golden() {
   static const Json data = [] {
-    std::ifstream in(SHARDSCOPE_SHARED_DIR "/golden/jax-mesh-utils-public.json");
+    std::ifstream in(SHARDSCOPE_TEST_DATA "/golden/jax-mesh-utils-public.json");
     REQUIRE(in.good());
     return Json::parse(in);
   }();

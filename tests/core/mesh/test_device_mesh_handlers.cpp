@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The device-kind handlers (spec §3.1) and the registry, with expectations derived from the ring
+// The device-kind handlers (jax-mesh-utils spec §3.1) and the registry, with expectations derived from the ring
 // tables and coordinates rather than copied from JAX's outputs.
 #include "shardscope/mesh/device_mesh.hpp"
 #include "shardscope/base/errors.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// create_hybrid_device_mesh: granules, ordering and np.block's layout (spec §3.6), checked against
+// create_hybrid_device_mesh: granules, ordering and np.block's layout (jax-mesh-utils spec §3.6), checked against
 // per-granule create_device_mesh calls.
 #include "shardscope/mesh/device_mesh.hpp"
 #include "shardscope/base/errors.hpp"

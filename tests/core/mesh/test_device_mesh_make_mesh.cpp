@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shardscope/eval/eval.hpp"
-// jax.make_mesh (spec §5, §9.9) and the GPU/CPU paths of create_device_mesh.
+// jax.make_mesh (jax-mesh-utils spec §5, §9.9) and the GPU/CPU paths of create_device_mesh.
 #include "shardscope/mesh/device_mesh.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/hardware/topology.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The torus paths, checked against coordinate arithmetic: every logical index must land on the
-// chip the assignment matrix predicts (spec §3.5: p_i = sum_j sub_ij * prod_{j'>j} A[i][j']).
+// chip the assignment matrix predicts (jax-mesh-utils spec §3.5: p_i = sum_j sub_ij * prod_{j'>j} A[i][j']).
 #include "shardscope/mesh/device_mesh.hpp"
 #include "mesh/device_mesh/device_mesh_internals.hpp"
 #include "shardscope/base/errors.hpp"

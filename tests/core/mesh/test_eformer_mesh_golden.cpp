@@ -15,7 +15,7 @@ namespace {
 
 const Json& goldenCases() {
   static const Json cases = [] {
-    std::ifstream in(SHARDSCOPE_SHARED_DIR "/golden/eformer-jaxpp-public.json");
+    std::ifstream in(SHARDSCOPE_TEST_DATA "/golden/eformer-jaxpp-public.json");
     REQUIRE(in.good());
     return Json::parse(in)["cases"];
   }();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // eformer's mesh helpers that need no device placement: numpy's -1 resolution, the host split,
 // the DCN fill, axis types, slice counting and the mesh-string parser. Expected values come from
-// the spec's verified tables (spec §1.2) and from working the rules by hand.
+// the spec's verified tables (eformer-jaxpp spec §1.2) and from working the rules by hand.
 #include "mesh/eformer_python_text.hpp"
 #include "shardscope/mesh/eformer_mesh.hpp"
 #include "shardscope/base/errors.hpp"

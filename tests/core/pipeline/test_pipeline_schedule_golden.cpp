@@ -15,7 +15,7 @@ namespace {
 
 const Json& goldenCases() {
   static const Json cases = [] {
-    std::ifstream in(SHARDSCOPE_SHARED_DIR "/golden/jaxpp-schedules-public.json");
+    std::ifstream in(SHARDSCOPE_TEST_DATA "/golden/jaxpp-schedules-public.json");
     REQUIRE(in.good());
     return Json::parse(in)["cases"];
   }();

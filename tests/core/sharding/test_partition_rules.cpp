@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Regex rules, the eformer correction step and the diagnostics that make its silent fallbacks
-// visible. The Llama-7B figures come from running the real escale code (spec §1.9).
+// visible. The Llama-7B figures come from running the real escale code (eformer-jaxpp spec §1.9).
 #include "shardscope/base/errors.hpp"
 #include "shardscope/sharding/partition_rules.hpp"
 #include "shardscope/sharding/named_sharding.hpp"

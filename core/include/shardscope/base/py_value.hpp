@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A small Python value (None, bool, int, float, str, list, tuple) for arguments the reference
 // accepts loosely. JAX canonicalizes mesh shapes with int(...) and prints the raw value in its
-// error messages, so we keep the raw value to reproduce both (spec §3 step 2, §9.10).
+// error messages, so we keep the raw value to reproduce both (jax-mesh-utils spec §3 step 2, §9.10).
 #pragma once
 
 #include "shardscope/base/json.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// What one logical mesh axis does on the physical links (spec §3.3): the device groups
+// What one logical mesh axis does on the physical links (hardware-memory-comm spec §3.3): the device groups
 // that talk along it, each group's ring in mesh order, whether that ring closes on physical
 // links, how stretched it is (dilation) and how much the groups' rings collide on links when they
 // all run at once (link load, a.k.a. congestion).
@@ -51,7 +51,7 @@ struct AxisReport {
   double ring_bandwidth = 0;
   double bidi_ring_bandwidth = 0;
   double step_latency = 0; // the slowest neighbour route's summed link latency (seconds)
-  // TPU form inputs (spec §3.2): physical axes a group spans and the sum of its extents on them
+  // TPU form inputs (hardware-memory-comm spec §3.2): physical axes a group spans and the sum of its extents on them
   // (max over groups); 0/p for groups that leave their slice or on GPUs.
   int physical_axes = 0;
   int physical_extent_sum = 0;
@@ -60,7 +60,7 @@ struct AxisReport {
   bool torus = false;
   // TPU: every group spans each physical axis it touches whole, and each of those axes has its
   // wraparound links: the torus rings close whatever order the mesh lists the devices in, and a
-  // group over n such axes gathers over all n at once (spec §3.2).
+  // group over n such axes gathers over all n at once (hardware-memory-comm spec §3.2).
   bool wraps = false;
   // TPU in one slice: per physical dimension (x, y, z), the most distinct coordinates a group
   // spans (0 where no group spans it), and whether every group spanning it takes it whole with its

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Collective cost over one logical axis (spec §3.1 classic alpha-beta ring, §3.2 TPU form), from
+// Collective cost over one logical axis (hardware-memory-comm spec §3.1 classic alpha-beta ring, §3.2 TPU form), from
 // the axis' ring figures (axis_report.hpp): the slowest link class it crosses, its link load and
 // its per-step latency. Model-level estimates, not measurements.
 #pragma once

@@ -17,7 +17,7 @@
 namespace shardscope {
 
 // What one device position holds of the parameters, as the sharding engine computes it (sums of
-// its shards' local sizes, spec §2.5). Optimizer state and gradients follow the parameters unless
+// its shards' local sizes, hardware-memory-comm spec §2.5). Optimizer state and gradients follow the parameters unless
 // a separate layout is given (ZeRO-1 shards only optimizer state, ZeRO-2 also gradients).
 struct DeviceParamShards {
   double param_elements = 0;                // elements of the parameter shards held

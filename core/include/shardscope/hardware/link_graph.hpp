@@ -35,7 +35,7 @@ struct LinkParams {
   // Forces wraparound per axis (x, y, z) instead of the generation's rule.
   std::optional<std::array<bool, 3>> wrap;
   // k x k x 2k tori: wrap links of the two short axes are offset by +k along the long axis
-  // (spec §1.2; the exact TPU wiring is model-level and needs validation).
+  // (hardware-memory-comm spec §1.2; the exact TPU wiring is model-level and needs validation).
   bool twisted = false;
   // GPUs per NVLink switch domain; 0 = the chip's host block (8 for H100 HGX, 72 for GB200 NVL72).
   int nvlink_domain = 0;
@@ -148,7 +148,7 @@ private:
   int gpuLocalLink(int a, int b) const;
 };
 
-// Which axes of a TPU slice of `dims` chips wrap under the chip's rule (spec §1.2).
+// Which axes of a TPU slice of `dims` chips wrap under the chip's rule (hardware-memory-comm spec §1.2).
 std::array<bool, 3> defaultWrap(const ChipSpec& chip, const std::array<int, 3>& dims);
 // Whether `dims` is a k x k x 2k shape (in any axis order) that may be twisted.
 bool twistableShape(const std::array<int, 3>& dims);

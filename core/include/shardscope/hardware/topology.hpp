@@ -42,7 +42,7 @@ std::string formatTopology(const TopologySpec& spec);
 // driven by an unchecked number).
 inline constexpr std::int64_t kMaxTopologyDevices = 1 << 20;
 
-// Devices in jax.devices() order (spec §7.1). TPU: for slice, zp, yp, xp, zd, yd, xd, core
+// Devices in jax.devices() order (jax-mesh-utils spec §7.1). TPU: for slice, zp, yp, xp, zd, yd, xd, core
 // (process-tiled hosts of host_block chips, clamped to the slice), coords
 // (xd+nxd*xp, yd+nyd*yp, zd+nzd*zp), process_index xp+nxp*(yp+nyp*(zp+nzp*slice)), id the global
 // x-fastest number core+C*(x+X*(y+Y*(z+Z*slice))), slice_index always set. GPU: process-major,

@@ -5,7 +5,7 @@
 // MEGASCALE_NUM_SLICES variable) is an explicit input, so any cluster can be planned offline.
 //
 // Where eformer silently builds a mesh of another shape than the one asked for (a user
-// dcn_mesh_dims that disagrees with its own host split, spec §1.11 #4), the result carries a
+// dcn_mesh_dims that disagrees with its own host split, eformer-jaxpp spec §1.11 #4), the result carries a
 // warning saying so instead of hiding it.
 #pragma once
 
@@ -31,7 +31,7 @@ struct SimulatedRuntime {
   std::int64_t process_count = 1; // jax.process_count()
   int process_index = 0;          // the current process; its devices are jax.local_devices()
   // MEGASCALE_NUM_SLICES; unset by default. eformer reads it only when the devices report a single
-  // slice, and it can then *raise* the slice count (spec §1.11 #17).
+  // slice, and it can then *raise* the slice count (eformer-jaxpp spec §1.11 #17).
   std::optional<std::int64_t> megascale_num_slices;
 };
 

@@ -48,7 +48,7 @@ public:
   // The current process's group as a mesh (MPMD axis kept at size 1). Multi-process only.
   Mesh myMpmdGroupMesh() const;
   // The mesh jaxpp lowers with: the own group on a multi-process mesh, group 0 otherwise (jaxpp
-  // lowers every stage with group 0's devices in a single process, spec §2.5).
+  // lowers every stage with group 0's devices in a single process, eformer-jaxpp spec §2.5).
   Mesh loweringMesh() const;
 
 private:

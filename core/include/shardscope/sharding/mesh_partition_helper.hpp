@@ -6,7 +6,7 @@
 //   * the first pass compares a single dimension's size with an element-count threshold
 //     (max(min_shard_size, elements // (2 * devices)));
 //   * a pair method that fits stops the whole search;
-//   * the fallback pass assigns ('fsdp', 'sp') with no divisibility check (spec §1.11 bug #5),
+//   * the fallback pass assigns ('fsdp', 'sp') with no divisibility check (eformer-jaxpp spec §1.11 bug #5),
 //     so (3, 5) on fsdp=4 gives P('fsdp', 'sp'), which device_put would reject. That case is
 //     kept, and reported as a diagnostic.
 #pragma once

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // eformer's shape-driven sharding rules and analyzer (escale/helpers/base.py). Each rule maps
-// arrays (shape + dtype) to PartitionSpecs. Where the reference is broken (spec §1.11) these
+// arrays (shape + dtype) to PartitionSpecs. Where the reference is broken (eformer-jaxpp spec §1.11) these
 // classes implement the documented intent; the eval ops can reproduce the broken answers where
 // the golden cases record them (see eval_sharding_ops.cpp):
 //   * AutoShardingRule: the reference default min_shard_size is np.prod(mesh.shape), an

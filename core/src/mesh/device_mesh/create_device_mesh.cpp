@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// create_device_mesh (spec §3): product check, the device-kind handler of the LAST device, then
+// create_device_mesh (jax-mesh-utils spec §3): product check, the device-kind handler of the LAST device, then
 // the TPU torus paths, GPU sort-by-id or a plain reshape.
 #include "create_mesh_impl.hpp"
 

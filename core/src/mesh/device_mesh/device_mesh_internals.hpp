@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The helper functions of JAX's mesh_utils, one C++ function each, exposed so tests can check
-// every helper-level reference case (spec §3.2-§3.5, golden "internal_cases"). Library users want
+// every helper-level reference case (jax-mesh-utils spec §3.2-§3.5, golden "internal_cases"). Library users want
 // device_mesh.hpp instead.
 #pragma once
 
@@ -47,7 +47,7 @@ std::vector<Shape> enumerateFeasibleLogicalAxisAssignments(const Shape& physical
 
 // _prefer_first_logical_axis_assignment: key(x) > key(y) with key = (whole-axis product, number of
 // whole axes > 1, product over already-used axes, the tuple itself). Ports the code, not its
-// comment (spec §9.1): overlapping already-used axes is preferred.
+// comment (jax-mesh-utils spec §9.1): overlapping already-used axes is preferred.
 bool preferFirstLogicalAxisAssignment(const Shape& x, const Shape& y, const Shape& physicalShape,
                                       const Shape& assignedPerAxis);
 

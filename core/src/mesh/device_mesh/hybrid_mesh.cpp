@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// create_hybrid_device_mesh (spec §3.6): one create_device_mesh per granule (slice or process),
+// create_hybrid_device_mesh (jax-mesh-utils spec §3.6): one create_device_mesh per granule (slice or process),
 // laid out by np.block over the DCN shape. The DCN index is the major part of every result index;
 // a DCN of lower rank aligns with the LAST mesh dimensions, a higher one gives the per-granule
 // meshes leading 1-dims (numpy's block rules, which the reference does not check).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// jax.make_mesh (spec §5): truncate to the first prod(axis_sizes) devices BEFORE anything else,
+// jax.make_mesh (jax-mesh-utils spec §5): truncate to the first prod(axis_sizes) devices BEFORE anything else,
 // allow axis splitting on v5e only (judged by the first device), refuse a mesh spanning slices,
 // and default every axis to Explicit.
 #include "create_mesh_impl.hpp"

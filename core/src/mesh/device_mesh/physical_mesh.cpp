@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// _get_physical_tpu_mesh: lays the device list out by chip coordinates (spec §3.2). One pass for
+// _get_physical_tpu_mesh: lays the device list out by chip coordinates (jax-mesh-utils spec §3.2). One pass for
 // the bounding box, one pass to place; no sorting, so 8960 chips take microseconds.
 #include "mesh/device_mesh/device_mesh_internals.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// _get_prime_factors, the fixed version (spec §3.5 bug history): every prime factor, ascending,
+// _get_prime_factors, the fixed version (jax-mesh-utils spec §3.5 bug history): every prime factor, ascending,
 // with multiplicity, including a large prime cofactor (10 -> 2, 5).
 #include "mesh/device_mesh/device_mesh_internals.hpp"
 

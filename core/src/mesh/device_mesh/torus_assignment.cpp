@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// _create_device_mesh_for_nd_torus: the greedy whole-axis assignment (spec §3.4). Logical axes are
+// _create_device_mesh_for_nd_torus: the greedy whole-axis assignment (jax-mesh-utils spec §3.4). Logical axes are
 // served from the last (most network-intensive) to the first; each takes the largest set of still
 // free physical axes, in itertools.combinations order, whose sizes multiply to its size.
 #include "mesh/device_mesh/device_mesh_internals.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The axis-splitting search (spec §3.5): each logical axis, last first, takes the feasible split of
+// The axis-splitting search (jax-mesh-utils spec §3.5): each logical axis, last first, takes the feasible split of
 // the remaining physical capacity that maximises the four-part preference key. The reference
 // enumerates candidates through Python sets and compares pairwise; the key is a strict total order,
 // so taking its maximum while enumerating gives the same answer without building the set.

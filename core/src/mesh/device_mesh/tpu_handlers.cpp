@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The built-in device-kind handlers (spec §3.1). Ring tables permute positions of a device
+// The built-in device-kind handlers (jax-mesh-utils spec §3.1). Ring tables permute positions of a device
 // sequence: the given list for v2/v3, v4i/8i and 7x, the list sorted x-fastest by coordinates for
 // v5e/v6e/v5p. The v5e/v5p handlers decide from the coordinate bounds first and sort only when
 // they will answer, so a large v5p slice pays O(n), not the reference's O(n log n) (§8).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: the built-in device-kind handlers of JAX's mesh_utils (spec §3.1).
+// Internal: the built-in device-kind handlers of JAX's mesh_utils (jax-mesh-utils spec §3.1).
 #pragma once
 
 #include "shardscope/mesh/device_mesh.hpp"

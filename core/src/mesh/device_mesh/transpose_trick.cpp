@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// _transpose_trick (spec §3.3): for the few (topology, mesh) pairs in the reference's table, swap
+// _transpose_trick (jax-mesh-utils spec §3.3): for the few (topology, mesh) pairs in the reference's table, swap
 // physical y and z so every host's 2x2x1 block becomes a contiguous sub-block of the logical mesh.
 #include "mesh/device_mesh/device_mesh_internals.hpp"
 
