@@ -40,13 +40,50 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPainter>
+#include <QScreen>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QTreeView>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <QWhatsThis>
 
+#include <algorithm>
+
 namespace shardscope::ui {
+
+namespace {
+// The centre's hint line: elided at its end when the centre is narrow (the whole text in the
+// tooltip), never widening the window.
+class HintLabel : public QLabel {
+public:
+  HintLabel(const QString& text, QWidget* parent) : QLabel(text, parent) {
+    setEnabled(false);
+    setToolTip(text);
+    setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  }
+
+protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.setPen(palette().color(QPalette::Disabled, QPalette::WindowText));
+    p.drawText(rect(), Qt::AlignRight | Qt::AlignVCenter, fontMetrics().elidedText(text(), Qt::ElideRight, width()));
+  }
+};
+
+// A dock's content inside a scroll area: the dock can be made smaller than its content (a
+// laptop screen), which then scrolls instead of pushing the window's minimum size up.
+QScrollArea* scrollable(QWidget* content) {
+  auto* area = new QScrollArea;
+  area->setObjectName(content->objectName().isEmpty() ? QStringLiteral("dockScroll")
+                                                      : content->objectName() + "Scroll");
+  area->setWidget(content);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
+} // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), document_(new ScenarioDocument(this)), runner_(new AnalysisRunner(this)),
@@ -62,10 +99,8 @@ MainWindow::MainWindow(QWidget* parent)
   physical_ = new PhysicalView(selection_, centre);
   auto* overlayRow = new QHBoxLayout;
   overlayRow->addWidget(overlay_);
-  overlayRow->addStretch();
-  auto* hint = new QLabel(tr("wheel: zoom · drag: pan · click: select · 0: reset"), centre);
-  hint->setEnabled(false);
-  overlayRow->addWidget(hint);
+  auto* hint = new HintLabel(tr("wheel: zoom · drag: pan · click: select · 0: reset"), centre);
+  overlayRow->addWidget(hint, 1);
   centreLayout->addLayout(overlayRow);
   centreLayout->addWidget(physical_, 1);
   setCentralWidget(centre);
@@ -74,13 +109,14 @@ MainWindow::MainWindow(QWidget* parent)
   createActions();
 
   statusTime_ = new QLabel(this);
-  statusTime_->setMinimumWidth(260);
+  statusTime_->setMinimumWidth(220);
   statusTime_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
   statusError_ = new QLabel(this);
   statusError_->setStyleSheet("QLabel { color: #d73027; }");
   statusBar()->addWidget(statusError_, 1);
   statusBar()->addPermanentWidget(statusTime_);
 
+  connect(document_, &ScenarioDocument::replaced, this, &MainWindow::onDocumentReplaced);
   connect(document_, &ScenarioDocument::scenarioChanged, this, &MainWindow::recompute);
   connect(document_, &ScenarioDocument::modifiedChanged, this, &MainWindow::updateTitle);
   connect(document_, &ScenarioDocument::filePathChanged, this, &MainWindow::updateTitle);
@@ -88,10 +124,9 @@ MainWindow::MainWindow(QWidget* parent)
   connect(runner_, &AnalysisRunner::failed, this, &MainWindow::onAnalysisFailed);
   connect(runner_, &AnalysisRunner::started, this, [this] { statusTime_->setText(tr("Recomputing…")); });
 
+  defaultState_ = saveState(layoutVersion);
   resize(1600, 1000);
-  resizeDocks({findChild<QDockWidget*>("LogicalDock")}, {400}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>("ShardingDock")}, {470}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>("MemoryDock")}, {340}, Qt::Vertical);
+  applyDefaultDockSizes();
   updateTitle();
   recompute();
 }
@@ -103,6 +138,24 @@ MainWindow::~MainWindow() {
   document_->undoStack()->disconnect(this);
 }
 
+QSize MainWindow::defaultSizeFor(const QSize& available) {
+  // 16 px of frame at the sides, 40 px for the title bar and frame at the top and bottom.
+  return {std::clamp(available.width() - 16, 640, 1600), std::clamp(available.height() - 40, 480, 1000)};
+}
+
+void MainWindow::applyDefaultDockSizes() {
+  // Shares of the window, so a 1366x768 laptop and a 1920x1200 monitor both leave the centre view
+  // at least about half the width.
+  // The right docks get at least what the Sharding panel needs without a horizontal scroll bar.
+  const int w = width(), h = height();
+  const int right = std::max(std::clamp(w * 29 / 100, 300, 470), sharding_->minimumSizeHint().width() + 8);
+  resizeDocks({findChild<QDockWidget*>("LogicalDock")}, {std::clamp(w * 22 / 100, 250, 400)}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>("ShardingDock")}, {right}, Qt::Horizontal);
+  resizeDocks({findChild<QDockWidget*>("MemoryDock")}, {std::clamp(h * 34 / 100, 220, 340)}, Qt::Vertical);
+  if (auto* dock = findChild<QDockWidget*>("PipelineDock"); dock && !dock->isHidden())
+    resizeDocks({dock}, {std::clamp(h * 30 / 100, 200, 400)}, Qt::Vertical);
+}
+
 void MainWindow::createDocks() {
   auto makeDock = [this](const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
@@ -112,9 +165,9 @@ void MainWindow::createDocks() {
     return dock;
   };
   logical_ = new LogicalMeshPanel(document_, selection_, this);
-  makeDock(tr("Logical mesh"), "LogicalDock", logical_, Qt::LeftDockWidgetArea);
+  makeDock(tr("Logical mesh"), "LogicalDock", scrollable(logical_), Qt::LeftDockWidgetArea);
   sharding_ = new ShardingPanel(document_, selection_, this);
-  auto* shardingDock = makeDock(tr("Sharding"), "ShardingDock", sharding_, Qt::RightDockWidgetArea);
+  auto* shardingDock = makeDock(tr("Sharding"), "ShardingDock", scrollable(sharding_), Qt::RightDockWidgetArea);
   // The workload dock: what is run (training or serving) and the links it runs over.
   auto* workload = new QWidget(this);
   auto* workloadLayout = new QVBoxLayout(workload);
@@ -122,13 +175,13 @@ void MainWindow::createDocks() {
   workloadLayout->addWidget(new TrainingPanel(document_, workload));
   workloadLayout->addWidget(new LinkEditor(document_, workload));
   workloadLayout->addStretch(1);
-  auto* trainingDock = makeDock(tr("Workload"), "WorkloadDock", workload, Qt::RightDockWidgetArea);
+  auto* trainingDock = makeDock(tr("Workload"), "WorkloadDock", scrollable(workload), Qt::RightDockWidgetArea);
   tabifyDockWidget(shardingDock, trainingDock);
   // Suggest (ranked layouts) and Compare (pinned A against the current B), tabbed with them.
   suggest_ = new SuggestPanel(document_, this);
-  tabifyDockWidget(shardingDock, makeDock(tr("Suggest"), "SuggestDock", suggest_, Qt::RightDockWidgetArea));
+  tabifyDockWidget(shardingDock, makeDock(tr("Suggest"), "SuggestDock", scrollable(suggest_), Qt::RightDockWidgetArea));
   compare_ = new ComparePanel(document_, this);
-  tabifyDockWidget(shardingDock, makeDock(tr("Compare"), "CompareDock", compare_, Qt::RightDockWidgetArea));
+  tabifyDockWidget(shardingDock, makeDock(tr("Compare"), "CompareDock", scrollable(compare_), Qt::RightDockWidgetArea));
   suggest_->addButtonFor(compare_->pinAction());
   shardingDock->raise();
   memory_ = new MemoryChart(selection_, this);
@@ -138,7 +191,7 @@ void MainWindow::createDocks() {
   splitDockWidget(memoryDock, commDock, Qt::Horizontal);
   // Step time: tabbed with the communication it breaks down (View > Step, or --dock Step).
   step_ = new StepPanel(selection_, this);
-  tabifyDockWidget(commDock, makeDock(tr("Step"), "StepDock", step_, Qt::BottomDockWidgetArea));
+  tabifyDockWidget(commDock, makeDock(tr("Step"), "StepDock", scrollable(step_), Qt::BottomDockWidgetArea));
   commDock->raise();
   // The bottom area spans only the centre; the side docks keep the full height.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -146,9 +199,8 @@ void MainWindow::createDocks() {
   // The pipeline timeline wants width: the top area spans the whole window. Hidden until a
   // workspace has a pipeline or the user opens it (View menu).
   pipeline_ = new PipelinePanel(document_, selection_, this);
-  auto* pipelineDock = makeDock(tr("Pipeline"), "PipelineDock", pipeline_, Qt::TopDockWidgetArea);
+  auto* pipelineDock = makeDock(tr("Pipeline"), "PipelineDock", scrollable(pipeline_), Qt::TopDockWidgetArea);
   pipelineDock->hide();
-  connect(document_, &ScenarioDocument::filePathChanged, this, [this] { pipelineShown_ = false; });
 
   // Which widget of this window shows each view of the catalogue (the panels draw as their grid).
   const std::pair<const char*, AnalysisView*> shown[] = {{"physical", physical_}, {"logical", logical_},
@@ -220,6 +272,8 @@ void MainWindow::createActions() {
   connect(dark, &QAction::toggled, this, &MainWindow::setDarkTheme);
   viewMenu_->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>()) viewMenu_->addAction(dock->toggleViewAction());
+  viewMenu_->addSeparator();
+  add(viewMenu_, tr("Reset &Layout"), QKeySequence(), [this] { resetLayout(); })->setObjectName("resetLayoutAction");
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* whatsThis = QWhatsThis::createAction(this);
@@ -237,17 +291,51 @@ void MainWindow::createActions() {
   model_ = new ModelPicker(document_, bar);
   bar->addWidget(model_);
   bar->addSeparator();
-  bar->addAction(undo);
-  bar->addAction(redo);
+  // The toolbar's own Undo and Redo keep their short names (the menu's say what they undo), so the
+  // buttons never widen with the text of the last edit; the tooltip names it.
+  QUndoStack* stack = document_->undoStack();
+  auto addStackButton = [bar, stack](const QString& text, const QString& name, auto trigger, auto canSignal,
+                                     auto textSignal) {
+    QAction* a = bar->addAction(text);
+    a->setObjectName(name);
+    a->setEnabled(false);
+    a->setToolTip(text);
+    QObject::connect(a, &QAction::triggered, stack, trigger);
+    QObject::connect(stack, canSignal, a, &QAction::setEnabled);
+    QObject::connect(stack, textSignal, a, [a, text](const QString& what) {
+      a->setToolTip(what.isEmpty() ? text : QStringLiteral("%1 %2").arg(text, what));
+    });
+    return a;
+  };
+  addStackButton(tr("Undo"), "toolbarUndo", &QUndoStack::undo, &QUndoStack::canUndoChanged,
+                 &QUndoStack::undoTextChanged);
+  addStackButton(tr("Redo"), "toolbarRedo", &QUndoStack::redo, &QUndoStack::canRedoChanged,
+                 &QUndoStack::redoTextChanged);
 }
 
 void MainWindow::restoreSettings() {
   AppSettings settings;
-  if (!settings.windowGeometry().isEmpty()) restoreGeometry(settings.windowGeometry());
-  if (!settings.windowState().isEmpty()) restoreState(settings.windowState());
+  if (settings.windowGeometry().isEmpty() || !restoreGeometry(settings.windowGeometry())) {
+    if (const QScreen* s = screen()) resize(defaultSizeFor(s->availableGeometry().size()));
+    applyDefaultDockSizes();
+  }
+  // A layout saved by a version with other docks is ignored (restoreState refuses it).
+  if (!settings.windowState().isEmpty()) restoreState(settings.windowState(), layoutVersion);
   if (auto* dark = findChild<QAction*>("darkThemeAction")) dark->setChecked(settings.darkTheme());
   const int mode = settings.overlayMode();
   if (mode >= 0 && mode < overlayModeCount) selection_->setMode(static_cast<OverlayMode>(mode));
+}
+
+void MainWindow::resetLayout() {
+  restoreState(defaultState_, layoutVersion);
+  if (isMaximized() || isFullScreen()) showNormal();
+  if (const QScreen* s = screen()) resize(defaultSizeFor(s->availableGeometry().size()));
+  const auto analysis = runner_->lastValid();
+  if (auto* dock = findChild<QDockWidget*>("PipelineDock")) dock->setVisible(analysis && analysis->pipeline);
+  applyDefaultDockSizes();
+  AppSettings settings;
+  settings.setWindowGeometry({});
+  settings.setWindowState({});
 }
 
 void MainWindow::setDarkTheme(bool dark) {
@@ -296,7 +384,8 @@ bool MainWindow::raiseDock(const QString& title) {
       const bool wasHidden = dock->isHidden();
       dock->show();
       dock->raise();
-      if (wasHidden && dock->objectName() == "PipelineDock") resizeDocks({dock}, {400}, Qt::Vertical);
+      if (wasHidden && dock->objectName() == "PipelineDock")
+        resizeDocks({dock}, {std::clamp(height() * 30 / 100, 200, 400)}, Qt::Vertical);
       return true;
     }
   return false;
@@ -310,15 +399,45 @@ bool MainWindow::selectParam(const QString& path) {
   return true;
 }
 
-void MainWindow::onAnalysisFinished() {
-  const auto analysis = runner_->lastValid();
-  if (selection_->device() >= static_cast<int>(analysis->mesh.devices.size())) selection_->setDevice(-1);
+void MainWindow::onDocumentReplaced() {
+  // Before the new workspace's first request: an error in it never falls back to the old analysis.
+  runner_->forgetLastValid();
+  freshDocument_ = true;
+  selection_->setDevice(-1);
+  selection_->setDevices({});
+  selection_->setParam({});
+  selection_->setAxis(0);
+  // A pin of another workspace is no baseline for this one.
+  compare_->clearPin();
+  // The Pipeline dock opens again only if the new workspace has a pipeline.
+  pipelineShown_ = false;
+  if (auto* dock = findChild<QDockWidget*>("PipelineDock")) dock->hide();
+  logical_->setError({}, std::nullopt);
+}
+
+void MainWindow::showAnalysis(const std::shared_ptr<const Analysis>& analysis) {
+  const int devices = analysis ? static_cast<int>(analysis->mesh.devices.size()) : 0;
+  if (selection_->device() >= devices) selection_->setDevice(-1);
   overlay_->setAnalysis(analysis);
   for (const auto& [kind, view] : views_) view->setAnalysis(analysis);
-  logical_->setError({}, std::nullopt);
   pipeline_->setAnalysis(analysis);
   step_->setAnalysis(analysis);
   compare_->setAnalysis(analysis);
+}
+
+void MainWindow::onAnalysisFinished() {
+  const auto analysis = runner_->lastValid();
+  // The first analysis of a newly opened workspace: a colour mode that shows nothing for it
+  // (pipeline rank without a pipeline, shard of the selected parameter with none selected) falls
+  // back to the coordinate along the selected axis.
+  if (freshDocument_) {
+    freshDocument_ = false;
+    if ((selection_->mode() == OverlayMode::Pipeline && !analysis->pipeline) ||
+        selection_->mode() == OverlayMode::Shard)
+      selection_->setMode(OverlayMode::Coordinate);
+  }
+  showAnalysis(analysis);
+  logical_->setError({}, std::nullopt);
   // A workspace with a pipeline opens its dock once; after that the user decides.
   if (analysis->pipeline && !pipelineShown_) {
     pipelineShown_ = true;
@@ -326,7 +445,7 @@ void MainWindow::onAnalysisFinished() {
     selection_->setMode(OverlayMode::Pipeline);
     if (auto* dock = findChild<QDockWidget*>("PipelineDock"); dock && dock->isHidden()) {
       dock->show();
-      resizeDocks({dock}, {400}, Qt::Vertical);
+      resizeDocks({dock}, {std::clamp(height() * 30 / 100, 200, 400)}, Qt::Vertical);
     }
   }
   statusError_->clear();
@@ -346,6 +465,10 @@ void MainWindow::onAnalysisFinished() {
 
 void MainWindow::onAnalysisFailed(const QString& message) {
   logical_->setError(message, runner_->errorKind(), runner_->lastValid() != nullptr);
+  if (freshDocument_) { // the new workspace never placed: nothing of the previous one stays on show
+    freshDocument_ = false;
+    showAnalysis(nullptr);
+  }
   if (!runner_->lastValid())
     physical_->setEmptyMessage(tr("This mesh cannot be placed on the hardware yet.\nThe Logical mesh panel shows why, "
                                   "and the fix when there is one."));
@@ -470,7 +593,8 @@ bool MainWindow::maybeSave() {
   if (!document_->isModified()) return true;
   const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
                                             tr("%1 has unsaved changes. Save them?").arg(document_->displayName()),
-                                            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+                                            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                            QMessageBox::Cancel); // Enter never overwrites a file
   if (answer == QMessageBox::Cancel) return false;
   if (answer == QMessageBox::Save) return saveDialog(false);
   return true;
@@ -483,7 +607,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   }
   AppSettings settings;
   settings.setWindowGeometry(saveGeometry());
-  settings.setWindowState(saveState());
+  settings.setWindowState(saveState(layoutVersion));
   settings.setOverlayMode(static_cast<int>(selection_->mode()));
   event->accept();
 }

@@ -34,6 +34,9 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
     presets_->setItemData(presets_->count() - 1, meshPresetDescription(name), Qt::ToolTipRole);
   }
   presets_->setToolTip(tr("Replace the axes with a common layout; -1 sizes adapt to the chip count."));
+  // Narrow docks: the combo shrinks to a few characters rather than to its longest preset.
+  presets_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  presets_->setMinimumContentsLength(8);
   connect(presets_, &QComboBox::activated, this, [this](int i) {
     if (i <= 0) return;
     const QString name = presets_->itemText(i);
@@ -74,8 +77,9 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(LogicalAxesModel::Name, QHeaderView::Stretch);
   table_->horizontalHeader()->setMinimumSectionSize(44);
+  // No AnyKeyPressed: a key meant for a view ('0' resets the zoom) must never start editing a cell.
   table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
-                          QAbstractItemView::AnyKeyPressed);
+                          QAbstractItemView::SelectedClicked);
   table_->setMinimumHeight(110);
   table_->setMaximumHeight(200);
   table_->setWhatsThis(tr("<b>Logical mesh axes</b><br>Drag a row to reorder the axes; double-click a cell to edit it. "
@@ -86,7 +90,8 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
   });
   layout->addWidget(table_, 2);
 
-  auto* flags = new QHBoxLayout;
+  auto* flags = new QVBoxLayout; // one per line: the dock stays narrow
+  flags->setSpacing(2);
   allowSplit_ = new QCheckBox(tr("Allow splitting physical axes"), this);
   allowSplit_->setToolTip(
       tr("Let one physical torus axis be divided between logical axes (JAX's allow_split_physical_axes)."));
@@ -101,7 +106,6 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
   });
   flags->addWidget(allowSplit_);
   flags->addWidget(contiguous_);
-  flags->addStretch();
   layout->addLayout(flags);
 
   // The error box: the reference's message, and the fix when there is one.
