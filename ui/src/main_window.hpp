@@ -46,8 +46,16 @@ public:
   bool openFile(const QString& path, QString* error = nullptr);
   bool saveFile(const QString& path, QString* error = nullptr);
   // Restores window geometry, dock layout and theme from the settings (the interactive app does;
-  // screenshots and tests keep the defaults so they are reproducible).
+  // screenshots and tests keep the defaults so they are reproducible). Without saved geometry the
+  // window takes the default size shrunk to the screen it is on.
   void restoreSettings();
+  // View > Reset layout: the default docks, tabs and sizes, the window fitted to its screen.
+  void resetLayout();
+  // The default size (1600x1000) shrunk to fit `available` (a screen's available geometry), with
+  // room left for the window frame.
+  static QSize defaultSizeFor(const QSize& available);
+  // Bumped whenever the set of docks changes, so an older saved layout is ignored, not misapplied.
+  static constexpr int layoutVersion = 2;
   // Blocks (running the event loop) until the newest analysis was delivered.
   bool waitForAnalysis(int timeoutMs = 10000);
   // Keeps unsaved edits in an autosave file (the interactive app does; tests and screenshots do
@@ -88,6 +96,12 @@ private:
   void createActions();
   void createDocks();
   void updateTitle();
+  void applyDefaultDockSizes();
+  // The one place that forgets what belonged to the previous workspace when another is opened
+  // (or a new one started): selection, colour mode, Compare pin, error fallback, Pipeline dock.
+  void onDocumentReplaced();
+  // Hands `analysis` (null: none) to every view and panel.
+  void showAnalysis(const std::shared_ptr<const Analysis>& analysis);
   void onAnalysisFinished();
   void onAnalysisFailed(const QString& message);
   void recompute();
@@ -112,7 +126,9 @@ private:
   // The catalogue's views as this window shows them, in menu order: fed each analysis, exported.
   std::vector<std::pair<const ViewKind*, AnalysisView*>> views_;
   PipelinePanel* pipeline_ = nullptr;
-  bool pipelineShown_ = false; // the Pipeline dock was opened for this document's pipeline
+  bool pipelineShown_ = false;      // the Pipeline dock was opened for this document's pipeline
+  bool freshDocument_ = false;      // no analysis of the newly opened workspace has arrived yet
+  QByteArray defaultState_;         // the dock layout as built, for View > Reset layout
   SuggestPanel* suggest_ = nullptr; // issue 12: which layout to run, and A vs B
   ComparePanel* compare_ = nullptr;
   TopologyEditor* topology_ = nullptr;

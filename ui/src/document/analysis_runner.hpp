@@ -28,6 +28,8 @@ public:
 
   // The last analysis that succeeded (kept while later requests fail), or null before the first.
   std::shared_ptr<const Analysis> lastValid() const { return lastValid_; }
+  // Drops lastValid() (another workspace was opened: its errors must not show the old one's mesh).
+  void forgetLastValid() { lastValid_.reset(); }
   // The newest request's error, empty when it succeeded.
   const QString& errorMessage() const { return errorMessage_; }
   std::optional<ErrorKind> errorKind() const { return errorKind_; }

@@ -34,6 +34,7 @@ void ScenarioDocument::newDocument() {
   filePath_.clear();
   undoStack_.setClean();
   emit filePathChanged(filePath_);
+  emit replaced();
   emit scenarioChanged();
 }
 
@@ -52,6 +53,7 @@ bool ScenarioDocument::load(const QString& path, QString* error) {
   filePath_ = path;
   undoStack_.setClean();
   emit filePathChanged(filePath_);
+  emit replaced();
   emit scenarioChanged();
   return true;
 }
@@ -70,6 +72,7 @@ void ScenarioDocument::restore(const Scenario& scenario, const QString& original
     filePath_ = originalPath;
     emit filePathChanged(filePath_);
   }
+  emit replaced();
   undoStack_.push(new EditScenarioCommand(this, tr("Restore autosaved workspace"), scenario_, scenario, QString()));
 }
 

@@ -44,6 +44,9 @@ public:
   void restore(const Scenario& scenario, const QString& originalPath);
 
 signals:
+  // Another workspace took this one's place (opened, new, restored after a crash); emitted before
+  // the scenarioChanged() that carries it, so view state of the old one can be dropped first.
+  void replaced();
   void scenarioChanged();
   void modifiedChanged(bool modified);
   void filePathChanged(const QString& path);
