@@ -33,6 +33,8 @@ std::map<std::string, CommandInfo>& commands() {
        {&runSearch,
         "which layout to run: every mesh split, ranked by step time among those that fit (see `search --help`)"}},
       {"topology", {&runTopology, "print a topology's devices in jax.devices() order as JSON"}},
+      {"decode-sharding",
+       {&runDecodeSharding, "which block of an array each device holds under an XLA HLO sharding string"}},
   };
   return table;
 }

@@ -36,5 +36,6 @@ int runPipeline(const Args& args, Streams io);
 int runSearch(const Args& args, Streams io);
 int runTopology(const Args& args, Streams io);
 int runValidate(const Args& args, Streams io);
+int runDecodeSharding(const Args& args, Streams io);
 
 } // namespace shardscope::cli

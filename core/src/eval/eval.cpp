@@ -42,6 +42,8 @@ const std::map<std::string, EvalOp>& evalOps() {
       {"auto_sharding_rule", opAutoShardingRule},
       {"composite_rule", opCompositeRule},
       {"shard", opShard},
+      // XLA HLO sharding text (eval_hlo_ops.cpp)
+      {"hlo_sharding", opHloSharding},
 
       // comm (eval_comm_ops.cpp)
       {"links", &evalLinks},

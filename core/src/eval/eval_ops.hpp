@@ -40,6 +40,8 @@ Json opMemoryConstrainedRule(const Json& request, EvalContext& context);
 Json opAutoShardingRule(const Json& request, EvalContext& context);
 Json opCompositeRule(const Json& request, EvalContext& context);
 Json opShard(const Json& request, EvalContext& context);
+// --- XLA HLO sharding text (eval_hlo_ops.cpp)
+Json opHloSharding(const Json& request, EvalContext& context);
 
 // --- comm: link graph and per-axis communication (eval_comm_ops.cpp)
 Json evalLinks(const Json& request, EvalContext& context);
