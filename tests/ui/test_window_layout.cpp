@@ -8,13 +8,17 @@
 #include "main_window.hpp"
 #include "models/logical_axes_model.hpp"
 #include "panels/logical_mesh_panel.hpp"
+#include "panels/step_panel.hpp"
 
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
+#include <QHeaderView>
+#include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTest>
 #include <QTimer>
 #include <QToolBar>
@@ -163,4 +167,32 @@ TEST_CASE("the unsaved-changes prompt answers Cancel to Enter", "[ui][layout]") 
   // Cancel kept the edited workspace: nothing saved, nothing discarded.
   CHECK(window.document()->isModified());
   CHECK(window.document()->scenario().mesh.axes[0].name == "data");
+}
+
+TEST_CASE("the Step dock is readable at its default size on a laptop screen", "[ui][layout]") {
+  test::app();
+  MainWindow window;
+  window.resize(laptopWidth, laptopHeight);
+  window.show();
+  window.resetLayout(); // the layout a first start gets: fitted to the screen, bottom docks tabbed
+  REQUIRE(window.openFile(SHARDSCOPE_SOURCE_DIR "/resources/scenarios/mixtral-8x7b-ep-v4-128.shardscope.json"));
+  REQUIRE(window.waitForAnalysis(60000));
+  REQUIRE(window.raiseDock("Step"));
+  QApplication::processEvents();
+  StepPanel* step = window.stepPanel();
+  REQUIRE(step->isVisible());
+  // The three big figures side by side, each whole and apart from the next.
+  const QLabel* figures[] = {step->timeLabel(), step->mfuLabel(), step->tokensLabel()};
+  for (const QLabel* f : figures) CHECK(f->width() >= f->sizeHint().width());
+  CHECK(figures[0]->geometry().right() < figures[1]->geometry().left());
+  CHECK(figures[1]->geometry().right() < figures[2]->geometry().left());
+  // Every column as wide as its header and its widest value: nothing cut to "omm tim" or "239 …".
+  QTableWidget* table = step->axisTable();
+  REQUIRE(table->rowCount() == 3); // fsdp, ep, tp
+  for (int col = 0; col < table->columnCount(); ++col) {
+    INFO("column " << col);
+    const int width = table->columnWidth(col);
+    CHECK(width >= table->horizontalHeader()->sectionSizeHint(col));
+    CHECK(width >= static_cast<QAbstractItemView*>(table)->sizeHintForColumn(col));
+  }
 }

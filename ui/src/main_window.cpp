@@ -156,6 +156,19 @@ void MainWindow::applyDefaultDockSizes() {
     resizeDocks({dock}, {std::clamp(h * 30 / 100, 200, 400)}, Qt::Vertical);
 }
 
+void MainWindow::tabBottomDocksWhenNarrow() {
+  // Under ~1500 px the centre is too narrow for Memory beside Communication/Step: one tab each,
+  // every one as wide as the centre. Wider windows keep them side by side.
+  if (width() >= 1500) return;
+  auto* memory = findChild<QDockWidget*>("MemoryDock");
+  auto* comm = findChild<QDockWidget*>("CommDock");
+  auto* step = findChild<QDockWidget*>("StepDock");
+  if (memory->isFloating() || comm->isFloating() || step->isFloating()) return;
+  tabifyDockWidget(memory, comm);
+  tabifyDockWidget(comm, step);
+  memory->raise();
+}
+
 void MainWindow::createDocks() {
   auto makeDock = [this](const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
@@ -317,6 +330,7 @@ void MainWindow::restoreSettings() {
   AppSettings settings;
   if (settings.windowGeometry().isEmpty() || !restoreGeometry(settings.windowGeometry())) {
     if (const QScreen* s = screen()) resize(defaultSizeFor(s->availableGeometry().size()));
+    tabBottomDocksWhenNarrow();
     applyDefaultDockSizes();
   }
   // A layout saved by a version with other docks is ignored (restoreState refuses it).
@@ -332,6 +346,7 @@ void MainWindow::resetLayout() {
   if (const QScreen* s = screen()) resize(defaultSizeFor(s->availableGeometry().size()));
   const auto analysis = runner_->lastValid();
   if (auto* dock = findChild<QDockWidget*>("PipelineDock")) dock->setVisible(analysis && analysis->pipeline);
+  tabBottomDocksWhenNarrow();
   applyDefaultDockSizes();
   AppSettings settings;
   settings.setWindowGeometry({});

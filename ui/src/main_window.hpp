@@ -97,6 +97,7 @@ private:
   void createDocks();
   void updateTitle();
   void applyDefaultDockSizes();
+  void tabBottomDocksWhenNarrow();
   // The one place that forgets what belonged to the previous workspace when another is opened
   // (or a new one started): selection, colour mode, Compare pin, error fallback, Pipeline dock.
   void onDocumentReplaced();

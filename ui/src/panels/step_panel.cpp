@@ -68,6 +68,7 @@ StepPanel::StepPanel(ViewSelection* selection, QWidget* parent) : QWidget(parent
   layout->setSpacing(4);
 
   auto* figures = new QHBoxLayout;
+  figures->setSpacing(16); // "456 ms" and "39.4%" never run together
   time_ = bigFigure(page_);
   time_->setToolTip(tr("Seconds per optimizer step: every micro-batch's forward and backward, the optimizer update, "
                        "the exposed communication (and the pipeline bubble under a pipeline)"));
@@ -113,7 +114,11 @@ StepPanel::StepPanel(ViewSelection* selection, QWidget* parent) : QWidget(parent
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionMode(QAbstractItemView::NoSelection);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  // Columns as wide as their header and values (the table scrolls sideways in a narrow dock rather
+  // than cutting "239 ms" to "239 …"), resizable by the user, the last one taking what is left.
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setTextElideMode(Qt::ElideRight);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->setMinimumHeight(60);
   layout->addWidget(table_, 1);
@@ -227,6 +232,7 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     }
     ++row;
   }
+  table_->resizeColumnsToContents();
 }
 
 bool StepPanel::eventFilter(QObject* watched, QEvent* event) {
