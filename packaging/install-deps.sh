@@ -12,6 +12,7 @@ packages=(
   libboost-graph-dev libboost-regex-dev
   nlohmann-json3-dev catch2 libbenchmark-dev
   xvfb xauth fonts-dejavu-core dpkg-dev file
+  python3
 )
 
 sudo_cmd=()

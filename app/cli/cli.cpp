@@ -25,6 +25,8 @@ std::map<std::string, CommandInfo>& commands() {
       {"step", {&runStep, "step time, MFU and what bounds a training step, per axis (see `step --help`)"}},
       {"validate",
        {&runValidate, "the published-runs validation suite: predicted vs measured step time (see `validate --help`)"}},
+      {"export",
+       {&runExport, "the layout as JAX code or MaxText overrides, ready to paste (see `export --help`)"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
       {"pipeline",
        {&runPipeline,

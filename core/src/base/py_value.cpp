@@ -325,7 +325,12 @@ std::string pythonStrRepr(std::string_view s) {
       out += "\\r";
     else if (c == q)
       out += std::string("\\") + q;
-    else
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) { // as repr: '\x01'
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[static_cast<unsigned char>(c) >> 4];
+      out += hex[static_cast<unsigned char>(c) & 15];
+    } else
       out += c;
   }
   return out + q;
