@@ -44,3 +44,28 @@ TEST_CASE("decode-sharding: usage errors exit 2, bad input exits 1", "[cli][deco
   CHECK(count.code == 1);
   CHECK_THAT(count.err, Catch::Contains("names 2 devices but there are 4"));
 }
+
+TEST_CASE("shard --format json: each parameter's HLO sharding, decodable by decode-sharding",
+          "[cli][decode_sharding]") {
+  const auto r = runCli(
+      {"shard", SHARDSCOPE_SOURCE_DIR "/resources/scenarios/gpt2-h100-2-hosts.shardscope.json", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const Json out = Json::parse(r.out);
+  REQUIRE(out["mesh"]["axis_names"] == Json::array({"dp", "fsdp"}));
+  REQUIRE(out["mesh"]["shape"] == Json::array({2, 8}));
+  // By hand (named_sharding_to_xla_hlo_sharding): P(None, 'fsdp') tiles dim 1 eight ways; dp is
+  // unused -> a replicated last dim of 2; device order iota([2,8]) transposed to (fsdp, dp).
+  const Json& wte = out["params"][0];
+  REQUIRE(wte["path"] == "transformer.wte.weight");
+  REQUIRE(wte["spec"] == "P(None, 'fsdp')");
+  CHECK(wte["hlo_sharding"] == "{devices=[1,8,2]<=[2,8]T(1,0) last_tile_dim_replicate}");
+  CHECK(out["params"][2]["hlo_sharding"] == "{replicated}"); // ln_1.weight, P()
+  // Fed back: [50257, 768] with fsdp coordinate f = position % 8 holding columns [96 f, 96 f + 96).
+  const auto back = runCli({"decode-sharding", wte["hlo_sharding"].get<std::string>(), "--shape", "50257,768",
+                            "--devices", "16", "--format", "json"});
+  REQUIRE(back.code == 0);
+  const Json decoded = Json::parse(back.out);
+  for (int k = 0; k < 16; ++k)
+    CHECK(decoded["devices"][k]["index"] ==
+          Json::array({Json::array({0, 50257}), Json::array({96 * (k % 8), 96 * (k % 8) + 96})}));
+}

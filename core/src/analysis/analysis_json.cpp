@@ -2,6 +2,7 @@
 #include "shardscope/analysis/analysis_json.hpp"
 
 #include "shardscope/base/json_text.hpp"
+#include "shardscope/sharding/hlo_sharding_blocks.hpp"
 
 #include <ostream>
 #include <string>
@@ -19,6 +20,27 @@ const char* severityName(Diagnostic::Severity s) {
     return "error";
   }
   return "info";
+}
+
+// Each group's HLO sharding text, as JAX lowers its spec on the analysis's mesh (device id k is
+// the mesh's k-th device, row-major); null when the spec does not fit the mesh (its diagnostics
+// say why).
+std::vector<Json> hloShardingTexts(const Analysis& a) {
+  std::vector<Json> texts(a.params.groups().size());
+  if (a.params.empty()) return texts;
+  const MeshAxes mesh = MeshAxes::fromMesh(a.mesh);
+  std::vector<bool> done(texts.size(), false);
+  for (std::size_t i = 0; i < a.params.size(); ++i) {
+    const std::uint32_t g = a.params.groupOf(i);
+    if (done[g]) continue;
+    done[g] = true;
+    try {
+      texts[g] = hloShardingText(mesh, a.params.groups()[g].spec, a.params[i].shape.size());
+    } catch (const Error&) {
+      texts[g] = nullptr;
+    }
+  }
+  return texts;
 }
 
 Json sourced(const SourcedValue& v) {
@@ -223,12 +245,14 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
 
   Json params = Json::array();
   const std::vector<std::string> specs = a.params.specTexts();
+  const std::vector<Json> hlo = hloShardingTexts(a);
   for (std::size_t i = 0; i < a.params.size(); ++i) {
     const ParamRow p = a.params[i];
     params.push_back({{"path", p.path},
                       {"shape", p.shape},
                       {"dtype", p.dtype},
                       {"spec", specs[a.params.groupOf(i)]},
+                      {"hlo_sharding", hlo[a.params.groupOf(i)]},
                       {"shard_shape", p.shard_shape},
                       {"bytes_per_device", p.bytes_per_device},
                       {"uneven", p.uneven},

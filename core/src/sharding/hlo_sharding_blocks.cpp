@@ -132,4 +132,10 @@ HloSharding hloShardingOf(const ArrayLayout& layout, const MeshAxes& mesh) {
   return s;
 }
 
+std::string hloShardingText(const MeshAxes& mesh, const PartitionSpec& spec, std::size_t rank) {
+  // Sizes of 1 divide nothing, so no uneven refusal; only the axes matter.
+  const ArrayLayout layout = layoutArray(mesh, Shape(rank, 1), parseDType("float32"), spec);
+  return hloShardingToString(hloShardingOf(layout, mesh));
+}
+
 } // namespace shardscope

@@ -14,6 +14,7 @@
 #include "shardscope/sharding/named_sharding.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace shardscope {
@@ -42,5 +43,8 @@ HloDecoded decodeHloSharding(const HloSharding& sharding, const Shape& shape, st
 // The HLO sharding JAX lowers `layout` (a NamedSharding over `mesh`) to. Device id k is the mesh's
 // grid position k (its k-th device, row-major).
 HloSharding hloShardingOf(const ArrayLayout& layout, const MeshAxes& mesh);
+// The same as text for `spec` on any array of `rank` dimensions (the sharding does not depend on
+// the sizes). Throws ValueError as layoutArray does when the spec does not fit the mesh or rank.
+std::string hloShardingText(const MeshAxes& mesh, const PartitionSpec& spec, std::size_t rank);
 
 } // namespace shardscope
