@@ -3,6 +3,7 @@
 // texts are in docs/ (installed under share/doc/shardscope).
 #include "cli.hpp"
 
+#include "shardscope/analysis/mesh_presets.hpp"
 #include "shardscope/eval/eval.hpp"
 #include "shardscope/sharding/logical_axes.hpp"
 #include "shardscope/models/model_loaders.hpp"
@@ -40,8 +41,12 @@ void helpTopology(std::ostream& out) {
 void helpMesh(std::ostream& out) {
   out << "Mesh strings: name:size pairs, one size may be -1 (absorbs the remaining devices):\n"
          "  \"fsdp:-1,tp:4\"   \"dp:2,fsdp:16,tp:4\"\n"
+         "Sizes are per slice; with several slices the first axis also spans the slices over DCN\n"
+         "(every command and the app place a mesh the same way).\n"
          "Axes are ordered by increasing network intensity, as in JAX: the last axis gets the\n"
-         "fastest links. In a workspace each axis also has a DCN part (across slices) and a type.\n";
+         "fastest links. In a workspace each axis also has a DCN part (across slices) and a type.\n"
+         "Or a preset name:\n";
+  for (const auto& preset : meshPresets()) out << "  " << preset.name << ": " << preset.description << "\n";
 }
 
 void helpModels(std::ostream& out) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shardscope/analysis/scenario.hpp"
+#include "shardscope/analysis/mesh_presets.hpp"
 
 #include "base/json_input.hpp"
 #include "scenario_step.hpp"
@@ -350,6 +351,7 @@ Scenario loadScenarioFile(const std::filesystem::path& file) {
 }
 
 std::vector<MeshAxis> meshAxesFromText(const std::string& text, const TopologySpec& topology) {
+  if (isMeshPreset(text)) return meshPresetAxes(text, topology.slices);
   const auto devices = makeDevices(topology);
   const auto perSlice = static_cast<std::int64_t>(devices.size()) / std::max(1, topology.slices);
   const MeshAxes parsed = parseMeshAxes(text, perSlice);

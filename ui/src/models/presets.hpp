@@ -15,15 +15,10 @@ QStringList rulePresetNames();
 // A rule preset's one-line description (tooltip), empty when unknown.
 QString rulePresetDescription(const QString& name);
 
-// A logical-mesh preset: a name and the axes it sets for the current topology.
-struct MeshPreset {
-  QString name;
-  QString description;
-};
+// The logical-mesh presets of core (analysis/mesh_presets.hpp) for the pickers.
 QStringList meshPresetNames();
 QString meshPresetDescription(const QString& name);
-// The axes of a preset for a slice of `chipsPerSlice` chips and `slices` slices. Sizes use -1 to
-// absorb the rest, so every preset fits any chip count.
+// The axes of a preset on `slices` slices (core's meshPresetAxes; ValueError for an unknown name).
 std::vector<MeshAxis> meshPresetAxes(const QString& name, int slices);
 
 } // namespace shardscope::ui

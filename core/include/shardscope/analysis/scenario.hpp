@@ -164,7 +164,8 @@ Shape resolveIciShape(const MeshConfig& mesh, std::int64_t chipsPerSlice);
 // The mesh axes a `--mesh` text ("dp:2,fsdp:-1,tp:4") gives on `topology`, as every command and the
 // eval read it: sizes are per slice (one may be -1, resolved against one slice's chips) and, with
 // several slices, every slice goes on the first axis over DCN (MaxText's data parallelism across
-// slices). Throws ValueError for a bad text.
+// slices). A mesh preset's name ("fsdp-tp", analysis/mesh_presets.hpp) gives its axes instead.
+// Throws ValueError for a bad text.
 std::vector<MeshAxis> meshAxesFromText(const std::string& text, const TopologySpec& topology);
 
 } // namespace shardscope
