@@ -99,11 +99,11 @@ void printStep(const Analysis& a, std::ostream& out) {
   for (const auto& g : s.segments) {
     // What each piece holds that the model prices on its own (docs/step-time.md).
     const std::string padding = s.padding_s > 0 ? " (incl. tile padding " + formatSeconds(s.padding_s) + ")" : "";
-    const std::string name = g.kind == "compute" ? "compute" + padding
-                             : g.kind == "hbm"   ? "HBM-bound (incl. optimizer " + formatSeconds(s.optimizer_s) +
+    const std::string name = g.kind == StepPart::Compute ? "compute" + padding
+                             : g.kind == StepPart::Hbm   ? "HBM-bound (incl. optimizer " + formatSeconds(s.optimizer_s) +
                                                      ", elementwise " + formatSeconds(s.elementwise_s) + ")"
-                             : g.kind == "bubble"   ? std::string("pipeline bubble")
-                             : g.kind == "handover" ? std::string("pipeline hand-overs")
+                             : g.kind == StepPart::Bubble   ? std::string("pipeline bubble")
+                             : g.kind == StepPart::Handover ? std::string("pipeline hand-overs")
                                                     : "exposed comm: " + g.axis;
     parts.rows.push_back({name, formatSeconds(g.seconds), percent(g.seconds, s.time_s)});
   }

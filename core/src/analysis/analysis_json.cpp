@@ -164,7 +164,7 @@ Json stepToJson(const StepEstimate& s) {
   out["elementwise_s"] = number(s.elementwise_s);
   out["padding_s"] = number(s.padding_s);
   out["exposed_comm_s"] = number(s.exposed_comm_s);
-  out["bound_by"] = s.estimated ? Json(s.bound_by) : Json();
+  out["bound_by"] = s.estimated ? Json(boundText(s.bound_by)) : Json();
   Json axes = Json::array();
   for (const auto& a : s.per_axis) {
     Json collectives = Json::array();
@@ -204,7 +204,7 @@ Json stepToJson(const StepEstimate& s) {
   out["critical"] = critical;
   Json segments = Json::array();
   for (const auto& g : s.segments) {
-    Json j{{"kind", g.kind}, {"seconds", g.seconds}};
+    Json j{{"kind", std::string(stepPartName(g.kind))}, {"seconds", g.seconds}};
     if (!g.axis.empty()) j["axis"] = g.axis;
     segments.push_back(std::move(j));
   }

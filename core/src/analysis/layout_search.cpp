@@ -77,7 +77,7 @@ LayoutRow rowOf(const Analysis& a, const std::vector<MeshAxis>& axes, std::strin
   if (a.step.estimated) {
     row.step_time_s = a.step.time_s;
     row.mfu = a.step.mfu;
-    row.bound_by = a.step.bound_by;
+    row.bound_by = boundText(a.step.bound_by);
     row.why = a.step.summary;
   } else {
     row.why = "step time not estimated; " + gib(row.max_bytes) + " on the fullest device";

@@ -372,16 +372,16 @@ void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step, std::vector
   const double time = p.makespan + step.optimizer_s + handover;
   const double bubble = std::max(0.0, time - handover - step.compute_s - step.hbm_s - step.exposed_comm_s);
   for (auto& segment : step.segments) {
-    if (segment.kind == "compute") segment.seconds = step.compute_s;
-    if (segment.kind == "hbm") segment.seconds = step.hbm_s;
-    if (segment.kind == "comm") segment.seconds /= ranks;
+    if (segment.kind == StepPart::Compute) segment.seconds = step.compute_s;
+    if (segment.kind == StepPart::Hbm) segment.seconds = step.hbm_s;
+    if (segment.kind == StepPart::Comm) segment.seconds /= ranks;
   }
-  step.segments.push_back({"bubble", "", bubble});
-  if (handover > 0) step.segments.push_back({"handover", "", handover});
+  step.segments.push_back({StepPart::Bubble, "", bubble});
+  if (handover > 0) step.segments.push_back({StepPart::Handover, "", handover});
   step.time_s = time;
   step.tokens_per_s *= spmd / time;
   step.mfu *= spmd / time;
-  if (bubble > step.compute_s && bubble > step.hbm_s && bubble > step.exposed_comm_s) step.bound_by = "pipeline";
+  if (bubble > step.compute_s && bubble > step.hbm_s && bubble > step.exposed_comm_s) step.bound_by = {StepPart::Bubble, ""};
 
   // The engine's sentence priced the layout without the pipeline; keep only what bounds a stage.
   std::string inside;

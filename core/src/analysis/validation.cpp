@@ -256,12 +256,12 @@ ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache) {
       r.step_error = r.predicted_step_s / r.measured_step_s - 1;
       r.measured_mfu = flops / (r.measured_step_s * peak);
       r.predicted_mfu = flops / (r.predicted_step_s * peak);
-      r.bound_by = a.step.bound_by;
+      r.bound_by = boundText(a.step.bound_by);
       r.compute_s = a.step.compute_s;
       r.hbm_s = a.step.hbm_s;
       r.exposed_comm_s = a.step.exposed_comm_s;
       for (const auto& seg : a.step.segments)
-        if (seg.kind == "bubble") r.bubble_s += seg.seconds;
+        if (seg.kind == StepPart::Bubble) r.bubble_s += seg.seconds;
       r.ok = true;
     } else if (r.error.empty()) {
       r.error = a.step.not_estimated.empty() ? "no step time" : a.step.not_estimated.front();

@@ -115,7 +115,7 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
         s << " (across hosts)";
     }
   };
-  const bool commBound = e.bound_by.rfind("comm:", 0) == 0 && worst;
+  const bool commBound = e.bound_by.part == StepPart::Comm && worst;
   const bool commMatters = worst && worst->exposed >= 0.05 * e.time_s;
   // Replicas without a sequence of their own compute padding: that, not the links, is the fix.
   std::int64_t replicas = 1;
@@ -124,7 +124,7 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
     if (std::find(o.batch_axes.begin(), o.batch_axes.end(), in.mesh->axis_names[a]) != o.batch_axes.end())
       replicas *= shape[a];
   const bool padded = replicas > o.micro_batch;
-  if (padded && e.bound_by == "compute") {
+  if (padded && e.bound_by.part == StepPart::Compute) {
     s << "compute, but only " << o.micro_batch << " of the " << replicas
       << " batch replicas have a sequence (the rest compute padding): raise micro_batch to " << replicas << ".";
     return s.str();
@@ -134,7 +134,7 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
     s << ": ";
     adviseAxis(s, e, *worst, main, o);
   } else {
-    if (e.bound_by == "hbm")
+    if (e.bound_by.part == StepPart::Hbm)
       s << "HBM bandwidth: too few tokens per device to reuse each weight it reads; raise micro_batch";
     else
       s << "compute";
@@ -143,7 +143,7 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
       describeAxis(*worst);
       s << " add " << whole(100 * worst->exposed / e.time_s) << "% on top: ";
       adviseAxis(s, e, *worst, main, o);
-    } else if (e.bound_by != "hbm") {
+    } else if (e.bound_by.part != StepPart::Hbm) {
       s << ": communication hides behind it; ";
       if (o.recompute == Recompute::Full)
         s << "full recompute re-runs every forward: selective recompute would save about a quarter if memory allows";
@@ -159,3 +159,16 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
 }
 
 } // namespace shardscope::step
+
+namespace shardscope {
+
+std::string boundText(const StepBound& bound) {
+  switch (bound.part) {
+  case StepPart::Comm: return "comm:" + bound.axis;
+  case StepPart::Bubble:
+  case StepPart::Handover: return "pipeline";
+  default: return std::string(stepPartName(bound.part));
+  }
+}
+
+} // namespace shardscope

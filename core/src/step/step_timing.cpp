@@ -156,19 +156,19 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
   e.tokens_per_s = e.time_s > 0 ? e.tokens_per_step / e.time_s : 0.0;
   e.mfu = e.time_s > 0 ? e.model_flops / (e.time_s * static_cast<double>(e.devices) * o.peak_flops.value) : 0.0;
 
-  e.segments.push_back({"compute", "", e.compute_s});
-  if (e.hbm_s > 0) e.segments.push_back({"hbm", "", e.hbm_s});
-  e.bound_by = "compute";
+  e.segments.push_back({StepPart::Compute, "", e.compute_s});
+  if (e.hbm_s > 0) e.segments.push_back({StepPart::Hbm, "", e.hbm_s});
+  e.bound_by = {StepPart::Compute, ""};
   double worst = e.compute_s;
   if (e.hbm_s > worst) {
     worst = e.hbm_s;
-    e.bound_by = "hbm";
+    e.bound_by = {StepPart::Hbm, ""};
   }
   for (const auto& axis : e.per_axis) {
-    if (axis.exposed > 0) e.segments.push_back({"comm", axis.axis, axis.exposed});
+    if (axis.exposed > 0) e.segments.push_back({StepPart::Comm, axis.axis, axis.exposed});
     if (axis.exposed > worst) {
       worst = axis.exposed;
-      e.bound_by = "comm:" + axis.axis;
+      e.bound_by = {StepPart::Comm, axis.axis};
     }
   }
 

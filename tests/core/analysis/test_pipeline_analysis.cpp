@@ -431,7 +431,7 @@ TEST_CASE("under a pipeline the step is the schedule's makespan plus the optimiz
   double segments = 0, bubble = 0;
   for (const auto& seg : a.step.segments) {
     segments += seg.seconds;
-    if (seg.kind == "bubble") bubble = seg.seconds;
+    if (seg.kind == StepPart::Bubble) bubble = seg.seconds;
   }
   CHECK(segments == Approx(a.step.time_s));
   // A device's work is its rank's average: (12 + 12) units and the last stage's 4h over 2 ranks.

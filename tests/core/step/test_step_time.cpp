@@ -343,7 +343,8 @@ TEST_CASE("step: a tensor axis past n F / (C / W) is named in the summary with a
   c.options.microbatches = 1;
   c.options.seq_len = 2048;
   const StepEstimate e = c.run();
-  CHECK(e.bound_by == "comm:tp");
+  CHECK(e.bound_by == StepBound{StepPart::Comm, "tp"});
+  CHECK(boundText(e.bound_by) == "comm:tp");
   const StepCritical* tp = nullptr;
   for (const auto& k : e.critical)
     if (k.axis == "tp") tp = &k;

@@ -58,8 +58,8 @@ std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis) {
     // time is what the makespan adds to them (the estimate's "bubble" segment), and the hand-overs
     // of the fill and the drain are the critical path's ("handover").
     for (const auto& segment : step.segments) {
-      if (segment.kind == "bubble") bubble = segment.seconds;
-      if (segment.kind == "handover") handover = segment.seconds;
+      if (segment.kind == StepPart::Bubble) bubble = segment.seconds;
+      if (segment.kind == StepPart::Handover) handover = segment.seconds;
     }
   }
   const QString share = QObject::tr("<br>%1 of the step.");

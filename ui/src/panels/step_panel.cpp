@@ -196,7 +196,7 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   }
   summary_->setText(summary);
   summary_->setToolTip(tr("Bound by %1 (the largest of compute, HBM and each axis' exposed communication)")
-                           .arg(QString::fromStdString(step->bound_by)));
+                           .arg(QString::fromStdString(boundText(step->bound_by))));
 
   const StepCalibration& c = step->calibration;
   QStringList figures;

@@ -20,6 +20,7 @@
 #include "shardscope/models/model.hpp"
 #include "shardscope/sharding/shard_plan.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -157,11 +158,34 @@ struct StepCritical {
 };
 
 // One piece of the step bar, in order: compute, hbm, then exposed communication per axis.
+// Where the seconds of a step go: matmul compute, HBM-bound time, exposed communication (of one
+// axis), a pipeline's idle time and its activation handover between stages.
+enum class StepPart { Compute, Hbm, Comm, Bubble, Handover };
+constexpr std::array<std::pair<std::string_view, StepPart>, 5> kStepPartNames{{
+    {"compute", StepPart::Compute},
+    {"hbm", StepPart::Hbm},
+    {"comm", StepPart::Comm},
+    {"bubble", StepPart::Bubble},
+    {"handover", StepPart::Handover},
+}};
+constexpr std::string_view stepPartName(StepPart p) { return nameOf(p, kStepPartNames); }
+
 struct StepSegment {
-  std::string kind; // "compute", "hbm", "comm", "bubble" (a pipeline's idle time)
-  std::string axis; // for "comm"
+  StepPart kind = StepPart::Compute;
+  std::string axis; // for StepPart::Comm
   double seconds = 0;
 };
+
+// What bounds a step: its largest part (a pipeline's when the bubble is), and the axis when it is
+// communication.
+struct StepBound {
+  StepPart part = StepPart::Compute;
+  std::string axis;
+
+  bool operator==(const StepBound&) const = default;
+};
+// "compute", "hbm", "comm:<axis>" or "pipeline": how JSON answers and tables say it.
+std::string boundText(const StepBound& bound);
 
 struct StepEstimate {
   bool estimated = false;
@@ -182,7 +206,7 @@ struct StepEstimate {
   // of compute_s and hbm_s): under a pipeline they run on the last stage only.
   double head_fwd_s = 0, head_bwd_s = 0;
   double exposed_comm_s = 0; // communication compute does not hide
-  std::string bound_by;      // "compute", "hbm", "comm:<axis>" or "pipeline" (its bubble)
+  StepBound bound_by;
   std::vector<StepAxis> per_axis;
   std::vector<StepCritical> critical;
   std::vector<StepSegment> segments;
