@@ -11,7 +11,7 @@ export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 "$app" --screenshot "$here/error-inline.png" "$here/v4-needs-split.shardscope.json"
 "$app" --screenshot "$here/v4-fsdp-ring.png" --axis fsdp --select 21 "$here/v4-default-split.shardscope.json"
 "$app" --screenshot "$here/v4-dark.png" --dark --axis tp --select 0 "$here/v4-default-split.shardscope.json"
-"$app" --screenshot "$here/v5p-full-pod.png" --axis data "$here/v5p-full-pod.shardscope.json"
+"$app" --screenshot "$here/v5p-full-pod.png" --axis fsdp "$here/v5p-full-pod.shardscope.json"
 "$app" --screenshot "$here/v5e-multislice.png" --axis data "$here/v5e-multislice.shardscope.json"
 "$app" --screenshot "$here/h100-cluster.png" --axis tp --select 9 "$here/h100-cluster.shardscope.json"
 "$app" --screenshot "$here/v3-two-cores.png" --axis tp --select 5 "$here/v3-two-cores.shardscope.json"

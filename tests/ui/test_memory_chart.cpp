@@ -45,7 +45,7 @@ TEST_CASE("the memory chart shows per-device bars, the maximum and the OOM badge
 
   chart.setAnalysis(analysisWithMemory(8, 1.0, 32e9));
   CHECK(chart.hasData());
-  CHECK_FALSE(chart.showsHistogram());
+  CHECK_FALSE(chart.showsClasses());
   CHECK(chart.shownMaxBytes() == Approx(3 * 4e9 + 1e9));
   CHECK(chart.summaryLabel()->text().contains("device 2"));
   CHECK(chart.findChildren<QLabel*>().size() >= 2);
@@ -58,8 +58,40 @@ TEST_CASE("the memory chart shows per-device bars, the maximum and the OOM badge
     if (l->text() == "OUT OF MEMORY") oomVisible = !l->isHidden();
   CHECK(oomVisible);
 
-  // Big pods get a histogram.
-  chart.setAnalysis(analysisWithMemory(MemoryChart::maxBars + 1, 1.0, 32e9));
-  CHECK(chart.showsHistogram());
-  selection.setDevice(5); // highlighting a device in a histogram must not fail
+  // More devices than bars fit: one bar per memory class. Device i holds (1 + i % 3) GB of
+  // parameters, so 300 devices form 3 classes of 100, the fullest (i % 3 == 2, first device 2) first.
+  chart.setAnalysis(analysisWithMemory(300, 1.0, 32e9));
+  REQUIRE(chart.showsClasses());
+  CHECK(chart.barLabels() == QStringList{"2 (×100)", "1 (×100)", "0 (×100)"});
+  REQUIRE(chart.barDevices().size() == 3);
+  CHECK(chart.barDevices()[0].front() == 2);
+  CHECK(chart.barDevices()[2].front() == 0);
+  CHECK(chart.legendLabel()->text().contains("3 memory classes"));
+  selection.setDevice(5); // highlighting a device of a class must not fail
+}
+
+TEST_CASE("the memory chart shows representative classes when there are more than fit", "[ui][memory]") {
+  test::app();
+  ViewSelection selection;
+  MemoryChart chart(&selection);
+  chart.resize(400, 300);
+  // 200 devices, each its own class (parameters grow with the id): more classes than bars fit.
+  auto a = std::make_shared<Analysis>();
+  for (int i = 0; i < 200; ++i) {
+    a->mesh.devices.push_back(Device{i, Platform::Tpu, "TPU v4", std::array<int, 3>{i, 0, 0}, 0, 0, std::nullopt});
+    DeviceMemory d;
+    d.params = (1 + i) * 1e8;
+    a->memory.per_device.push_back(d);
+  }
+  a->memory.max_bytes = 200 * 1e8;
+  a->memory.argmax = 199;
+  a->memory.hbm_bytes = 32e9;
+  chart.setAnalysis(a);
+  REQUIRE(chart.showsClasses());
+  const auto& bars = chart.barDevices();
+  REQUIRE(static_cast<int>(bars.size()) == chart.barCapacity());
+  // The fullest (device 199) first, the least full (device 0) last, one device per class.
+  CHECK(bars.front() == std::vector<int>{199});
+  CHECK(bars.back() == std::vector<int>{0});
+  CHECK(chart.legendLabel()->text().contains(QStringLiteral("%1 of 200 memory classes").arg(bars.size())));
 }

@@ -151,7 +151,13 @@ void MainWindow::applyDefaultDockSizes() {
   const int right = std::max(std::clamp(w * 29 / 100, 300, 470), sharding_->minimumSizeHint().width() + 8);
   resizeDocks({findChild<QDockWidget*>("LogicalDock")}, {std::clamp(w * 22 / 100, 250, 400)}, Qt::Horizontal);
   resizeDocks({findChild<QDockWidget*>("ShardingDock")}, {right}, Qt::Horizontal);
-  resizeDocks({findChild<QDockWidget*>("MemoryDock")}, {std::clamp(h * 34 / 100, 220, 340)}, Qt::Vertical);
+  auto* memory = findChild<QDockWidget*>("MemoryDock");
+  resizeDocks({memory}, {std::clamp(h * 34 / 100, 220, 340)}, Qt::Vertical);
+  // Side by side (a wide window), Memory takes half of the bottom: its bars need the width.
+  if (auto* comm = findChild<QDockWidget*>("CommDock"); !tabifiedDockWidgets(memory).contains(comm)) {
+    const int bottom = w - std::clamp(w * 22 / 100, 250, 400) - right;
+    resizeDocks({memory, comm}, {bottom / 2, bottom / 2}, Qt::Horizontal);
+  }
   if (auto* dock = findChild<QDockWidget*>("PipelineDock"); dock && !dock->isHidden())
     resizeDocks({dock}, {std::clamp(h * 30 / 100, 200, 400)}, Qt::Vertical);
 }

@@ -45,6 +45,7 @@ CommChart::CommChart(QWidget* parent) : QWidget(parent) {
   pageLayout->setContentsMargins(0, 0, 0, 0);
   details_ = new QLabel(page_);
   details_->setWordWrap(true);
+  details_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   QFont small = details_->font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
   details_->setFont(small);
@@ -117,7 +118,25 @@ void CommChart::rebuild() {
                  .arg(facts.join(", "));
   }
   legend_->setText(legendHtml(legend));
-  details_->setText(tr("Communication per training step.<br>%1").arg(lines.join("<br>")));
+  // No step estimate (a serving workload, a model without its architecture): no time to chart.
+  // Say so in words, with the reason, instead of an empty 0-1 µs plot titled "per training step".
+  const bool timed = analysis_->step.estimated && maxT > 0;
+  view_->setVisible(timed);
+  legend_->setVisible(timed);
+  if (!timed) {
+    QStringList reasons;
+    for (const auto& r : analysis_->step.not_estimated) reasons << QString::fromStdString(r).toHtmlEscaped();
+    const QString why = !analysis_->step.estimated
+                            ? (reasons.isEmpty() ? tr("there is no step estimate for this scenario")
+                                                 : reasons.join(QStringLiteral("; ")))
+                            : tr("the collectives of this step move no bytes");
+    details_->setText(tr("<b>No communication time to show</b>: %1. Shardscope times collectives per training step; "
+                         "per-token and per-request communication of serving is not estimated.<br>How each axis "
+                         "lies on the links:<br>%2")
+                          .arg(why, lines.join("<br>")));
+  } else {
+    details_->setText(tr("Communication per training step.<br>%1").arg(lines.join("<br>")));
+  }
   auto* axisX = new QBarCategoryAxis;
   axisX->append(categories);
   auto* axisY = new QValueAxis;

@@ -12,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
+#include <QResizeEvent>
 #include <QPen>
 #include <QStackedBarSeries>
 #include <QStackedWidget>
@@ -19,7 +20,9 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 
 namespace shardscope::ui {
 
@@ -43,10 +46,12 @@ MemoryChart::MemoryChart(ViewSelection* selection, QWidget* parent) : QWidget(pa
   auto* header = new QHBoxLayout;
   summary_ = new QLabel(chartPage_);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  summary_->setWordWrap(true); // "max 465 GiB (device 0, …)" wraps in a narrow dock, never cut
   oomBadge_ = new QLabel(tr("OUT OF MEMORY"), chartPage_);
   oomBadge_->setStyleSheet(
       "QLabel { background: #d73027; color: white; font-weight: bold; padding: 2px 8px; border-radius: 3px; }");
   oomBadge_->setToolTip(tr("The fullest device needs more than its HBM."));
+  oomBadge_->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed); // always whole
   header->addWidget(summary_, 1);
   header->addWidget(oomBadge_);
   pageLayout->addLayout(header);
@@ -59,8 +64,9 @@ MemoryChart::MemoryChart(ViewSelection* selection, QWidget* parent) : QWidget(pa
   stack_->addWidget(chartPage_);
   layout->addWidget(stack_);
   setWhatsThis(tr("<b>Memory per device</b><br>Stacked bars: parameters, gradients, optimizer state, activations and "
-                  "KV cache on each device, with the HBM capacity as a line. Large pods show a histogram of totals. "
-                  "Click a bar to select that device."));
+                  "KV cache on each device, with the HBM capacity as a line. When there are more devices than bars "
+                  "fit, each bar is a memory class (devices holding the same bytes), fullest first, labelled with "
+                  "how many devices it stands for. Click a bar to select its device."));
   connect(selection_, &ViewSelection::deviceChanged, this, &MemoryChart::highlightSelected);
 }
 
@@ -71,11 +77,48 @@ void MemoryChart::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   rebuild();
 }
 
+namespace {
+// Devices holding the same bytes in every category (to the byte) form one memory class.
+using MemoryKey = std::array<long long, 5>;
+MemoryKey memoryKey(const DeviceMemory& d) {
+  return {std::llround(d.params), std::llround(d.grads), std::llround(d.optimizer), std::llround(d.activations),
+          std::llround(d.kv_cache)};
+}
+} // namespace
+
+int MemoryChart::barCapacity() const {
+  // A rotated label needs one text line of width; 16 px a bar keeps them apart. The 70 px are the
+  // value axis and the margins.
+  const int perBar = std::max(16, fontMetrics().height() + 4);
+  return std::clamp((width() - 80) / perBar, 4, 96);
+}
+
+void MemoryChart::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  // Another width holds another number of bars: choose them again (labels never elide to "…").
+  if (hasData() && barCapacity() != builtCapacity_) rebuild();
+}
+
+QStringList MemoryChart::categoryNames() const {
+  QStringList names;
+  for (const auto* set : sets_) names << set->label();
+  return names;
+}
+
+QStringList MemoryChart::barLabels() const {
+  const QChart* chart = view_->chart();
+  if (!chart) return {};
+  for (auto* axis : chart->axes(Qt::Horizontal))
+    if (auto* categories = qobject_cast<QBarCategoryAxis*>(axis)) return categories->categories();
+  return {};
+}
+
 void MemoryChart::rebuild() {
   sets_.clear();
-  binDevices_.clear();
+  barDevices_.clear();
   shownMax_ = 0;
-  histogram_ = false;
+  classes_ = false;
+  builtCapacity_ = barCapacity();
   if (!hasData()) {
     stack_->setCurrentWidget(placeholder_);
     return;
@@ -85,7 +128,62 @@ void MemoryChart::rebuild() {
   const auto& devices = analysis_->mesh.devices;
   // One entry per device is the contract; never index past either list if a stage disagrees.
   const int n = static_cast<int>(std::min(mem.per_device.size(), devices.size()));
-  for (int p = 0; p < n; ++p) shownMax_ = std::max(shownMax_, mem.per_device[static_cast<std::size_t>(p)].total());
+  const auto memoryOf = [&](int p) -> const DeviceMemory& { return mem.per_device[static_cast<std::size_t>(p)]; };
+  for (int p = 0; p < n; ++p) shownMax_ = std::max(shownMax_, memoryOf(p).total());
+
+  // Which devices each bar stands for, and its label.
+  QStringList categories;
+  QString barsNote;
+  if (n <= builtCapacity_) {
+    std::vector<int> order(static_cast<std::size_t>(n));
+    for (int p = 0; p < n; ++p) order[static_cast<std::size_t>(p)] = p;
+    // In id order (mesh order is 0, 1, 4, 5, 2, 3, ... on a torus).
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return devices[static_cast<std::size_t>(a)].id < devices[static_cast<std::size_t>(b)].id;
+    });
+    for (int p : order) {
+      barDevices_.push_back({p});
+      categories << QString::number(devices[static_cast<std::size_t>(p)].id);
+    }
+  } else {
+    classes_ = true;
+    std::map<MemoryKey, std::vector<int>> byKey;
+    for (int p = 0; p < n; ++p) byKey[memoryKey(memoryOf(p))].push_back(p);
+    std::vector<std::vector<int>> classes;
+    classes.reserve(byKey.size());
+    for (auto& [key, members] : byKey) classes.push_back(std::move(members));
+    // Fullest first; equal totals by their first device id.
+    std::stable_sort(classes.begin(), classes.end(), [&](const auto& a, const auto& b) {
+      const double ta = memoryOf(a.front()).total(), tb = memoryOf(b.front()).total();
+      if (ta != tb) return ta > tb;
+      return devices[static_cast<std::size_t>(a.front())].id < devices[static_cast<std::size_t>(b.front())].id;
+    });
+    const int k = static_cast<int>(classes.size());
+    const int shown = std::min(k, builtCapacity_);
+    // The fullest, the least full and classes evenly spaced between (by rank of total).
+    int previous = -1;
+    for (int i = 0; i < shown; ++i) {
+      const int c = shown == 1 ? 0 : static_cast<int>(std::lround(static_cast<double>(i) * (k - 1) / (shown - 1)));
+      if (c == previous) continue;
+      previous = c;
+      auto& members = classes[static_cast<std::size_t>(c)];
+      std::sort(members.begin(), members.end(), [&](int a, int b) {
+        return devices[static_cast<std::size_t>(a)].id < devices[static_cast<std::size_t>(b)].id;
+      });
+      // The class' first device id and its size: unique (a category axis merges equal labels).
+      categories
+          << QStringLiteral("%1 (×%2)").arg(devices[static_cast<std::size_t>(members.front())].id).arg(members.size());
+      barDevices_.push_back(std::move(members));
+    }
+    barsNote = static_cast<int>(barDevices_.size()) < k
+                   ? tr("%1 of %2 memory classes: the fullest, the least full and evenly between; \"id (×N)\": the "
+                        "first device of a class of N")
+                         .arg(barDevices_.size())
+                         .arg(k)
+                   : (k == 1 ? tr("1 memory class") : tr("%1 memory classes, fullest first").arg(k)) +
+                         tr("; \"id (×N)\": the first of N devices holding exactly these bytes");
+  }
+  const int bars = static_cast<int>(barDevices_.size());
 
   const bool dark = palette().color(QPalette::Window).lightnessF() < 0.5;
   auto* chart = new QChart;
@@ -97,102 +195,66 @@ void MemoryChart::rebuild() {
   auto* axisX = new QBarCategoryAxis;
   auto* axisY = new QValueAxis;
   auto* series = new QStackedBarSeries;
-  histogram_ = n > maxBars;
 
-  if (!histogram_) {
-    const char* names[] = {"Parameters", "Gradients", "Optimizer", "Activations", "KV cache"};
-    const QColor colors[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759), QColor(0xb07aa1)};
-    for (int k = 0; k < 5; ++k) {
-      auto* set = new QBarSet(tr(names[k]));
-      set->setColor(colors[k]);
-      set->setBorderColor(colors[k]);
-      set->setSelectedColor(colors[k].lighter(150));
-      sets_.push_back(set);
-    }
-    QStringList categories;
-    for (int p = 0; p < n; ++p) {
-      const DeviceMemory& d = mem.per_device[static_cast<std::size_t>(p)];
-      const double v[] = {d.params, d.grads, d.optimizer, d.activations, d.kv_cache};
-      for (int k = 0; k < 5; ++k) *sets_[static_cast<std::size_t>(k)] << v[k] / kGiB;
-      categories << QString::number(devices[static_cast<std::size_t>(p)].id);
-    }
-    // Drop categories nobody uses (serving has no gradients, training no KV cache).
-    for (auto* set : sets_) {
-      double sum = 0;
-      for (int i = 0; i < set->count(); ++i) sum += set->at(i);
-      if (sum > 0)
-        series->append(set);
-      else
-        delete set;
-    }
-    const QList<QBarSet*> kept = series->barSets();
-    sets_.assign(kept.begin(), kept.end());
-    for (auto* set : sets_) legend.push_back({set->color(), set->label()});
-    axisX->append(categories);
-    // Ids are readable up to a few dozen bars; beyond that the axis stays bare (hover tells).
-    if (n > 32)
-      axisX->setLabelsVisible(false);
-    else
-      axisX->setTitleText(tr("device id"));
-    series->setBarWidth(n > 64 ? 1.0 : 0.8);
-    connect(series, &QStackedBarSeries::clicked, this, [this](int index, QBarSet*) { selection_->setDevice(index); });
-  } else {
-    // Histogram of totals over [least, fullest] device; one bar when every device holds the same.
-    double lo = shownMax_;
-    for (int p = 0; p < n; ++p) lo = std::min(lo, mem.per_device[static_cast<std::size_t>(p)].total());
-    const double span = shownMax_ - lo;
-    const int bins = span <= 1e-9 * std::max(shownMax_, 1.0) ? 1 : 16;
-    binDevices_.assign(static_cast<std::size_t>(bins), {});
-    for (int p = 0; p < n; ++p) {
-      const double t = mem.per_device[static_cast<std::size_t>(p)].total();
-      const int b = bins == 1 ? 0 : std::min(bins - 1, static_cast<int>((t - lo) / span * bins));
-      binDevices_[static_cast<std::size_t>(b)].push_back(p);
-    }
-    auto* set = new QBarSet(tr("Devices"));
-    set->setColor(QColor(0x4e79a7));
-    set->setSelectedColor(QColor(0xd62728));
-    QStringList categories;
-    for (int b = 0; b < bins; ++b) {
-      *set << static_cast<double>(binDevices_[static_cast<std::size_t>(b)].size());
-      categories << QString::number((bins == 1 ? shownMax_ : lo + (b + 0.5) * span / bins) / kGiB, 'f', 1);
-    }
-    series->append(set);
+  const char* names[] = {"Parameters", "Gradients", "Optimizer", "Activations", "KV cache"};
+  const QColor colors[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759), QColor(0xb07aa1)};
+  for (int c = 0; c < 5; ++c) {
+    auto* set = new QBarSet(tr(names[c]));
+    set->setColor(colors[c]);
+    set->setBorderColor(colors[c]);
+    set->setSelectedColor(colors[c].lighter(150));
     sets_.push_back(set);
-    legend.push_back({set->color(), tr("devices per bin of total memory")});
-    axisX->append(categories);
-    axisX->setTitleText(tr("GiB per device (bin centre)"));
-    series->setBarWidth(1.0);
-    connect(series, &QStackedBarSeries::clicked, this, [this](int index, QBarSet*) {
-      const auto& devs = binDevices_[static_cast<std::size_t>(index)];
-      if (!devs.empty()) selection_->setDevice(devs.front());
-    });
   }
+  for (const auto& members : barDevices_) {
+    const DeviceMemory& d = memoryOf(members.front());
+    const double v[] = {d.params, d.grads, d.optimizer, d.activations, d.kv_cache};
+    for (int c = 0; c < 5; ++c) *sets_[static_cast<std::size_t>(c)] << v[c] / kGiB;
+  }
+  // Drop categories nobody uses (serving has no gradients, training no KV cache).
+  for (auto* set : sets_) {
+    double sum = 0;
+    for (int i = 0; i < set->count(); ++i) sum += set->at(i);
+    if (sum > 0)
+      series->append(set);
+    else
+      delete set;
+  }
+  const QList<QBarSet*> kept = series->barSets();
+  sets_.assign(kept.begin(), kept.end());
+  for (auto* set : sets_) legend.push_back({set->color(), set->label()});
+  axisX->append(categories);
+  // Labels turn upright-to-vertical when they would not fit side by side: never elided.
+  int widest = 0;
+  for (const QString& c : categories) widest = std::max(widest, fontMetrics().horizontalAdvance(c));
+  if (bars > 0 && widest + 6 > (width() - 80) / bars) axisX->setLabelsAngle(-90);
+  axisX->setTitleText(classes_ ? tr("memory class") : tr("device id"));
+  series->setBarWidth(bars > 32 ? 0.9 : 0.7);
+  connect(series, &QStackedBarSeries::clicked, this, [this](int index, QBarSet*) {
+    if (index >= 0 && index < static_cast<int>(barDevices_.size()))
+      selection_->setDevice(barDevices_[static_cast<std::size_t>(index)].front());
+  });
   chart->addSeries(series);
   chart->addAxis(axisX, Qt::AlignBottom);
   chart->addAxis(axisY, Qt::AlignLeft);
   series->attachAxis(axisX);
   series->attachAxis(axisY);
 
-  if (!histogram_ && mem.hbm_bytes > 0) {
+  if (mem.hbm_bytes > 0) {
     auto* hbm = new QLineSeries;
     hbm->setName(tr("HBM %1").arg(formatBytes(mem.hbm_bytes)));
     hbm->setPen(QPen(QColor(0xd62728), 2, Qt::DashLine));
     hbm->append(-0.5, mem.hbm_bytes / kGiB);
-    hbm->append(n - 0.5, mem.hbm_bytes / kGiB);
+    hbm->append(bars - 0.5, mem.hbm_bytes / kGiB);
     chart->addSeries(hbm);
     hbm->attachAxis(axisX);
     hbm->attachAxis(axisY);
     legend.push_back({QColor(0xd62728), hbm->name(), true});
   }
-  legend_->setText(legendHtml(legend));
-  if (histogram_) {
-    axisY->setTitleText(tr("devices"));
-    axisY->setLabelFormat("%d");
-  } else {
-    axisY->setTitleText(tr("GiB"));
-    axisY->setRange(0, std::max(shownMax_, mem.hbm_bytes) / kGiB * 1.08);
-    axisY->applyNiceNumbers();
-  }
+  legend_->setText(legendHtml(legend) +
+                   (barsNote.isEmpty() ? QString() : QStringLiteral("<br><i>%1</i>").arg(barsNote.toHtmlEscaped())));
+  axisY->setTitleText(tr("GiB"));
+  axisY->setRange(0, std::max(shownMax_, mem.hbm_bytes) / kGiB * 1.08);
+  axisY->applyNiceNumbers();
 
   QChart* previous = view_->chart();
   view_->setChart(chart);
@@ -217,13 +279,10 @@ void MemoryChart::rebuild() {
 void MemoryChart::highlightSelected() {
   if (sets_.empty()) return;
   const int sel = selection_->device();
-  int index = sel;
-  if (histogram_) {
-    index = -1;
-    for (std::size_t b = 0; b < binDevices_.size(); ++b)
-      if (std::find(binDevices_[b].begin(), binDevices_[b].end(), sel) != binDevices_[b].end())
-        index = static_cast<int>(b);
-  }
+  int index = -1;
+  for (std::size_t b = 0; b < barDevices_.size() && sel >= 0; ++b)
+    if (std::find(barDevices_[b].begin(), barDevices_[b].end(), sel) != barDevices_[b].end())
+      index = static_cast<int>(b);
   for (auto* set : sets_) {
     set->deselectAllBars();
     if (index >= 0 && index < set->count()) set->selectBar(index);

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Per-device memory (Qt Charts): stacked bars of parameters, gradients, optimizer state,
-// activations and KV cache against the HBM line; a histogram of totals for big pods. Shows
-// max/mean/argmax and an out-of-memory badge; clicking a bar selects that device everywhere.
+// activations and KV cache against the HBM line, at any device count. While one bar per device
+// fits the chart's width, one bar per device in id order; beyond that one bar per memory class
+// (the devices holding exactly the same bytes in every category), fullest first, labelled with
+// how many devices it stands for; past the width's worth of classes, the fullest, the least full
+// and classes evenly spaced between. Shows max/mean/argmax and an out-of-memory badge; clicking a
+// bar selects its (first) device everywhere.
 #pragma once
 
 #include "views/analysis_view.hpp"
@@ -36,11 +40,22 @@ public:
   QWidget* asWidget() override { return this; }
   // The largest per-device total the chart shows, in bytes (0 when there is no memory data).
   double shownMaxBytes() const { return shownMax_; }
-  bool showsHistogram() const { return histogram_; }
+  // True when the bars are memory classes rather than single devices.
+  bool showsClasses() const { return classes_; }
   bool hasData() const;
   QLabel* summaryLabel() const { return summary_; }
-  // Devices above this count get a histogram instead of one bar each.
-  static constexpr int maxBars = 256;
+  QLabel* legendLabel() const { return legend_; }
+  // Each bar: the device positions it stands for (one, or a memory class), in bar order.
+  const std::vector<std::vector<int>>& barDevices() const { return barDevices_; }
+  // The categories drawn (bar sets), in stacking order: "Parameters", "Gradients", ...
+  QStringList categoryNames() const;
+  // The category axis' labels, in bar order.
+  QStringList barLabels() const;
+  // How many bars fit the chart's width with a label each (rotated labels, one text line apart).
+  int barCapacity() const;
+
+protected:
+  void resizeEvent(QResizeEvent* event) override;
 
 private:
   void rebuild();
@@ -56,9 +71,10 @@ private:
   QChartView* view_;
   QLabel* legend_; // wraps where QLegend would elide
   std::vector<QBarSet*> sets_;
-  std::vector<std::vector<int>> binDevices_; // histogram bins -> device positions
+  std::vector<std::vector<int>> barDevices_; // bar -> device positions
   double shownMax_ = 0;
-  bool histogram_ = false;
+  bool classes_ = false;
+  int builtCapacity_ = 0; // barCapacity() when the bars were last chosen
 };
 
 } // namespace shardscope::ui
