@@ -28,6 +28,8 @@
 #include "views/view_export.hpp"
 #include "views/view_selection.hpp"
 
+#include "shardscope/base/resources.hpp"
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -269,6 +271,11 @@ void MainWindow::createActions() {
   edit->addAction(suggest_->searchAction());
   edit->addAction(compare_->pinAction());
   connect(suggest_->searchAction(), &QAction::triggered, this, [this] { raiseDock(tr("Suggest")); });
+  // Pinning answers where the user looks: the Compare dock comes up and the status bar says what A is.
+  connect(compare_, &ComparePanel::pinned, this, [this](const QString& what) {
+    raiseDock(tr("Compare"));
+    statusBar()->showMessage(tr("Pinned as A: %1. Change the workspace; Compare shows B against A.").arg(what), 8000);
+  });
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   auto* modes = new QActionGroup(this);
@@ -510,9 +517,28 @@ bool MainWindow::openFile(const QString& path, QString* error) {
   }
   AppSettings settings;
   settings.addRecentFile(QFileInfo(path).absoluteFilePath());
-  settings.setLastDirectory(QFileInfo(path).absolutePath());
+  if (isBundledExample(path)) {
+    // The shipped examples open as untitled copies: Save asks where, nothing overwrites them.
+    document_->detachFromFile();
+    statusBar()->showMessage(
+        tr("Opened the example %1 as an untitled copy: Save asks where to keep it").arg(QFileInfo(path).fileName()),
+        8000);
+  } else {
+    settings.setLastDirectory(QFileInfo(path).absolutePath());
+  }
   rebuildRecentMenu();
   return true;
+}
+
+bool MainWindow::isBundledExample(const QString& path) {
+  QString examples;
+  try {
+    examples = QFileInfo(QString::fromStdString(resourcePath("scenarios").string())).canonicalFilePath();
+  } catch (const std::exception&) { // no resources found: nothing is bundled
+    return false;
+  }
+  const QString file = QFileInfo(path).canonicalFilePath();
+  return !examples.isEmpty() && !file.isEmpty() && file.startsWith(examples + QLatin1Char('/'));
 }
 
 bool MainWindow::saveFile(const QString& path, QString* error) {

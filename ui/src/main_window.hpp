@@ -45,6 +45,9 @@ public:
   // Opens a workspace; on failure returns false with `error` set and keeps the current one.
   bool openFile(const QString& path, QString* error = nullptr);
   bool saveFile(const QString& path, QString* error = nullptr);
+  // Whether `path` is one of the shipped example workspaces (resources/scenarios), which open as
+  // untitled copies.
+  static bool isBundledExample(const QString& path);
   // Restores window geometry, dock layout and theme from the settings (the interactive app does;
   // screenshots and tests keep the defaults so they are reproducible). Without saved geometry the
   // window takes the default size shrunk to the screen it is on.

@@ -9,6 +9,7 @@
 #include <QStackedBarSeries>
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QLabel>
 #include <QStackedWidget>
 #include <QToolTip>
@@ -62,6 +63,13 @@ CommChart::CommChart(QWidget* parent) : QWidget(parent) {
                   "split into what hides behind compute and what is exposed, from the step estimate (link bandwidths, "
                   "hop counts, whether the ring leaves the host or slice)."));
 }
+
+void CommChart::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange && hasData()) rebuild();
+}
+
+bool CommChart::showsTimes() const { return hasData() && !view_->isHidden(); }
 
 void CommChart::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   analysis_ = std::move(analysis);

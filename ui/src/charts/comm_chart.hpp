@@ -28,6 +28,13 @@ public:
   void render(QPainter& painter, const QRectF& target) override { renderWidget(*this, painter, target); }
   QWidget* asWidget() override { return this; }
   bool hasData() const { return analysis_ && !analysis_->comm.empty(); }
+  // Whether the chart shows times (false: a sentence says why there are none, e.g. serving).
+  bool showsTimes() const;
+  QLabel* detailsLabel() const { return details_; }
+
+protected:
+  // A palette switch (View > Dark Theme) redraws the chart in the new theme at once.
+  void changeEvent(QEvent* event) override;
 
 private:
   void rebuild();

@@ -9,6 +9,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
@@ -97,6 +98,11 @@ void MemoryChart::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   // Another width holds another number of bars: choose them again (labels never elide to "…").
   if (hasData() && barCapacity() != builtCapacity_) rebuild();
+}
+
+void MemoryChart::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange && hasData()) rebuild();
 }
 
 QStringList MemoryChart::categoryNames() const {

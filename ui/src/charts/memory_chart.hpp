@@ -56,6 +56,8 @@ public:
 
 protected:
   void resizeEvent(QResizeEvent* event) override;
+  // A palette switch (View > Dark Theme) redraws the chart in the new theme at once.
+  void changeEvent(QEvent* event) override;
 
 private:
   void rebuild();

@@ -25,13 +25,22 @@ void ScenarioDocument::edit(const QString& text, const std::function<void(Scenar
 }
 
 QString ScenarioDocument::displayName() const {
-  return filePath_.isEmpty() ? tr("Untitled") : QFileInfo(filePath_).fileName();
+  if (!filePath_.isEmpty()) return QFileInfo(filePath_).fileName();
+  return copyOf_.isEmpty() ? tr("Untitled") : tr("%1 (copy)").arg(copyOf_);
+}
+
+void ScenarioDocument::detachFromFile() {
+  if (filePath_.isEmpty()) return;
+  copyOf_ = QFileInfo(filePath_).fileName();
+  filePath_.clear();
+  emit filePathChanged(filePath_);
 }
 
 void ScenarioDocument::newDocument() {
   undoStack_.clear();
   scenario_ = defaultScenario();
   filePath_.clear();
+  copyOf_.clear();
   undoStack_.setClean();
   emit filePathChanged(filePath_);
   emit replaced();
@@ -51,6 +60,7 @@ bool ScenarioDocument::load(const QString& path, QString* error) {
   undoStack_.clear();
   scenario_ = std::move(loaded);
   filePath_ = path;
+  copyOf_.clear();
   undoStack_.setClean();
   emit filePathChanged(filePath_);
   emit replaced();
@@ -62,6 +72,7 @@ bool ScenarioDocument::save(const QString& path, QString* error) {
   if (!writeFileAtomically(path, scenarioToJson(scenario_).dump(2) + "\n", error)) return false;
   const bool pathChanged = filePath_ != path;
   filePath_ = path;
+  copyOf_.clear();
   undoStack_.setClean();
   if (pathChanged) emit filePathChanged(filePath_);
   return true;

@@ -26,8 +26,11 @@ public:
   void edit(const QString& text, const std::function<void(Scenario&)>& change, const QString& mergeKey = {});
 
   QString filePath() const { return filePath_; }
-  // The file name, or "Untitled" before the first save.
+  // The file name, "Untitled" before the first save, "<example> (copy)" for a detached example.
   QString displayName() const;
+  // Forgets the file the workspace was read from, so Save asks where (a bundled example opens as
+  // an untitled copy: an Enter in a prompt can never overwrite it). The title keeps its name.
+  void detachFromFile();
   bool isModified() const { return !undoStack_.isClean(); }
 
   // Starts over with the default scenario (clears undo history).
@@ -54,6 +57,7 @@ signals:
 private:
   Scenario scenario_;
   QString filePath_;
+  QString copyOf_; // the example's file name after detachFromFile(), until the next save or open
   QUndoStack undoStack_;
 };
 

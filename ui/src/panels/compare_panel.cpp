@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 namespace shardscope::ui {
@@ -31,13 +32,26 @@ QString signedText(double v, const QString& magnitude) {
 }
 
 // The layout in one line: "fsdp:4,tp:2 · fsdp-tp · ZeRO 1 · selective".
+// "llama-3.1-8b on v4 4x4x8": what the layout runs, so an A of another workspace says so.
+QString workloadText(const Scenario& scenario) {
+  const auto& m = scenario.model;
+  const QString model = !m.preset.empty() ? QString::fromStdString(m.preset)
+                        : !m.path.empty() ? QString::fromStdString(std::filesystem::path(m.path).filename().string())
+                                          : QObject::tr("inline model");
+  const auto& t = scenario.topology;
+  QString hardware =
+      QStringLiteral("%1 %2x%3x%4").arg(QString::fromStdString(t.chip)).arg(t.shape[0]).arg(t.shape[1]).arg(t.shape[2]);
+  if (t.slices > 1) hardware += QObject::tr(" x %1 slices").arg(t.slices);
+  return QObject::tr("%1 on %2").arg(model, hardware);
+}
+
 QString layoutText(const Analysis& analysis, const Scenario& scenario) {
   QStringList axes;
   for (const auto& p : analysis.axes)
     if (p.size > 1) axes << QStringLiteral("%1:%2").arg(QString::fromStdString(p.name)).arg(p.size);
   const QString rules = scenario.rules.rules.empty() ? QString::fromStdString(scenario.rules.preset) : "custom";
-  return QObject::tr("%1 · %2 · ZeRO %3 · %4 recompute")
-      .arg(axes.isEmpty() ? QObject::tr("one device") : axes.join(","), rules)
+  return QObject::tr("%1: %2 · %3 · ZeRO %4 · %5 recompute")
+      .arg(workloadText(scenario), axes.isEmpty() ? QObject::tr("one device") : axes.join(","), rules)
       .arg(scenario.training.zero_stage)
       .arg(LayoutRowsModel::recomputeName(scenario.training.recompute));
 }
@@ -235,6 +249,7 @@ void ComparePanel::pin() {
   a_ = b_;
   aScenario_ = bScenario_;
   rebuild();
+  emit pinned(workloadText(aScenario_));
 }
 
 void ComparePanel::clearPin() {

@@ -70,6 +70,10 @@ public:
   QLabel* headlineLabel() const { return headline_; }
   QPushButton* restoreButton() const { return restore_; }
 
+signals:
+  // A was pinned; `what` names its model and hardware ("llama-3.1-8b on v4 4x4x8").
+  void pinned(const QString& what);
+
 private:
   void rebuild();
 

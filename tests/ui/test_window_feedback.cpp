@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the window tells the user: examples open as untitled copies, Pin as A answers and names
+// A's model and hardware, charts follow a palette switch at once, and a serving workspace's
+// communication chart says in words why there are no times.
+#include "ui_test_app.hpp"
+
+#include "charts/comm_chart.hpp"
+#include "charts/memory_chart.hpp"
+#include "document/scenario_document.hpp"
+#include "main_window.hpp"
+#include "panels/compare_panel.hpp"
+#include "views/theme.hpp"
+
+#include <QAction>
+#include <QChart>
+#include <QChartView>
+#include <QDockWidget>
+#include <QFile>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStatusBar>
+#include <QTemporaryDir>
+
+#include <catch2/catch.hpp>
+
+using namespace shardscope;
+using namespace shardscope::ui;
+
+namespace {
+const QString examples = QStringLiteral(SHARDSCOPE_SOURCE_DIR "/resources/scenarios/");
+}
+
+TEST_CASE("a shipped example opens as an untitled copy, any other file as itself", "[ui][feedback]") {
+  test::app();
+  MainWindow window;
+  const QString example = examples + "mixtral-8x7b-ep-v4-128.shardscope.json";
+  CHECK(MainWindow::isBundledExample(example));
+  REQUIRE(window.openFile(example));
+  CHECK(window.document()->filePath().isEmpty());
+  CHECK(window.document()->displayName() == "mixtral-8x7b-ep-v4-128.shardscope.json (copy)");
+  CHECK(window.windowTitle().startsWith("mixtral-8x7b-ep-v4-128.shardscope.json (copy)"));
+  CHECK_FALSE(window.isWindowModified());
+  CHECK(window.document()->scenario().model.preset == "mixtral-8x7b");
+
+  // A copy of the same file elsewhere is the user's own: it keeps its path.
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString own = dir.filePath("mine.shardscope.json");
+  REQUIRE(QFile::copy(example, own));
+  CHECK_FALSE(MainWindow::isBundledExample(own));
+  REQUIRE(window.openFile(own));
+  CHECK(window.document()->filePath() == own);
+  CHECK(window.document()->displayName() == "mine.shardscope.json");
+}
+
+TEST_CASE("Pin as A raises Compare, says what A is, and the A line names its model and hardware", "[ui][feedback]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis());
+  QSignalSpy pinned(window.comparePanel(), &ComparePanel::pinned);
+  window.comparePanel()->pinAction()->trigger();
+  REQUIRE(pinned.count() == 1);
+  // The default workspace: Llama-3.1-8B on a v4 4x4x8 slice.
+  CHECK(pinned.front().front().toString() == "llama-3.1-8b on v4 4x4x8");
+  CHECK(window.statusBar()->currentMessage().startsWith("Pinned as A: llama-3.1-8b on v4 4x4x8"));
+  auto* compareDock = window.findChild<QDockWidget*>("CompareDock");
+  REQUIRE(compareDock);
+  CHECK(compareDock->isVisible());
+  bool aLineNamesIt = false;
+  for (QLabel* label : window.comparePanel()->findChildren<QLabel*>())
+    if (label->text().startsWith("A: llama-3.1-8b on v4 4x4x8: dp:2,fsdp:16,tp:4")) aLineNamesIt = true;
+  CHECK(aLineNamesIt);
+}
+
+TEST_CASE("the charts take the dark palette at once, without waiting for an edit", "[ui][feedback]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis());
+  auto themeOf = [](QWidget* chart) {
+    auto* view = chart->findChild<QChartView*>();
+    return view && view->chart() ? view->chart()->theme() : QChart::ChartThemeQt;
+  };
+  CHECK(themeOf(window.memoryChart()) == QChart::ChartThemeLight);
+  applyTheme(true);
+  QApplication::processEvents();
+  CHECK(themeOf(window.memoryChart()) == QChart::ChartThemeDark);
+  CHECK(themeOf(window.commChart()) == QChart::ChartThemeDark);
+  applyTheme(false); // the application is shared by the whole suite
+  QApplication::processEvents();
+  CHECK(themeOf(window.memoryChart()) == QChart::ChartThemeLight);
+}
+
+TEST_CASE("a serving workspace's communication chart says in words why it has no times", "[ui][feedback]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis());
+  CHECK(window.commChart()->showsTimes()); // the default is a training job
+  REQUIRE(window.openFile(examples + "gemma-2-27b-serving-v5e-16.shardscope.json"));
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK_FALSE(window.commChart()->showsTimes());
+  const QString text = window.commChart()->detailsLabel()->text();
+  CHECK(text.contains("No communication time to show"));
+  CHECK_FALSE(text.contains("per training step."));
+  // The rings are still described, one line per axis (dp and tp).
+  CHECK(text.contains("<b>dp</b> (4)"));
+  CHECK(text.contains("<b>tp</b> (4)"));
+}
