@@ -47,7 +47,7 @@ void printUsage(std::ostream& out) {
          "Commands:\n";
   for (const auto& [name, info] : commands())
     out << "  " << name << std::string(12 - std::min<std::size_t>(name.size(), 11), ' ') << info.summary << "\n";
-  out << "  help TOPIC  eval, workspace, topology, mesh, models, rules, search\n";
+  out << "  help TOPIC  eval, workspace, topology, mesh, models, rules, search, hlo\n";
   out << "\nOptions:\n  --help      show this help (also COMMAND --help)\n  --version   print the version\n";
   out << "\nExit status: 0 done; 1 the input could not be read, analysed or written (or the analysis\n"
          "reports an error); 2 the command line is wrong. Errors are one line on stderr.\n";

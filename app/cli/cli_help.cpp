@@ -119,11 +119,26 @@ void helpSearch(std::ostream& out) {
          "Details: docs/eval.md (search), docs/step-time.md\n";
 }
 
+void helpHlo(std::ostream& out) {
+  out << "XLA HLO sharding strings (sharding={...} in an HLO dump), both ways:\n"
+         "  {replicated}  {manual}  {maximal device=N}  {devices=[2,1,4]0,1,2,3,4,5,6,7} (V1 list)\n"
+         "  {devices=[4,2]<=[8]}  {devices=[2,4]<=[4,2]T(1,0)} (V2: iota, reshape, transpose)\n"
+         "  ... last_tile_dim_replicate   ... last_tile_dims={manual, replicated}   tuples {{..}, {..}}\n"
+         "Device ids are positions in the computation's device assignment (a JAX mesh: mesh.devices.flat).\n"
+         "Dimension i of size n in t tiles is cut in blocks of ceil(n/t): [b*c, min((b+1)*c, n)), the last\n"
+         "ragged, blocks past the end empty. Bad text: one error with the column and what was expected.\n"
+         "  shardscope-cli decode-sharding '{devices=[4,2]<=[8]}' --shape 8192,28672 [--topology v4:2x2x2]\n"
+         "  echo '{\"op\": \"hlo_sharding\", \"sharding\": \"{devices=[4,2]<=[8]}\", \"shape\": [8,8]}' | "
+         "shardscope-cli eval\n"
+         "  shardscope-cli shard ws.json --format json   (each parameter's \"hlo_sharding\", as JAX lowers it)\n"
+         "Details: docs/hlo-sharding.md\n";
+}
+
 using Topic = void (*)(std::ostream&);
 const std::map<std::string, Topic>& topics() {
   static const std::map<std::string, Topic> table = {
-      {"eval", &helpEval},   {"topology", &helpTopology}, {"mesh", &helpMesh},          {"models", &helpModels},
-      {"rules", &helpRules}, {"search", &helpSearch},     {"workspace", &helpWorkspace}};
+      {"eval", &helpEval},   {"topology", &helpTopology}, {"mesh", &helpMesh},           {"models", &helpModels},
+      {"rules", &helpRules}, {"search", &helpSearch},     {"workspace", &helpWorkspace}, {"hlo", &helpHlo}};
   return table;
 }
 

@@ -28,18 +28,11 @@ const char* severityName(Diagnostic::Severity s) {
 std::vector<Json> hloShardingTexts(const Analysis& a) {
   std::vector<Json> texts(a.params.groups().size());
   if (a.params.empty()) return texts;
-  const MeshAxes mesh = MeshAxes::fromMesh(a.mesh);
-  std::vector<bool> done(texts.size(), false);
-  for (std::size_t i = 0; i < a.params.size(); ++i) {
-    const std::uint32_t g = a.params.groupOf(i);
-    if (done[g]) continue;
-    done[g] = true;
-    try {
-      texts[g] = hloShardingText(mesh, a.params.groups()[g].spec, a.params[i].shape.size());
-    } catch (const Error&) {
-      texts[g] = nullptr;
-    }
-  }
+  try {
+    const auto found = groupHloShardings(a.params, MeshAxes::fromMesh(a.mesh));
+    for (std::size_t g = 0; g < texts.size(); ++g)
+      if (found[g]) texts[g] = *found[g];
+  } catch (const Error&) {}
   return texts;
 }
 

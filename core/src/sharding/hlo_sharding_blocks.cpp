@@ -34,7 +34,9 @@ HloDecoded decodeHloSharding(const HloSharding& s, const Shape& shape, std::int6
     throwValueError("the shape has " + std::to_string(shape.size()) + " dimensions; at most " +
                     std::to_string(kMaxHloTileRank));
   for (std::size_t i = 0; i < shape.size(); ++i)
-    if (shape[i] < 0) throwValueError("shape dimension " + std::to_string(i) + " is negative");
+    if (shape[i] < 0 || shape[i] > kMaxHloDimension)
+      throwValueError("shape dimension " + std::to_string(i) + " must be between 0 and 2^62, got " +
+                      std::to_string(shape[i]));
   if (num_devices < 0 || num_devices > kMaxHloDevices)
     throwValueError("the device count must be between 1 and " + std::to_string(kMaxHloDevices));
   HloDecoded out;
@@ -93,6 +95,44 @@ HloDecoded decodeHloSharding(const HloSharding& s, const Shape& shape, std::int6
   return out;
 }
 
+HloBlocks hloShardBlocks(const HloDecoded& decoded, const Shape& shape, const DType& dtype) {
+  HloBlocks out;
+  ArrayLayout& l = out.layout;
+  l.shape = shape;
+  l.dtype = dtype;
+  l.total_elements = 1;
+  l.shard_elements = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    DimLayout dim;
+    dim.ways = decoded.tile_dims[d];
+    dim.chunk = shape[d] / dim.ways + (shape[d] % dim.ways != 0 ? 1 : 0);
+    dim.uneven = shape[d] % dim.ways != 0;
+    l.uneven = l.uneven || dim.uneven;
+    l.shards *= dim.ways;
+    l.shard_shape.push_back(dim.chunk);
+    if (__builtin_mul_overflow(l.total_elements, shape[d], &l.total_elements) ||
+        __builtin_mul_overflow(l.shard_elements, dim.chunk, &l.shard_elements))
+      throwValueError("the shape has more elements than 64 bits can count");
+    l.dims.push_back(dim);
+  }
+  if (l.shards > kMaxShardBlocks)
+    throwValueError("the array is cut into " + std::to_string(l.shards) + " blocks; at most " +
+                    std::to_string(kMaxShardBlocks) + " can be listed");
+  l.replication = decoded.replicated_tiles;
+  l.total_bytes = dtype.bytesFor(l.total_elements);
+  l.shard_bytes = dtype.bytesFor(l.shard_elements);
+  out.blocks.resize(static_cast<std::size_t>(l.shards));
+  for (const auto& d : decoded.devices) {
+    auto& b = out.blocks[static_cast<std::size_t>(flatBlockIndex(l, d.block))];
+    if (b.positions.empty()) {
+      b.block = d.block;
+      b.ranges = d.index;
+    }
+    b.positions.push_back(d.device);
+  }
+  return out;
+}
+
 HloSharding hloShardingOf(const ArrayLayout& layout, const MeshAxes& mesh) {
   // Mesh axes of size 1 disappear (get_non_one_sized_mesh_spec); the rest keep mesh order.
   std::vector<int> kept(mesh.rank(), -1);
@@ -136,6 +176,20 @@ std::string hloShardingText(const MeshAxes& mesh, const PartitionSpec& spec, std
   // Sizes of 1 divide nothing, so no uneven refusal; only the axes matter.
   const ArrayLayout layout = layoutArray(mesh, Shape(rank, 1), parseDType("float32"), spec);
   return hloShardingToString(hloShardingOf(layout, mesh));
+}
+
+std::vector<std::optional<std::string>> groupHloShardings(const ParamTable& table, const MeshAxes& mesh) {
+  std::vector<std::optional<std::string>> texts(table.groups().size());
+  std::vector<bool> done(texts.size(), false);
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const std::uint32_t g = table.groupOf(i);
+    if (done[g]) continue;
+    done[g] = true;
+    try {
+      texts[g] = hloShardingText(mesh, table.groups()[g].spec, table[i].shape.size());
+    } catch (const Error&) {}
+  }
+  return texts;
 }
 
 } // namespace shardscope

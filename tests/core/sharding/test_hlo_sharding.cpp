@@ -155,7 +155,8 @@ TEST_CASE("hlo sharding: decode refuses what does not fit", "[hlo_sharding]") {
   fails("{replicated}", {4}, 0, "give the device count");
   fails("{maximal device=9}", {4}, 8, "maximal device=9 but there are 8");
   fails("{{replicated}, {replicated}}", {4}, 2, "decode one element");
-  fails("{devices=[2]<=[2]}", {-1}, 0, "negative");
+  fails("{devices=[2]<=[2]}", {-1}, 0, "shape dimension 0 must be between 0 and 2^62, got -1");
+  fails("{devices=[2]<=[2]}", {(std::int64_t{1} << 62) + 1}, 0, "must be between 0 and 2^62");
 }
 
 TEST_CASE("hlo sharding: bad text names the column and what was expected", "[hlo_sharding]") {
@@ -210,4 +211,22 @@ TEST_CASE("hlo sharding: sizes are bounded before anything is allocated", "[hlo_
   // At the limits themselves: 2^20 tiles in an iota parse (and are not listed).
   const auto big = parseHloSharding("{devices=[1024,1024]<=[1048576]}");
   CHECK(big.tileCount() == 1048576);
+}
+
+TEST_CASE("hlo sharding: decoded blocks in the shard views' form", "[hlo_sharding]") {
+  // [2,1,2]<=[4] with a replicated last dim on [5,3]: rows cut in ceil(5/2) = 3 -> [0,3) on devices
+  // 0,1 and the ragged [3,5) on 2,3; columns whole.
+  const Shape shape{5, 3};
+  const auto decoded = decodeHloSharding(parseHloSharding("{devices=[2,1,2]<=[4] last_tile_dim_replicate}"), shape, 4);
+  const HloBlocks b = hloShardBlocks(decoded, shape, parseDType("bfloat16"));
+  CHECK(b.layout.shards == 2);
+  CHECK(b.layout.replication == 2);
+  CHECK(b.layout.uneven);
+  CHECK(b.layout.shard_shape == Shape{3, 3});
+  CHECK(b.layout.shard_bytes == 3 * 3 * 2);
+  REQUIRE(b.blocks.size() == 2);
+  CHECK(b.blocks[0].ranges == std::vector<IndexRange>{{0, 3}, {0, 3}});
+  CHECK(b.blocks[0].positions == std::vector<std::int64_t>{0, 1});
+  CHECK(b.blocks[1].ranges == std::vector<IndexRange>{{3, 5}, {0, 3}});
+  CHECK(b.blocks[1].positions == std::vector<std::int64_t>{2, 3});
 }

@@ -91,12 +91,14 @@ TEST_CASE("hlo sharding of a named sharding: decoding gives back the same blocks
       REQUIRE(dev.device == p);
       CHECK(dev.index == deviceIndexRanges(layout, mesh, p));
     }
-    // And each block's replicas are the devices shard_blocks lists.
-    for (const auto& block : shardBlocks(layout, mesh)) {
-      std::vector<std::int64_t> holders;
-      for (const auto& dev : decoded.devices)
-        if (dev.block == block.block) holders.push_back(dev.device);
-      CHECK(holders == block.positions);
+    // And the blocks in the shard views' form are shard_blocks' own: same slices, same replicas.
+    const auto ours = shardBlocks(layout, mesh);
+    const auto theirs = hloShardBlocks(decoded, shape, parseDType("float32")).blocks;
+    REQUIRE(theirs.size() == ours.size());
+    for (std::size_t b = 0; b < ours.size(); ++b) {
+      CHECK(theirs[b].block == ours[b].block);
+      CHECK(theirs[b].ranges == ours[b].ranges);
+      CHECK(theirs[b].positions == ours[b].positions);
     }
     ++checked;
   }

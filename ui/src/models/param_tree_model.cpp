@@ -4,6 +4,7 @@
 #include "views/device_overlay.hpp"
 #include "document/scenario_document.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/sharding/hlo_sharding_blocks.hpp"
 #include "shardscope/sharding/partition_spec.hpp"
 
 #include <QBrush>
@@ -36,6 +37,7 @@ void ParamTreeModel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
                         analysis_->params.size() == analysis->params.size();
   if (sameTree) {
     analysis_ = std::move(analysis);
+    refreshHloTexts();
     refreshValues();
     if (!roots_.empty()) emit dataChanged(index(0, 0), index(static_cast<int>(roots_.size()) - 1, ColumnCount - 1));
     for (std::size_t i = 0; i < nodes_.size(); ++i)
@@ -47,6 +49,7 @@ void ParamTreeModel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   }
   beginResetModel();
   analysis_ = std::move(analysis);
+  refreshHloTexts();
   rebuild();
   endResetModel();
 }
@@ -61,6 +64,30 @@ void ParamTreeModel::refreshValues() {
     if (nodes_[i].param >= 0)
       addUpChain(static_cast<int>(i), analysis_->params[static_cast<std::size_t>(nodes_[i].param)]);
   updateHighlights();
+}
+
+// Once per parameter group, not per row: a 46k-parameter table has a few hundred groups.
+void ParamTreeModel::refreshHloTexts() {
+  hloTexts_.clear();
+  hloDevicesTip_.clear();
+  if (!analysis_ || analysis_->params.empty()) return;
+  try {
+    const auto texts = groupHloShardings(analysis_->params, MeshAxes::fromMesh(analysis_->mesh));
+    for (const auto& t : texts) hloTexts_.push_back(t ? QString::fromStdString(*t) : QString());
+  } catch (const Error&) {
+    hloTexts_.assign(analysis_->params.groups().size(), QString());
+  }
+  // HLO device id k is the mesh's k-th device (row-major over its axes), not the physical id.
+  const Mesh& mesh = analysis_->mesh;
+  const auto& grid = mesh.grid.data();
+  QStringList pairs;
+  for (std::size_t k = 0; k < grid.size() && k < 16; ++k)
+    if (static_cast<std::size_t>(grid[k]) < mesh.devices.size())
+      pairs << QStringLiteral("%1→%2").arg(k).arg(mesh.devices[static_cast<std::size_t>(grid[k])].id);
+  if (grid.size() > 16) pairs << QStringLiteral("…");
+  if (!pairs.isEmpty())
+    hloDevicesTip_ = tr("HLO device ids are positions in the mesh (row-major); physical device ids: %1")
+                         .arg(pairs.join(QStringLiteral(", ")));
 }
 
 // Sums a leaf's bytes and flags into it and every group above it.
@@ -203,6 +230,11 @@ QVariant ParamTreeModel::data(const QModelIndex& index, int role) const {
       for (const auto& s : row->diagnostics) d << QString::fromStdString(s);
       return d.join("; ");
     }
+    case HloSharding: {
+      if (!row) return {};
+      const std::size_t g = analysis_->params.groupOf(static_cast<std::size_t>(n->param));
+      return g < hloTexts_.size() ? hloTexts_[g] : QString();
+    }
     }
   }
   if (role == PathRole) return row ? QString::fromStdString(row->path) : QString();
@@ -211,12 +243,14 @@ QVariant ParamTreeModel::data(const QModelIndex& index, int role) const {
     if (index.column() == Spec)
       return tr("Double-click to edit: e.g. P('fsdp', 'tp') or fsdp, None. The edit becomes a rule override.");
     if (index.column() == Diagnostics && !row->diagnostics.empty()) return data(index, Qt::DisplayRole);
+    if (index.column() == HloSharding)
+      return tr("The sharding XLA prints for this parameter as JAX lowers its spec. %1").arg(hloDevicesTip_);
     return QString::fromStdString(row->path);
   }
   if (role == Qt::ForegroundRole && index.column() == Diagnostics && n->diagnostics) return QBrush(QColor(0xd07010));
   if (role == Qt::BackgroundRole && n->highlighted) return QBrush(QColor(255, 220, 90, 110));
   if (role == Qt::TextAlignmentRole && index.column() == Bytes) return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-  if (role == Qt::FontRole && index.column() == Spec) {
+  if (role == Qt::FontRole && (index.column() == Spec || index.column() == HloSharding)) {
     QFont f("monospace");
     f.setStyleHint(QFont::Monospace);
     return f;
@@ -241,6 +275,8 @@ QVariant ParamTreeModel::headerData(int section, Qt::Orientation orientation, in
     return tr("Bytes / device");
   case Diagnostics:
     return tr("Diagnostics");
+  case HloSharding:
+    return tr("HLO sharding");
   }
   return {};
 }

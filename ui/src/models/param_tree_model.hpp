@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The model's parameters as a tree grouped by path prefix ("layers/0/attn/q" sits under layers,
 // 0, attn), over Analysis::params: name, shape, dtype, partition spec, shard shape, bytes per
-// device, diagnostics. Editing a spec turns into a rule override in the scenario (one undo step).
+// device, diagnostics, and the HLO sharding XLA prints for it. Editing a spec turns into a rule override in the
+// scenario (one undo step).
 #pragma once
 
 #include "shardscope/analysis/analysis.hpp"
@@ -20,7 +21,7 @@ class ScenarioDocument;
 class ParamTreeModel : public QAbstractItemModel {
   Q_OBJECT
 public:
-  enum Column { Name = 0, Shape, Dtype, Spec, ShardShape, Bytes, Diagnostics, ColumnCount };
+  enum Column { Name = 0, Shape, Dtype, Spec, ShardShape, Bytes, Diagnostics, HloSharding, ColumnCount };
   static constexpr int PathRole = Qt::UserRole + 1; // the full parameter path of a leaf, empty for groups
 
   explicit ParamTreeModel(ScenarioDocument* document, QObject* parent = nullptr);
@@ -59,6 +60,7 @@ private:
   };
   void rebuild();
   void refreshValues();
+  void refreshHloTexts();
   void addUpChain(int leaf, const ParamRow& row);
   int updateHighlights(); // from highlight_; returns how many nodes match
   const Node* nodeOf(const QModelIndex& index) const;
@@ -69,6 +71,8 @@ private:
   std::vector<Node> nodes_;
   std::vector<int> roots_;
   QRegularExpression highlight_;
+  std::vector<QString> hloTexts_; // per parameter group: its HLO sharding ("" when the spec does not fit)
+  QString hloDevicesTip_;         // which physical device each HLO device id is
 };
 
 } // namespace shardscope::ui

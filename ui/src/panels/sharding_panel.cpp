@@ -13,6 +13,7 @@
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/mesh/mesh_axes.hpp"
+#include "shardscope/sharding/hlo_sharding_blocks.hpp"
 #include "shardscope/sharding/rule_file.hpp"
 #include "shardscope/analysis/rules_in_effect.hpp"
 
@@ -55,6 +56,33 @@ ShardingPanel::ShardingPanel(ScenarioDocument* document, ViewSelection* selectio
   top->addWidget(preset_, 1);
   layout->addLayout(top);
 
+  // Decode sharding: an HLO sharding string from an XLA dump, and the array's shape.
+  auto* decode = new QHBoxLayout;
+  decode->addWidget(new QLabel(tr("Decode sharding:"), this));
+  hloText_ = new QLineEdit(this);
+  hloText_->setPlaceholderText(tr("{devices=[4,2]<=[8]} from an HLO dump"));
+  hloText_->setClearButtonEnabled(true);
+  hloText_->setToolTip(tr("An XLA HLO sharding (sharding={...} in an HLO dump): {replicated}, {maximal device=N}, "
+                          "{devices=[..]ids}, {devices=[..]<=[..]T(..)}, last_tile_dim_replicate, "
+                          "last_tile_dims={..}. Device id k is the mesh's k-th device (row-major). "
+                          "Press Enter to show its blocks on the views."));
+  decode->addWidget(hloText_, 3);
+  hloShape_ = new QLineEdit(this);
+  hloShape_->setPlaceholderText(tr("shape, e.g. 8192,28672"));
+  hloShape_->setToolTip(tr("The array's dimensions, separated by commas"));
+  decode->addWidget(hloShape_, 1);
+  layout->addLayout(decode);
+  hloMessage_ = new QLabel(this);
+  hloMessage_->setWordWrap(true);
+  hloMessage_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  hloMessage_->hide();
+  layout->addWidget(hloMessage_);
+  connect(hloText_, &QLineEdit::returnPressed, this, &ShardingPanel::decodeSharding);
+  connect(hloShape_, &QLineEdit::returnPressed, this, &ShardingPanel::decodeSharding);
+  connect(hloText_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    if (text.isEmpty()) decodeSharding(); // the clear button stops showing it
+  });
+
   auto* splitter = new QSplitter(Qt::Vertical, this);
   treeStack_ = new QStackedWidget(splitter);
   placeholder_ = new QLabel(treeStack_);
@@ -77,6 +105,7 @@ ShardingPanel::ShardingPanel(ScenarioDocument* document, ViewSelection* selectio
   connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& current) {
     const QString path = current.siblingAtColumn(0).data(ParamTreeModel::PathRole).toString();
     if (path.isEmpty()) return;
+    selection_->setDecoded(nullptr); // a parameter picked in the tree replaces a decoded sharding
     selection_->setParam(path);
     selection_->setMode(OverlayMode::Shard);
   });
@@ -169,6 +198,56 @@ void ShardingPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     tree_->setCurrentIndex(selected);
   }
   testRegex();
+  // The mesh may have changed under a decoded sharding: decode it again (or say why it no longer fits).
+  if (selection_->decoded()) decodeSharding();
+}
+
+bool ShardingPanel::decodeSharding() {
+  const QString text = hloText_->text().trimmed();
+  const auto fail = [this](const QString& why) {
+    selection_->setDecoded(nullptr);
+    hloMessage_->setStyleSheet(QStringLiteral("color: #c0392b"));
+    hloMessage_->setText(why);
+    hloMessage_->show();
+    return false;
+  };
+  if (text.isEmpty()) {
+    selection_->setDecoded(nullptr);
+    hloMessage_->clear();
+    hloMessage_->hide();
+    return false;
+  }
+  Shape shape;
+  const QString shapeText = hloShape_->text().trimmed();
+  if (shapeText.isEmpty()) return fail(tr("Shape: give the array's dimensions, e.g. 8192,28672"));
+  for (const QString& part : shapeText.split(QRegularExpression(QStringLiteral("[,x ]+")), Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const qlonglong v = part.toLongLong(&ok);
+    if (!ok || v < 0) return fail(tr("Shape: '%1' is not a non-negative integer").arg(part));
+    shape.push_back(v);
+  }
+  if (!analysis_ || analysis_->mesh.devices.empty()) return fail(tr("No mesh yet to place the devices on"));
+  auto decoded = std::make_shared<DecodedSharding>();
+  try {
+    const HloSharding sharding = parseHloSharding(text.toStdString());
+    const auto devices = static_cast<std::int64_t>(analysis_->mesh.grid.data().size());
+    const HloDecoded blocks = decodeHloSharding(sharding, shape, devices);
+    decoded->text = QString::fromStdString(hloShardingToString(sharding));
+    decoded->shape = shape;
+    decoded->blocks = hloShardBlocks(blocks, shape, parseDType("float32"));
+  } catch (const Error& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+  hloMessage_->setStyleSheet(QString());
+  hloMessage_->setText(tr("%1: %2 block(s), each on %3 device(s); device id k is the mesh's k-th device. "
+                          "Select a parameter to go back to it.")
+                           .arg(decoded->text)
+                           .arg(decoded->blocks.blocks.size())
+                           .arg(decoded->blocks.layout.replication));
+  hloMessage_->show();
+  selection_->setDecoded(std::move(decoded));
+  selection_->setMode(OverlayMode::Shard);
+  return true;
 }
 
 void ShardingPanel::render(QPainter& painter, const QRectF& target) { shardGrid_->render(painter, target); }

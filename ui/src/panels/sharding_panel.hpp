@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The sharding dock: the parameter tree (edit a spec in place to override it), the selected
 // parameter's shard grid, the ordered regex rules with a preset picker and a regex tester.
-// Selecting a parameter shows its shards everywhere. As a view (exported) it is the shard grid.
+// Selecting a parameter shows its shards everywhere. "Decode sharding" takes an XLA HLO sharding
+// string and a shape and shows its blocks the same way (inline error when the text is bad). As a
+// view (exported) it is the shard grid.
 #pragma once
 
 #include "views/analysis_view.hpp"
@@ -44,6 +46,14 @@ public:
   QTreeView* tree() const { return tree_; }
   QComboBox* presetCombo() const { return preset_; }
   ShardGridView* shardGrid() const { return shardGrid_; }
+  QLineEdit* hloField() const { return hloText_; }
+  QLineEdit* hloShapeField() const { return hloShape_; }
+  QLabel* hloMessage() const { return hloMessage_; }
+
+  // Decodes the HLO sharding field for the shape field on the current mesh and shows it on the shard
+  // overlay and the shard grid; an empty field stops showing it. Returns false (the reason inline)
+  // when the text, the shape or the device count does not fit.
+  bool decodeSharding();
 
   // Rule files (docs/formats.md, "Rule files"). Import replaces the custom rules with the file's
   // and turns the preset off, so the layout is exactly what the file says (one undo step).
@@ -73,6 +83,9 @@ private:
   QTableView* rulesView_;
   QLineEdit* regexTest_;
   QLabel* message_;
+  QLineEdit* hloText_;
+  QLineEdit* hloShape_;
+  QLabel* hloMessage_;
 };
 
 } // namespace shardscope::ui

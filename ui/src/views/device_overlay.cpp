@@ -39,7 +39,7 @@ QString formatSeconds(double seconds) {
 }
 
 DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, OverlayMode mode, int axis,
-                             const QString& param) {
+                             const QString& param, const DecodedSharding* decoded) {
   DeviceOverlay out;
   const int n = index.deviceCount();
   const QColor none(0xb4b4b4);
@@ -103,6 +103,26 @@ DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, O
     break;
   }
   case OverlayMode::Shard: {
+    if (decoded) {
+      // Block b's holders are grid positions; the views colour device positions.
+      const auto& grid = analysis->mesh.grid.data();
+      const auto& blocks = decoded->blocks.blocks;
+      const auto shards = static_cast<int>(blocks.size());
+      for (std::size_t b = 0; b < blocks.size(); ++b)
+        for (const auto g : blocks[b].positions)
+          if (g >= 0 && static_cast<std::size_t>(g) < grid.size() && grid[static_cast<std::size_t>(g)] < n)
+            out.colors[static_cast<std::size_t>(grid[static_cast<std::size_t>(g)])] =
+                shards <= 1 ? QColor(0x8fa8c8) : categoricalColor(static_cast<int>(b));
+      out.legend = {OverlayLegend::Scale::Categorical,
+                    QObject::tr("%1 on %2: %3 shard(s) × %4 replica(s)")
+                        .arg(decoded->text, QString::fromStdString(shapeRepr(decoded->shape)))
+                        .arg(shards)
+                        .arg(decoded->blocks.layout.replication),
+                    {},
+                    {},
+                    std::min(shards, 12)};
+      break;
+    }
     const auto found = analysis->params.find(param.toStdString());
     if (!found) {
       out.legend = {OverlayLegend::Scale::None,

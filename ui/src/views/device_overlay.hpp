@@ -28,8 +28,9 @@ struct DeviceOverlay {
   OverlayLegend legend;
 };
 
+// `decoded` (Shard mode): a pasted HLO sharding shown instead of `param`'s shards.
 DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, OverlayMode mode, int axis,
-                             const QString& param);
+                             const QString& param, const DecodedSharding* decoded = nullptr);
 
 // "1.50 GiB" style.
 QString formatBytes(double bytes);

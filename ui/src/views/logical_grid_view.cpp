@@ -18,7 +18,8 @@ LogicalGridView::LogicalGridView(ViewSelection* selection, QWidget* parent) : QW
                   "across, the one before it down; leading axes are drawn as separate facets. Click a device to "
                   "select it everywhere."));
   connect(selection_, &ViewSelection::changed, this, [this] {
-    overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param());
+    overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param(),
+                              selection_->decoded().get());
     update();
   });
 }
@@ -26,7 +27,8 @@ LogicalGridView::LogicalGridView(ViewSelection* selection, QWidget* parent) : QW
 void LogicalGridView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   analysis_ = std::move(analysis);
   index_ = analysis_ ? MeshIndex(analysis_->mesh) : MeshIndex();
-  overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param());
+  overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param(),
+                            selection_->decoded().get());
   update();
 }
 

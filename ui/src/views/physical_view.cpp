@@ -124,7 +124,8 @@ void PhysicalView::setEmptyMessage(const QString& text) {
 }
 
 void PhysicalView::recomputeOverlay() {
-  overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param());
+  overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param(),
+                            selection_->decoded().get());
 }
 
 QColor PhysicalView::colorOf(int pos) const {

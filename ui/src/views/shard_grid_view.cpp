@@ -64,6 +64,7 @@ ShardGridView::ShardGridView(ViewSelection* selection, QWidget* parent) : QWidge
                   "panels. Each block shows the ids of the devices holding it, in the colour the physical view "
                   "uses for that shard. Click a block to select its first device."));
   connect(selection_, &ViewSelection::paramChanged, this, [this] { recompute(); });
+  connect(selection_, &ViewSelection::decodedChanged, this, [this] { recompute(); });
   connect(selection_, &ViewSelection::deviceChanged, this, [this] { update(); });
   recompute();
 }
@@ -78,6 +79,10 @@ void ShardGridView::recompute() {
   deviceBlock_.clear();
   summary_.clear();
   message_.clear();
+  if (analysis_ && selection_->decoded()) {
+    showDecoded(*selection_->decoded());
+    return;
+  }
   const QString path = selection_->param();
   const auto found = analysis_ && !path.isEmpty() ? analysis_->params.find(path.toStdString()) : std::nullopt;
   if (!found) {
@@ -117,6 +122,28 @@ void ShardGridView::recompute() {
                  .arg(shapeText(layout_.shard_shape), formatBytes(static_cast<double>(layout_.shard_bytes)));
   if (layout_.uneven) summary_ += tr(" · uneven (padded)");
   if (empty > 0) summary_ += tr(" · %n empty block(s)", nullptr, static_cast<int>(empty));
+  update();
+}
+
+// A pasted HLO sharding (Sharding dock, "Decode sharding"): its blocks, holders mapped from grid
+// positions (HLO device ids) to device positions like a parameter's.
+void ShardGridView::showDecoded(const DecodedSharding& decoded) {
+  layout_ = decoded.blocks.layout;
+  blocks_ = decoded.blocks.blocks;
+  const auto& grid = analysis_->mesh.grid.data();
+  deviceBlock_.assign(analysis_->mesh.devices.size(), -1);
+  for (std::size_t b = 0; b < blocks_.size(); ++b)
+    for (auto& p : blocks_[b].positions) {
+      if (p < 0 || static_cast<std::size_t>(p) >= grid.size()) continue;
+      p = grid[static_cast<std::size_t>(p)];
+      deviceBlock_[static_cast<std::size_t>(p)] = static_cast<int>(b);
+    }
+  summary_ = tr("%1 on %2 · %3 shard(s) × %4 replica(s) · shard %5")
+                 .arg(decoded.text, shapeText(decoded.shape))
+                 .arg(layout_.shards)
+                 .arg(layout_.replication)
+                 .arg(shapeText(layout_.shard_shape));
+  if (layout_.uneven) summary_ += tr(" · uneven (padded)");
   update();
 }
 

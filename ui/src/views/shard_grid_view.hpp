@@ -19,6 +19,7 @@
 namespace shardscope::ui {
 
 class ViewSelection;
+struct DecodedSharding;
 
 class ShardGridView : public QWidget, public AnalysisView {
   Q_OBJECT
@@ -58,6 +59,7 @@ private:
     QRectF rect;
   };
   void recompute();
+  void showDecoded(const DecodedSharding& decoded);
   // Lays the blocks out in `area` (below the header).
   void layoutCells(const QRectF& area, std::vector<Cell>& cells, std::vector<Facet>& facets) const;
   QRectF blocksArea(const QRectF& target) const;

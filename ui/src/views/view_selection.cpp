@@ -61,4 +61,11 @@ void ViewSelection::setDevices(std::vector<int> positions) {
   emit changed();
 }
 
+void ViewSelection::setDecoded(std::shared_ptr<const DecodedSharding> decoded) {
+  if (decoded == decoded_) return;
+  decoded_ = std::move(decoded);
+  emit decodedChanged();
+  emit changed();
+}
+
 } // namespace shardscope::ui

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // What every view shows and highlights, shared so a click in one view selects everywhere: the
 // selected device, the logical axis the overlays colour by, the overlay mode, the selected parameter,
-// and a set of devices selected together (a pipeline rank).
+// a set of devices selected together (a pipeline rank), and an XLA sharding pasted in to decode.
 #pragma once
+
+#include "shardscope/sharding/hlo_sharding_blocks.hpp"
 
 #include <QObject>
 #include <QString>
 
+#include <memory>
 #include <vector>
 
 namespace shardscope::ui {
@@ -14,6 +17,15 @@ namespace shardscope::ui {
 enum class OverlayMode { Coordinate = 0, Group, Process, Memory, Shard, Pipeline };
 QString overlayModeName(OverlayMode mode);
 constexpr int overlayModeCount = 6;
+
+// An XLA HLO sharding pasted into the Sharding dock, decoded for an array shape on the current mesh
+// (HLO device id k = the mesh's grid position k, row-major). While set, the shard overlay and the
+// shard grid show it instead of the selected parameter.
+struct DecodedSharding {
+  QString text; // as XLA prints it
+  Shape shape;
+  HloBlocks blocks; // ShardBlock positions are grid positions
+};
 
 class ViewSelection : public QObject {
   Q_OBJECT
@@ -27,12 +39,14 @@ public:
   // A set of devices shown as selected together (a pipeline rank's MPMD group), positions into
   // Analysis::mesh.devices; empty for none. setDevice() clears it: a click selects one device.
   const std::vector<int>& devices() const { return devices_; }
+  const std::shared_ptr<const DecodedSharding>& decoded() const { return decoded_; } // null for none
 
   void setDevice(int pos);
   void setAxis(int axis);
   void setMode(OverlayMode mode);
   void setParam(const QString& path);
   void setDevices(std::vector<int> positions);
+  void setDecoded(std::shared_ptr<const DecodedSharding> decoded);
 
 signals:
   void deviceChanged(int pos);
@@ -40,6 +54,7 @@ signals:
   void modeChanged(shardscope::ui::OverlayMode mode);
   void paramChanged(const QString& path);
   void devicesChanged();
+  void decodedChanged();
   void changed(); // any of the above
 
 private:
@@ -48,6 +63,7 @@ private:
   OverlayMode mode_ = OverlayMode::Coordinate;
   QString param_;
   std::vector<int> devices_;
+  std::shared_ptr<const DecodedSharding> decoded_;
 };
 
 } // namespace shardscope::ui

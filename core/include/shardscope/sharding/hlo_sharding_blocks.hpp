@@ -12,8 +12,11 @@
 
 #include "shardscope/sharding/hlo_sharding.hpp"
 #include "shardscope/sharding/named_sharding.hpp"
+#include "shardscope/sharding/param_table.hpp"
+#include "shardscope/sharding/shard_blocks.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,11 +36,23 @@ struct HloDecoded {
 
 // Devices x dimensions listed at most (as devicesIndicesMap).
 inline constexpr std::int64_t kMaxHloDecodedEntries = std::int64_t{1} << 24;
+// Largest array dimension decoded (block starts then never overflow).
+inline constexpr std::int64_t kMaxHloDimension = std::int64_t{1} << 62;
+
+// A decoded sharding in the shapes the shard views draw (ArrayLayout without mesh axes, and
+// ShardBlock whose positions are HLO device ids), blocks in row-major block order.
+struct HloBlocks {
+  ArrayLayout layout;
+  std::vector<ShardBlock> blocks;
+};
+// Refuses (ValueError) more than kMaxShardBlocks blocks.
+HloBlocks hloShardBlocks(const HloDecoded& decoded, const Shape& shape, const DType& dtype);
 
 // `num_devices`: size of the device assignment, 0 when unknown. {replicated} and {manual} need it
 // (every device holds the whole array); when known, a tiled sharding must name exactly that many
 // devices and every id must be below it. Throws ValueError: tuple shardings (decode one element),
-// a shape whose rank differs from the sharding's data dimensions, negative sizes, too many entries.
+// a shape whose rank differs from the sharding's data dimensions, sizes outside [0, 2^62], too many
+// entries.
 HloDecoded decodeHloSharding(const HloSharding& sharding, const Shape& shape, std::int64_t num_devices = 0);
 
 // The HLO sharding JAX lowers `layout` (a NamedSharding over `mesh`) to. Device id k is the mesh's
@@ -46,5 +61,8 @@ HloSharding hloShardingOf(const ArrayLayout& layout, const MeshAxes& mesh);
 // The same as text for `spec` on any array of `rank` dimensions (the sharding does not depend on
 // the sizes). Throws ValueError as layoutArray does when the spec does not fit the mesh or rank.
 std::string hloShardingText(const MeshAxes& mesh, const PartitionSpec& spec, std::size_t rank);
+// hloShardingText of every group of a parameter table (index it with table.groupOf(i)), at the rank
+// of the group's first parameter; nullopt for a spec that does not fit the mesh.
+std::vector<std::optional<std::string>> groupHloShardings(const ParamTable& table, const MeshAxes& mesh);
 
 } // namespace shardscope
