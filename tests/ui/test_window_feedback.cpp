@@ -6,9 +6,11 @@
 
 #include "charts/comm_chart.hpp"
 #include "charts/memory_chart.hpp"
+#include "document/analysis_runner.hpp"
 #include "document/scenario_document.hpp"
 #include "main_window.hpp"
 #include "panels/compare_panel.hpp"
+#include "panels/logical_mesh_panel.hpp"
 #include "views/theme.hpp"
 
 #include <QAction>
@@ -17,6 +19,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
@@ -107,4 +110,30 @@ TEST_CASE("a serving workspace's communication chart says in words why it has no
   // The rings are still described, one line per axis (dp and tp).
   CHECK(text.contains("<b>dp</b> (4)"));
   CHECK(text.contains("<b>tp</b> (4)"));
+}
+
+TEST_CASE("sizes whose product is not the device count offer 'make fsdp -1'", "[ui][feedback]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis());
+  // 2 x 8 x 4 = 64 devices on the 128 chips of a v4 4x4x8.
+  window.document()->edit("sizes", [](Scenario& s) { s.mesh.axes = {{"dp", 2, 1}, {"fsdp", 8, 1}, {"tp", 4, 1}}; });
+  REQUIRE(window.waitForAnalysis());
+  REQUIRE(window.logicalPanel()->errorShown());
+  QPushButton* fix = window.logicalPanel()->fixButton();
+  REQUIRE_FALSE(fix->isHidden());
+  // fsdp then takes 128 / (2 x 4) = 16.
+  CHECK(fix->text() == "Make fsdp −1 (→ 16)");
+  fix->click();
+  CHECK(window.document()->scenario().mesh.axes[1].ici == -1);
+  REQUIRE(window.waitForAnalysis());
+  CHECK_FALSE(window.logicalPanel()->errorShown());
+  CHECK(window.runner()->lastValid()->mesh.shape() == Shape{2, 16, 4});
+
+  // A -1 that cannot divide (128 / (3 x 4)) has no one-click answer: the error shows alone.
+  window.document()->edit("sizes", [](Scenario& s) { s.mesh.axes = {{"dp", 3, 1}, {"fsdp", -1, 1}, {"tp", 4, 1}}; });
+  REQUIRE(window.waitForAnalysis());
+  REQUIRE(window.logicalPanel()->errorShown());
+  CHECK(window.logicalPanel()->fixButton()->isHidden());
 }

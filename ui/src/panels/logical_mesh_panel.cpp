@@ -18,6 +18,10 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "shardscope/hardware/topology.hpp"
+
+#include <algorithm>
+
 namespace shardscope::ui {
 
 LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* selection, QWidget* parent)
@@ -117,10 +121,9 @@ LogicalMeshPanel::LogicalMeshPanel(ScenarioDocument* document, ViewSelection* se
   errorLabel_ = new QLabel(errorBox_);
   errorLabel_->setWordWrap(true);
   errorLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  fixButton_ = new QPushButton(tr("Allow splitting physical axes"), errorBox_);
-  fixButton_->setToolTip(tr("Turn on allow_split_physical_axes so the mesh can be placed."));
+  fixButton_ = new QPushButton(errorBox_);
   connect(fixButton_, &QPushButton::clicked, this, [this] {
-    document_->edit(tr("Allow splitting physical axes"), [](Scenario& s) { s.mesh.allow_split_physical_axes = true; });
+    if (fix_) fix_();
   });
   errorLayout->addWidget(errorLabel_);
   errorLayout->addWidget(fixButton_, 0, Qt::AlignLeft);
@@ -180,6 +183,37 @@ void LogicalMeshPanel::render(QPainter& painter, const QRectF& target) { grid_->
 
 bool LogicalMeshPanel::errorShown() const { return !errorBox_->isHidden(); }
 
+std::optional<std::pair<std::size_t, std::int64_t>> LogicalMeshPanel::wildcardFix(const Scenario& s) {
+  const int slices = std::max(1, s.topology.slices);
+  std::int64_t perSlice = 0;
+  try {
+    perSlice = static_cast<std::int64_t>(makeDevices(s.topology).size()) / slices;
+    std::int64_t product = 1;
+    for (const auto size : resolveIciShape(s.mesh, perSlice)) product *= size;
+    if (product == perSlice) return std::nullopt; // the sizes fit: the error is something else
+  } catch (const std::exception&) {
+    if (perSlice <= 0) return std::nullopt; // the topology itself is wrong
+  }
+  for (const auto& a : s.mesh.axes)
+    if (a.ici == -1) return std::nullopt; // a -1 already there that does not divide: no one-click answer
+  // fsdp first (it adapts best: only memory moves), then dp, then the other axes in order.
+  std::vector<std::size_t> order;
+  for (const char* preferred : {"fsdp", "dp", "data"})
+    for (std::size_t i = 0; i < s.mesh.axes.size(); ++i)
+      if (s.mesh.axes[i].name == preferred) order.push_back(i);
+  for (std::size_t i = 0; i < s.mesh.axes.size(); ++i)
+    if (std::find(order.begin(), order.end(), i) == order.end()) order.push_back(i);
+  for (std::size_t i : order) {
+    MeshConfig mesh = s.mesh;
+    mesh.axes[i].ici = -1;
+    try {
+      const Shape shape = resolveIciShape(mesh, perSlice);
+      return std::make_pair(i, static_cast<std::int64_t>(shape[i]));
+    } catch (const std::exception&) {}
+  }
+  return std::nullopt;
+}
+
 void LogicalMeshPanel::setError(const QString& message, std::optional<ErrorKind> kind, bool keptLastValid) {
   if (message.isEmpty()) {
     errorBox_->hide();
@@ -190,8 +224,27 @@ void LogicalMeshPanel::setError(const QString& message, std::optional<ErrorKind>
            : QString();
   errorLabel_->setText(tr("<b>%1</b>: %2").arg(kindName, message.toHtmlEscaped()) +
                        (keptLastValid ? tr("<br><i>The views show the last valid assignment.</i>") : QString()));
-  fixButton_->setVisible(kind == ErrorKind::NotImplementedError &&
-                         !document_->scenario().mesh.allow_split_physical_axes);
+  fix_ = nullptr;
+  const Scenario& s = document_->scenario();
+  if (kind == ErrorKind::NotImplementedError && !s.mesh.allow_split_physical_axes) {
+    fixButton_->setText(tr("Allow splitting physical axes"));
+    fixButton_->setToolTip(tr("Turn on allow_split_physical_axes so the mesh can be placed."));
+    fix_ = [this] {
+      document_->edit(tr("Allow splitting physical axes"),
+                      [](Scenario& s) { s.mesh.allow_split_physical_axes = true; });
+    };
+  } else if (const auto axis = wildcardFix(s)) {
+    const QString name = QString::fromStdString(s.mesh.axes[axis->first].name);
+    fixButton_->setText(tr("Make %1 −1 (→ %2)").arg(name).arg(axis->second));
+    fixButton_->setToolTip(
+        tr("Set %1's ICI size to -1: it takes the devices the other axes leave (%2 now).").arg(name).arg(axis->second));
+    fix_ = [this, index = axis->first, name] {
+      document_->edit(tr("Make %1 −1").arg(name), [index](Scenario& s) {
+        if (index < s.mesh.axes.size()) s.mesh.axes[index].ici = -1;
+      });
+    };
+  }
+  fixButton_->setVisible(static_cast<bool>(fix_));
   errorBox_->show();
 }
 

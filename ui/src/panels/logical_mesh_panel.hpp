@@ -7,12 +7,15 @@
 #include "views/analysis_view.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/errors.hpp"
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 
 class QCheckBox;
 class QComboBox;
@@ -46,7 +49,14 @@ public:
   LogicalGridView* gridView() const { return grid_; }
   QLabel* errorLabel() const { return errorLabel_; }
   bool errorShown() const;
+  // The one-click fix of the error shown, when there is one: "Allow splitting physical axes" for
+  // a mesh JAX could place only by splitting an axis, "Make fsdp −1 (→ 16)" for sizes whose
+  // product is not the device count.
   QPushButton* fixButton() const { return fixButton_; }
+
+  // The axis to set to -1 so the sizes multiply to the device count, and the size it then takes;
+  // none when the sizes already resolve, an axis is -1 already, or no axis would do.
+  static std::optional<std::pair<std::size_t, std::int64_t>> wildcardFix(const Scenario& scenario);
 
 private:
   void syncFromScenario();
@@ -62,6 +72,7 @@ private:
   QWidget* errorBox_;
   QLabel* errorLabel_;
   QPushButton* fixButton_;
+  std::function<void()> fix_; // what fixButton_ does for the error shown
   QLabel* explanation_;
   LogicalGridView* grid_;
 };
