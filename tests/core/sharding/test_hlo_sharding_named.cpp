@@ -29,6 +29,17 @@ TEST_CASE("hlo sharding of a named sharding: JAX's worked example", "[hlo_shardi
         "{devices=[1,4,2,1,2]<=[2,4,2]T(2,1,0) last_tile_dim_replicate}");
 }
 
+TEST_CASE("hlo sharding of a named sharding: the strings XLA's own exporter expects", "[hlo_sharding]") {
+  // xla/service/spmd/shardy/stablehlo_round_trip/export_shardings_test.cc (AttributeExporterTest):
+  // Shardy mesh shardings converted to HloSharding, the same lowering JAX does for a NamedSharding.
+  const MeshAxes xy({"x", "y"}, {2, 2});
+  CHECK(hloText(xy, {8, 8}, "P('x', None)") == "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  CHECK(hloText(xy, {8, 8}, "P(None, 'y')") == "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}");
+  const MeshAxes xyz({"x", "y", "z"}, {2, 4, 4});
+  CHECK(hloText(xyz, {8, 8}, "P(('x', 'y'), 'z')") == "{devices=[8,4]<=[32]}");
+  CHECK(hloText(xyz, {8, 8}, "P(None, None)") == "{replicated}");
+}
+
 TEST_CASE("hlo sharding of a named sharding: common layouts", "[hlo_sharding]") {
   const MeshAxes mesh({"dp", "tp"}, {2, 4});
   // Spec axes in mesh order: plain iota.
