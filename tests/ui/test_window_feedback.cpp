@@ -11,17 +11,22 @@
 #include "main_window.hpp"
 #include "panels/compare_panel.hpp"
 #include "panels/logical_mesh_panel.hpp"
+#include "panels/step_panel.hpp"
+#include "panels/suggest_panel.hpp"
+#include "panels/table_export.hpp"
 #include "views/theme.hpp"
 
 #include <QAction>
 #include <QChart>
 #include <QChartView>
+#include <QClipboard>
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
 #include <catch2/catch.hpp>
@@ -136,4 +141,37 @@ TEST_CASE("sizes whose product is not the device count offer 'make fsdp -1'", "[
   REQUIRE(window.waitForAnalysis());
   REQUIRE(window.logicalPanel()->errorShown());
   CHECK(window.logicalPanel()->fixButton()->isHidden());
+}
+
+TEST_CASE("tables export as CSV with quoting, and the Step table copies itself", "[ui][feedback]") {
+  test::app();
+  // By hand (RFC 4180): a comma or a quote makes a quoted field, quotes doubled; a hidden column
+  // is left out; CRLF after every line.
+  QTableWidget table(2, 3);
+  table.setHorizontalHeaderLabels({"name", "spec", "hidden"});
+  table.setItem(0, 0, new QTableWidgetItem("w"));
+  table.setItem(0, 1, new QTableWidgetItem("P('tp', 'fsdp')"));
+  table.setItem(1, 0, new QTableWidgetItem("say \"hi\""));
+  table.setItem(1, 1, new QTableWidgetItem("P(None)"));
+  table.setColumnHidden(2, true);
+  CHECK(tableToCsv(table) == "name,spec\r\nw,\"P('tp', 'fsdp')\"\r\n\"say \"\"hi\"\"\",P(None)\r\n");
+
+  MainWindow window;
+  REQUIRE(window.waitForAnalysis());
+  QTableWidget* step = window.stepPanel()->axisTable();
+  REQUIRE(step->rowCount() == 3);
+  QAction* copy = step->findChild<QAction*>("copyCsvAction");
+  REQUIRE(copy);
+  CHECK(step->actions().contains(copy));
+  QApplication::clipboard()->clear();
+  copy->trigger();
+  const QString csv = QApplication::clipboard()->text();
+  CHECK(csv.startsWith("Axis,Size,Bytes,Comm time,Hidden,Exposed\r\n"));
+  // The default mesh's axes, one line each, with their sizes: dp 2, fsdp 16, tp 4.
+  CHECK(csv.contains("\r\ndp,2,"));
+  CHECK(csv.contains("\r\nfsdp,16,"));
+  CHECK(csv.contains("\r\ntp,4,"));
+  CHECK(csv.count("\r\n") == 4);
+  CHECK(window.suggestPanel()->findChild<QAction*>("copyCsvAction") != nullptr);
+  CHECK(window.comparePanel()->findChild<QAction*>("copyCsvAction") != nullptr);
 }

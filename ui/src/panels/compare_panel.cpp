@@ -3,6 +3,7 @@
 
 #include "document/scenario_document.hpp"
 #include "models/layout_rows_model.hpp"
+#include "panels/table_export.hpp"
 #include "views/device_overlay.hpp"
 
 #include <QAction>
@@ -225,6 +226,7 @@ ComparePanel::ComparePanel(ScenarioDocument* document, QWidget* parent) : QWidge
   layout->addWidget(headline_);
 
   table_ = new QTableWidget(0, 5, this);
+  addTableExportActions(table_, QStringLiteral("compare.csv"));
   table_->setHorizontalHeaderLabels({tr("Figure"), tr("A"), tr("B"), tr("B − A"), tr("Change")});
   table_->verticalHeader()->hide();
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);

@@ -3,6 +3,7 @@
 
 #include "charts/chart_legend.hpp"
 #include "charts/step_bar.hpp"
+#include "panels/table_export.hpp"
 #include "views/device_overlay.hpp"
 
 #include <QEvent>
@@ -121,6 +122,7 @@ StepPanel::StepPanel(ViewSelection* selection, QWidget* parent) : QWidget(parent
   table_->setTextElideMode(Qt::ElideRight);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->setMinimumHeight(60);
+  addTableExportActions(table_, QStringLiteral("step-per-axis.csv"));
   layout->addWidget(table_, 1);
   stack->addWidget(page_);
 

@@ -5,6 +5,7 @@
 #include "document/scenario_document.hpp"
 #include "models/layout_rows_model.hpp"
 #include "models/presets.hpp"
+#include "panels/table_export.hpp"
 
 #include <QAction>
 #include <QCheckBox>
@@ -155,6 +156,7 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   layout->addWidget(summary_);
 
   table_ = new QTableView(this);
+  addTableExportActions(table_, QStringLiteral("suggested-layouts.csv"));
   table_->setModel(model_);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
