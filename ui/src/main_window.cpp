@@ -161,7 +161,7 @@ void MainWindow::applyDefaultDockSizes() {
     resizeDocks({memory, comm}, {bottom / 2, bottom / 2}, Qt::Horizontal);
   }
   if (auto* dock = findChild<QDockWidget*>("PipelineDock"); dock && !dock->isHidden())
-    resizeDocks({dock}, {std::clamp(h * 30 / 100, 200, 400)}, Qt::Vertical);
+    resizeDocks({dock}, {std::clamp(h * 38 / 100, 200, 400)}, Qt::Vertical);
 }
 
 void MainWindow::tabBottomDocksWhenNarrow() {
@@ -413,7 +413,7 @@ bool MainWindow::raiseDock(const QString& title) {
       dock->show();
       dock->raise();
       if (wasHidden && dock->objectName() == "PipelineDock")
-        resizeDocks({dock}, {std::clamp(height() * 30 / 100, 200, 400)}, Qt::Vertical);
+        resizeDocks({dock}, {std::clamp(height() * 38 / 100, 200, 400)}, Qt::Vertical);
       return true;
     }
   return false;
@@ -473,7 +473,7 @@ void MainWindow::onAnalysisFinished() {
     selection_->setMode(OverlayMode::Pipeline);
     if (auto* dock = findChild<QDockWidget*>("PipelineDock"); dock && dock->isHidden()) {
       dock->show();
-      resizeDocks({dock}, {std::clamp(height() * 30 / 100, 200, 400)}, Qt::Vertical);
+      resizeDocks({dock}, {std::clamp(height() * 38 / 100, 200, 400)}, Qt::Vertical);
     }
   }
   statusError_->clear();
