@@ -9,6 +9,8 @@
 
 namespace shardscope::cli {
 
+int runImport(const Args& args, Streams io); // cli_import.cpp
+
 namespace {
 using Command = int (*)(const Args&, Streams);
 
@@ -27,6 +29,8 @@ std::map<std::string, CommandInfo>& commands() {
        {&runValidate, "the published-runs validation suite: predicted vs measured step time (see `validate --help`)"}},
       {"export",
        {&runExport, "the layout as JAX code or MaxText overrides, ready to paste (see `export --help`)"}},
+      {"import",
+       {&runImport, "a MaxText config (base.yml, model yml, key=value overrides) as a workspace (see `import --help`)"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
       {"pipeline",
        {&runPipeline,

@@ -343,7 +343,8 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   if (axes.empty() || axes.size() > kMaxMeshAxes)
     throwValueError("MaxText key 'mesh_axes' must name 1 to " + std::to_string(kMaxMeshAxes) + " axes");
   for (std::size_t i = 0; i < axes.size(); ++i)
-    if (std::find(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(i), axes[i]) != axes.begin() + static_cast<std::ptrdiff_t>(i))
+    if (std::find(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(i), axes[i]) !=
+        axes.begin() + static_cast<std::ptrdiff_t>(i))
       throwValueError("MaxText key 'mesh_axes' names '" + axes[i] + "' twice");
   std::vector<std::int64_t> ici, dcn;
   for (const std::string& axis : axes) {
@@ -453,7 +454,12 @@ Scenario importMaxText(const std::vector<std::filesystem::path>& files, const st
       notes.notes.push_back("model config read from " + found.string());
     }
   }
-  return scenarioFromMaxTextConfig(mergeMaxTextConfig(base, model, cli), notes);
+  Scenario s = scenarioFromMaxTextConfig(mergeMaxTextConfig(base, model, cli), notes);
+  // A model file given by path names the model when model_name does not.
+  const std::string unnamed = "MaxText: default on ";
+  if (files.size() == 2 && s.name.rfind(unnamed, 0) == 0)
+    s.name = "MaxText: " + files[1].stem().string() + " on " + s.name.substr(unnamed.size());
+  return s;
 }
 
 } // namespace shardscope
