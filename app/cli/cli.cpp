@@ -31,6 +31,7 @@ std::map<std::string, CommandInfo>& commands() {
        {&runExport, "the layout as JAX code or MaxText overrides, ready to paste (see `export --help`)"}},
       {"import",
        {&runImport, "a MaxText config (base.yml, model yml, key=value overrides) as a workspace (see `import --help`)"}},
+      {"lesson", {&runLesson, "guided lessons on parallelism, walked on your workspace (see `lesson --help`)"}},
       {"eval", {&runEval, "answer JSON Lines requests on stdin (see `help eval`)"}},
       {"pipeline",
        {&runPipeline,

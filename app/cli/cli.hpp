@@ -37,6 +37,7 @@ int runSearch(const Args& args, Streams io);
 int runTopology(const Args& args, Streams io);
 int runValidate(const Args& args, Streams io);
 int runExport(const Args& args, Streams io);
+int runLesson(const Args& args, Streams io);
 int runDecodeSharding(const Args& args, Streams io);
 
 } // namespace shardscope::cli

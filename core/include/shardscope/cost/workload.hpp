@@ -5,6 +5,8 @@
 // workspace itself.
 #pragma once
 
+#include "shardscope/base/enum_names.hpp"
+
 #include <array>
 #include <string>
 #include <optional>
@@ -55,21 +57,6 @@ constexpr std::array<std::pair<std::string_view, Recompute>, 10> kRecomputeNames
     {"qkv_proj_offloaded", Recompute::QkvProjOffloaded},
     {"minimal_offloaded", Recompute::MinimalOffloaded},
 }};
-
-// The name as the workspace, the CLI and JSON answers spell it.
-template <class Enum, std::size_t N>
-constexpr std::string_view nameOf(Enum value, const std::array<std::pair<std::string_view, Enum>, N>& table) {
-  for (const auto& [name, v] : table)
-    if (v == value) return name;
-  return table[0].first;
-}
-template <class Enum, std::size_t N>
-constexpr std::optional<Enum> parseName(std::string_view text,
-                                        const std::array<std::pair<std::string_view, Enum>, N>& table) {
-  for (const auto& [name, v] : table)
-    if (name == text) return v;
-  return std::nullopt;
-}
 
 constexpr std::string_view recomputeName(Recompute r) { return nameOf(r, kRecomputeNames); }
 constexpr std::string_view frameworkName(Framework f) { return nameOf(f, kFrameworkNames); }

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// `shardscope-cli lesson [NAME] [WORKSPACE]`: the built-in lessons, or one walked through step by
+// step on a workspace (the lesson's own example by default), with the figures each step moves.
+#include "cli.hpp"
+#include "cli_options.hpp"
+#include "text_table.hpp"
+
+#include "shardscope/analysis/lessons.hpp"
+#include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
+
+#include <cstdio>
+#include <ostream>
+
+namespace shardscope::cli {
+
+namespace {
+
+void usage(std::ostream& out) {
+  out << "Usage: shardscope-cli lesson                      list the lessons\n"
+         "       shardscope-cli lesson NAME [WORKSPACE] [--format text|json]\n\n"
+         "Walks a lesson's steps on WORKSPACE (default: the lesson's own example): each step's title,\n"
+         "why, and the figures it moves (before -> after, and the direction the lesson expects).\n"
+         "Lessons are files in resources/lessons (docs/lessons.md says how to write one).\n";
+}
+
+std::string value(const std::string& figure, const std::optional<double>& v) {
+  if (!v) return "-";
+  if (figure.rfind("memory.", 0) == 0) return formatBytes(*v);
+  if (figure == "step.mfu") {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * *v);
+    return buf;
+  }
+  return formatSeconds(*v);
+}
+
+// Paragraphs wrapped at 96 columns, indented.
+void wrapped(std::ostream& out, const std::string& text) {
+  std::string line;
+  auto flush = [&] {
+    if (!line.empty()) out << "  " << line << "\n";
+    line.clear();
+  };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t end = text.find(' ', i);
+    const std::string word = text.substr(i, end == std::string::npos ? std::string::npos : end - i);
+    if (!line.empty() && line.size() + 1 + word.size() > 96) flush();
+    line += (line.empty() ? "" : " ") + word;
+    if (end == std::string::npos) break;
+    i = end + 1;
+  }
+  flush();
+}
+
+} // namespace
+
+int runLesson(const Args& args, Streams io) {
+  if (wantsHelp(args)) {
+    usage(io.out);
+    return 0;
+  }
+  static constexpr Flag kFlags[] = {{"--format"}};
+  const ParsedArgs opts = parseArgs(args, kFlags, 2, "lesson name and workspace file");
+  const std::string format = opts.valueOr("--format", "text");
+  if (format != "text" && format != "json") throw UsageError("--format must be text or json, got '" + format + "'");
+  if (opts.positionals().empty()) {
+    TextTable t;
+    t.header = {"lesson", "steps", "title"};
+    for (const auto& l : builtinLessons()) t.rows.push_back({l.name, std::to_string(l.steps.size()), l.title});
+    t.print(io.out);
+    return 0;
+  }
+  const Lesson lesson = builtinLesson(opts.positionals()[0]);
+  const Scenario start =
+      opts.positionals().size() > 1 ? loadScenarioFile(opts.positionals()[1]) : lessonStartScenario(lesson);
+  const auto results = walkLesson(lesson, start);
+  bool failed = false;
+  if (format == "json") {
+    Json steps = Json::array();
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      Json figures = Json::array();
+      for (const auto& f : results[i].figures)
+        figures.push_back({{"figure", f.figure},
+                           {"before", f.before ? Json(*f.before) : Json()},
+                           {"after", f.after ? Json(*f.after) : Json()},
+                           {"change", f.change ? Json(lessonChangeName(*f.change)) : Json()},
+                           {"expected", f.expected ? Json(lessonChangeName(*f.expected)) : Json()},
+                           {"holds", f.holds()}});
+      Json step{{"title", lesson.steps[i].title}, {"figures", figures}};
+      if (!results[i].error.empty()) step["error"] = results[i].error;
+      steps.push_back(std::move(step));
+    }
+    io.out << dumpJson(Json{{"lesson", lesson.name}, {"title", lesson.title}, {"steps", steps}}, 2) << "\n";
+  } else {
+    io.out << lesson.title << "\n";
+    wrapped(io.out, lesson.summary);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      io.out << "\n" << i + 1 << ". " << lesson.steps[i].title << "\n";
+      wrapped(io.out, lesson.steps[i].text);
+      if (!results[i].error.empty()) {
+        io.out << "  this step does not apply to the workspace: " << results[i].error << "\n";
+        continue;
+      }
+      TextTable t;
+      t.header = {"figure", "before", "after", "change", "lesson says"};
+      t.right_aligned = {false, true, true, false, false};
+      for (const auto& f : results[i].figures)
+        t.rows.push_back({f.figure, value(f.figure, f.before), value(f.figure, f.after),
+                          f.change ? lessonChangeName(*f.change) : "-",
+                          f.expected ? lessonChangeName(*f.expected) + (f.holds() ? "" : " (not here)") : ""});
+      if (!t.rows.empty()) {
+        io.out << "\n";
+        t.print(io.out);
+      }
+    }
+  }
+  for (const auto& r : results) failed = failed || !r.error.empty();
+  return failed ? 1 : 0;
+}
+
+} // namespace shardscope::cli

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lessons: short guided walks through one parallelism idea, each step a real edit of the user's
+// workspace (on their hardware) and the figures it moves. Lessons are data
+// (resources/lessons/*.json, docs/lessons.md), so a teacher writes one without touching C++; each
+// step states which way its figures move, and the tests hold every lesson to it.
+#pragma once
+
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/scenario.hpp"
+#include "shardscope/base/json.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+// A figure a lesson watches. Values come from an Analysis: memory of the fullest device,
+// step-time parts, MFU, and one axis' collective seconds per step.
+enum class LessonFigure {
+  MemoryMax,         // bytes on the fullest device
+  MemoryParams,      // parameters on the fullest device
+  MemoryGrads,       // gradients on the fullest device
+  MemoryOptimizer,   // optimizer state on the fullest device
+  MemoryActivations, // activations on the fullest device
+  StepTime,          // seconds per step
+  Mfu,               // model FLOPs utilisation, 0..1
+  Compute,           // compute seconds per step
+  ExposedComm,       // communication seconds compute does not hide
+  Bubble,            // a pipeline's idle seconds per step (0 without a pipeline)
+  AxisComm,          // one axis' collective seconds per step (LessonWatch::axis)
+};
+// "memory.max", "memory.params", ..., "step.time", "step.mfu", "step.compute", "step.exposed_comm",
+// "step.bubble", "comm.<axis>".
+std::string lessonFigureName(LessonFigure figure, const std::string& axis = {});
+
+enum class LessonChange { Up, Down, Same };
+
+struct LessonWatch {
+  LessonFigure figure = LessonFigure::StepTime;
+  std::string axis;                   // for AxisComm
+  std::optional<LessonChange> expect; // the direction the step moves it (checked by the tests)
+};
+
+struct LessonStep {
+  std::string title;
+  std::string text;                // why, in a short paragraph
+  std::optional<std::string> mesh; // a --mesh text or mesh preset ("fsdp-tp", "dp:2,fsdp:-1")
+  Json patch;                      // a JSON merge patch (RFC 7396) on the workspace; null = none
+  std::vector<LessonWatch> watch;
+};
+
+struct Lesson {
+  std::string name; // the file's stem: "fsdp"
+  std::string title;
+  std::string summary;
+  std::string start; // an example workspace file name to try it on, or "" for the default workspace
+  std::vector<LessonStep> steps;
+};
+
+// Reads a lesson file; ValueError naming the file and key for a bad one.
+Lesson loadLessonFile(const std::filesystem::path& file);
+// The built-in lessons (resources/lessons), sorted by their `order` key.
+std::vector<Lesson> builtinLessons();
+// A built-in lesson by name; ValueError listing the names when there is none.
+Lesson builtinLesson(const std::string& name);
+
+// The workspace after `step`: the merge patch, then the mesh (on the workspace's topology). Throws
+// ValueError when the result is not a valid workspace.
+Scenario applyLessonStep(const Scenario& scenario, const LessonStep& step);
+
+// A figure's value in an analysis; nullopt when the analysis lacks it (no step estimate, no axis).
+std::optional<double> lessonFigureValue(const Analysis& analysis, const LessonWatch& watch);
+// How `after` compares to `before` (within 0.5% counts as the same).
+LessonChange lessonChange(double before, double after);
+std::string lessonChangeName(LessonChange change); // "up", "down", "same"
+
+// A lesson walked through from a workspace: each step's workspace and the watched figures before
+// and after it.
+struct LessonFigureChange {
+  std::string figure; // lessonFigureName
+  std::optional<double> before, after;
+  std::optional<LessonChange> change;   // when both values exist
+  std::optional<LessonChange> expected; // what the lesson says
+  bool holds() const { return !expected || (change && *change == *expected); }
+};
+struct LessonStepResult {
+  Scenario scenario; // the workspace after the step
+  std::vector<LessonFigureChange> figures;
+  std::string error; // set when the step's workspace does not analyse (the walk stops there)
+};
+// The lesson's own start workspace: resources/scenarios/<start>, or the default workspace.
+Scenario lessonStartScenario(const Lesson& lesson);
+std::vector<LessonStepResult> walkLesson(const Lesson& lesson, const Scenario& start);
+
+} // namespace shardscope
