@@ -242,3 +242,23 @@ TEST_CASE("global_parameter_scale scales as get_individual_scales says", "[maxte
   CHECK(notes8.architecture["hidden"] == 4096);
   CHECK(notes8.architecture["num_layers"] == 32);
 }
+
+TEST_CASE("scan_layers, param_scan_axis and one MLP activation shape the tree", "[maxtext]") {
+  const std::vector<std::filesystem::path> files{kData + "base.yml"};
+  // base: 16 layers of width 2048, 16 heads of 128, MLP 7168.
+  MaxTextImportNotes notes;
+  const Scenario axis0 = importMaxText(files, {"param_scan_axis=0", "compile_topology=v5p-8"}, notes);
+  CHECK(shapeOf(axis0, "params/decoder/layers/self_attention/query/kernel") == Json({16, 2048, 16, 128}));
+  // (layers, embed, q_heads, kv) on fsdp 4: layers -> stage (size one), embed -> fsdp.
+  CHECK(specOf(axis0, "params/decoder/layers/self_attention/query/kernel") == Json({N, "fsdp", N, N}));
+
+  const Scenario unscanned =
+      importMaxText(files, {"scan_layers=false", "mlp_activations=[gelu]", "compile_topology=v5p-8"}, notes);
+  // 16 layers x (2 norms + 4 attention + wi + wo) + embedding, final norm, logits = 16 x 8 + 3.
+  CHECK(unscanned.model.inline_params.size() == 131);
+  CHECK(shapeOf(unscanned, "params/decoder/layers_15/mlp/wi/kernel") == Json({2048, 7168}));
+  CHECK(specOf(unscanned, "params/decoder/layers_0/mlp/wo/kernel") == Json({N, "fsdp"}));
+
+  const Scenario tied = importMaxText(files, {"logits_via_embedding=true", "compile_topology=v5p-8"}, notes);
+  CHECK(tied.model.inline_params.size() == 11); // no logits_dense
+}
