@@ -83,13 +83,17 @@ std::string lessonChangeName(LessonChange change) { return std::string(nameOf(ch
 
 Lesson loadLessonFile(const std::filesystem::path& file) {
   const Json root = readJsonFile(file, "lesson '" + file.string() + "'");
-  const JsonField f = fileFields(root, file.filename().string(), "lesson");
+  return lessonFromJson(root, file.stem().string(), file.filename().string());
+}
+
+Lesson lessonFromJson(const Json& root, const std::string& name, const std::string& source) {
+  const JsonField f = fileFields(root, source, "lesson");
   f.toObject();
   f.checkKeys({"format", "title", "summary", "order", "start", "steps"});
   if (f["format"].toString() != "shardscope-lesson")
     f["format"].fail("must be \"shardscope-lesson\"");
   Lesson lesson;
-  lesson.name = file.stem().string();
+  lesson.name = name;
   lesson.title = f["title"].toNonEmptyString();
   lesson.summary = f["summary"].stringOr("");
   lesson.start = f["start"].stringOr("");

@@ -61,6 +61,8 @@ struct Lesson {
 
 // Reads a lesson file; ValueError naming the file and key for a bad one.
 Lesson loadLessonFile(const std::filesystem::path& file);
+// The same from a parsed document; `name` is the lesson's name, `source` names it in errors.
+Lesson lessonFromJson(const Json& root, const std::string& name, const std::string& source);
 // The built-in lessons (resources/lessons), sorted by their `order` key.
 std::vector<Lesson> builtinLessons();
 // A built-in lesson by name; ValueError listing the names when there is none.
