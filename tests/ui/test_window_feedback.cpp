@@ -14,6 +14,7 @@
 #include "panels/step_panel.hpp"
 #include "panels/suggest_panel.hpp"
 #include "panels/table_export.hpp"
+#include "views/physical_view.hpp"
 #include "views/theme.hpp"
 
 #include <QAction>
@@ -174,4 +175,19 @@ TEST_CASE("tables export as CSV with quoting, and the Step table copies itself",
   CHECK(csv.count("\r\n") == 4);
   CHECK(window.suggestPanel()->findChild<QAction*>("copyCsvAction") != nullptr);
   CHECK(window.comparePanel()->findChild<QAction*>("copyCsvAction") != nullptr);
+}
+
+TEST_CASE("hop badges sit between the chips, never over them", "[ui][feedback]") {
+  // Two 40 px chips 100 px apart centre to centre: 60 px of gap (x 40..100), the badge (26 + 4 px
+  // along the link) fits, centred in the gap at x = 70.
+  const auto apart = PhysicalView::hopBadgeCentre({0, 0, 40, 40}, {100, 0, 40, 40}, {26, 16});
+  REQUIRE(apart);
+  CHECK(apart->x() == Approx(70));
+  CHECK(apart->y() == Approx(20));
+  // Vertical neighbours 20 px apart: 16 + 4 px along the link just fit, at y = 50.
+  const auto vertical = PhysicalView::hopBadgeCentre({0, 0, 40, 40}, {0, 60, 40, 40}, {26, 16});
+  REQUIRE(vertical);
+  CHECK(vertical->y() == Approx(50));
+  // Side by side with 10 px between them: no room, no badge (it would cover both ids).
+  CHECK_FALSE(PhysicalView::hopBadgeCentre({0, 0, 40, 40}, {50, 0, 40, 40}, {26, 16}));
 }

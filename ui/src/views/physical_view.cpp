@@ -106,6 +106,24 @@ void PhysicalView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   update();
 }
 
+std::optional<QPointF> PhysicalView::hopBadgeCentre(const QRectF& a, const QRectF& b, const QSizeF& badge) {
+  const QPointF delta = b.center() - a.center();
+  const double length = std::hypot(delta.x(), delta.y());
+  if (length < 1) return std::nullopt;
+  const QPointF unit = delta / length;
+  // How far the link runs inside a chip's rectangle from its centre, along `unit`.
+  const auto inside = [&unit](const QRectF& r) {
+    const double ux = std::abs(unit.x()), uy = std::abs(unit.y());
+    const double tx = ux > 1e-9 ? r.width() / 2 / ux : 1e9, ty = uy > 1e-9 ? r.height() / 2 / uy : 1e9;
+    return std::min(tx, ty);
+  };
+  const double from = inside(a), to = length - inside(b);
+  // The badge's extent along the link, and 2 px of air at each end.
+  const double along = badge.width() * std::abs(unit.x()) + badge.height() * std::abs(unit.y()) + 4;
+  if (to - from < along) return std::nullopt;
+  return a.center() + unit * ((from + to) / 2);
+}
+
 QString PhysicalView::hopLabel(int a, int b) const {
   if (!analysis_ || !analysis_->links) return QString();
   const auto& devices = analysis_->mesh.devices;
@@ -325,10 +343,12 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
         const QPointF pa = mapPt(L->deviceRect(a).center()), pb = mapPt(L->deviceRect(b).center());
         painter.setPen(QPen(QColor(214, 39, 40, 190), std::clamp(s * 0.08, 1.5, 3.0), Qt::SolidLine, Qt::RoundCap));
         painter.drawLine(pa, pb);
-        // A label on a short link would hide the chips it joins.
-        if (!labelHops || QLineF(pa, pb).length() < 34) continue;
+        if (!labelHops) continue;
+        // The badge goes in the gap between the two chips, never over them (or their ids).
+        const auto centre = hopBadgeCentre(map(L->deviceRect(a)), map(L->deviceRect(b)), QSizeF(26, 16));
+        if (!centre) continue; // too close: the hover tooltip gives the hops
         const QString label = hopLabel(a, b);
-        const QPointF mid = (pa + pb) / 2;
+        const QPointF mid = *centre;
         const QRectF box(mid.x() - 13, mid.y() - 8, 26, 16);
         painter.setBrush(QColor(255, 255, 255, 220));
         painter.setPen(QPen(QColor(0xd62728), 1));

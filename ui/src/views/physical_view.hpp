@@ -16,6 +16,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 namespace shardscope::ui {
 
@@ -44,6 +45,10 @@ public:
   void setAnimationsEnabled(bool enabled) { animate_ = enabled; }
   // What to say while there is no analysis to draw.
   void setEmptyMessage(const QString& text);
+  // Where a ring link's hop badge of size `badge` goes between the chips drawn as `a` and `b`: the
+  // middle of the part of the link outside both chips; none when that part is shorter than the
+  // badge (a badge there would cover the chips and their ids).
+  static std::optional<QPointF> hopBadgeCentre(const QRectF& a, const QRectF& b, const QSizeF& badge);
 
 protected:
   void paintEvent(QPaintEvent* event) override;
