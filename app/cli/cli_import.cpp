@@ -27,7 +27,7 @@ void usage(std::ostream& out) {
          "= int(devices x per_device_batch_size), max_target_length, gradient_accumulation_steps,\n"
          "remat_policy, weight_dtype, opt_type. The keys read and the keys left alone are listed on\n"
          "stderr as notes; a value Shardscope does not model is an error naming the key.\n"
-         "Decoders: llama2, mistral, mixtral. See docs/import-maxtext.md.\n\n"
+         "Decoders: llama2 (llama2, llama3, llama3.1), mistral, mixtral, gemma. See docs/import-maxtext.md.\n\n"
          "  -o FILE   write the workspace to FILE instead of stdout\n";
 }
 

@@ -300,6 +300,9 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   Scenario s;
   s.training.framework = Framework::MaxText;
   s.training.workload = Workload::Training;
+  // Read by the merge (mergeMaxTextConfig), so listed as used.
+  (void)c.get("override_model_config");
+  (void)c.get("override_logical_axis_rules");
 
   // Keys whose non-default values change what we would build and that we do not model.
   for (const char* key : {"custom_mesh_and_rule", "quantization"}) {

@@ -9,7 +9,8 @@
 // linears.py MlpBlock (wi, or wi_0, wi_1... per mlp_activations: emb x mlp, ("embed", "mlp"); wo:
 // mlp x emb, ("mlp", "embed")), normalizations.py (RMSNorm scale, ("norm",)), models/mixtral.py and
 // moe.py (MoeBlock_0: gate/kernel emb x experts, ("embed", None); wi_0, wi_1: experts x emb x mlp,
-// ("exp", "embed_moe", "mlp_moe"); wo: experts x mlp x emb, ("exp", "mlp_moe", "embed_moe")).
+// ("exp", "embed_moe", "mlp_moe"); wo: experts x mlp x emb, ("exp", "mlp_moe", "embed_moe")),
+// models/gemma.py (as llama2 with its norms named pre_self_attention_norm and pre_ffw_norm).
 // Dimensions: configs/types.py, base_* x 2^scale from get_individual_scales(global_parameter_scale).
 #include "maxtext_params.hpp"
 
@@ -46,8 +47,8 @@ std::int64_t scaled(MaxTextConfigReader& c, const std::string& key, std::int64_t
 MaxTextModel maxTextModel(MaxTextConfigReader& c, MaxTextImportNotes& notes) {
   MaxTextModel m;
   const std::string block = c.text("decoder_block", "llama2");
-  if (block != "llama2" && block != "mistral" && block != "mixtral")
-    notModelled("decoder_block", Json(block), "Shardscope imports the llama2, mistral and mixtral decoders");
+  if (block != "llama2" && block != "mistral" && block != "mixtral" && block != "gemma")
+    notModelled("decoder_block", Json(block), "Shardscope imports the llama2, mistral, mixtral and gemma decoders");
   m.name = c.text("model_name", "default");
   m.weight_dtype = c.text("weight_dtype", "float32");
   if (!canonicalDtype(m.weight_dtype))
@@ -91,12 +92,14 @@ MaxTextModel maxTextModel(MaxTextConfigReader& c, MaxTextImportNotes& notes) {
   // One decoder layer's parameters, relative to its layer's path.
   std::vector<MaxTextParam> layer;
   const auto attn = [&](std::vector<std::string> axes) { return autoregressive ? std::vector<std::string>(3) : axes; };
-  layer.push_back({"pre_self_attention_layer_norm/scale", {emb}, {"norm"}});
+  // models/gemma.py names its norms pre_self_attention_norm and pre_ffw_norm.
+  const bool gemma = block == "gemma";
+  layer.push_back({gemma ? "pre_self_attention_norm/scale" : "pre_self_attention_layer_norm/scale", {emb}, {"norm"}});
   layer.push_back({"self_attention/query/kernel", {emb, heads, headDim}, attn({"embed", "q_heads", "kv"})});
   layer.push_back({"self_attention/key/kernel", {emb, kvHeads, headDim}, attn({"embed", "kv_heads", "kv_head_dim"})});
   layer.push_back({"self_attention/value/kernel", {emb, kvHeads, headDim}, attn({"embed", "kv_heads", "kv_head_dim"})});
   layer.push_back({"self_attention/out/kernel", {heads, headDim, emb}, attn({"heads", "kv", "embed"})});
-  layer.push_back({"post_self_attention_layer_norm/scale", {emb}, {"norm"}});
+  layer.push_back({gemma ? "pre_ffw_norm/scale" : "post_self_attention_layer_norm/scale", {emb}, {"norm"}});
   if (block == "mixtral") {
     layer.push_back({"MoeBlock_0/gate/kernel", {emb, experts}, {"embed", ""}});
     layer.push_back({"MoeBlock_0/wi_0", {experts, emb, mlp}, {"exp", "embed_moe", "mlp_moe"}});

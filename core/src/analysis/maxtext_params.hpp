@@ -88,7 +88,7 @@ struct MaxTextModel {
   Json architecture; // our model JSON's `config` form
 };
 
-// The decoder of `decoder_block` (llama2, mistral, mixtral) with the dimensions the config gives.
+// The decoder of `decoder_block` (llama2, mistral, mixtral, gemma) with the dimensions the config gives.
 MaxTextModel maxTextModel(MaxTextConfigReader& c, MaxTextImportNotes& notes);
 
 } // namespace shardscope

@@ -261,4 +261,13 @@ TEST_CASE("scan_layers, param_scan_axis and one MLP activation shape the tree", 
 
   const Scenario tied = importMaxText(files, {"logits_via_embedding=true", "compile_topology=v5p-8"}, notes);
   CHECK(tied.model.inline_params.size() == 11); // no logits_dense
+
+  // gemma (models/gemma.py): the llama2 layer with its norms named pre_self_attention_norm and
+  // pre_ffw_norm; gemma-7b ties the logits to the embedding.
+  const Scenario gemma =
+      importMaxText(files, {"decoder_block=gemma", "logits_via_embedding=true", "compile_topology=v5p-8"}, notes);
+  CHECK(shapeOf(gemma, "params/decoder/layers/pre_self_attention_norm/scale") == Json({2048, 16}));
+  CHECK(shapeOf(gemma, "params/decoder/layers/pre_ffw_norm/scale") == Json({2048, 16}));
+  CHECK(gemma.model.inline_params.size() == 11);
+  CHECK(notes.architecture["model_type"] == "gemma");
 }
