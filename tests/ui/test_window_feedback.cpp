@@ -14,8 +14,13 @@
 #include "panels/step_panel.hpp"
 #include "panels/suggest_panel.hpp"
 #include "panels/table_export.hpp"
+#include "views/logical_grid_view.hpp"
 #include "views/physical_view.hpp"
 #include "views/theme.hpp"
+#include "views/view_selection.hpp"
+
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/scenario.hpp"
 
 #include <QAction>
 #include <QChart>
@@ -29,8 +34,12 @@
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTest>
+#include <QWheelEvent>
 
 #include <catch2/catch.hpp>
+
+#include <cmath>
 
 using namespace shardscope;
 using namespace shardscope::ui;
@@ -190,4 +199,43 @@ TEST_CASE("hop badges sit between the chips, never over them", "[ui][feedback]")
   CHECK(vertical->y() == Approx(50));
   // Side by side with 10 px between them: no room, no badge (it would cover both ids).
   CHECK_FALSE(PhysicalView::hopBadgeCentre({0, 0, 40, 40}, {50, 0, 40, 40}, {26, 16}));
+}
+
+TEST_CASE("the logical grid zooms about the cursor, pans by drag and resets with 0", "[ui][feedback][logical]") {
+  test::app();
+  ViewSelection selection;
+  LogicalGridView view(&selection);
+  view.resize(360, 260);
+  view.show();
+  // The full pod: 8960 devices, sub-pixel cells at this size.
+  view.setAnalysis(std::make_shared<const Analysis>(
+      analyze(loadScenarioFile(SHARDSCOPE_SOURCE_DIR "/docs/screenshots/v5p-full-pod.shardscope.json"))));
+  // A point near the middle that lies on a device (facets have gaps between them).
+  QPointF centre(180, 140);
+  for (int dx = 0; dx < 60 && view.deviceAt(centre) < 0; ++dx) centre = QPointF(150 + dx, 140);
+  const int under = view.deviceAt(centre);
+  REQUIRE(under >= 0);
+  // Eight wheel steps in: 1.25^8 = 5.96x, the device under the cursor stays under it.
+  QWheelEvent in(centre, view.mapToGlobal(centre), {}, {0, 8 * 120}, Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                 false);
+  QApplication::sendEvent(&view, &in);
+  CHECK(view.zoom() == Approx(std::pow(1.25, 8)));
+  CHECK(view.deviceAt(centre) == under);
+  // A drag pans (another device under the centre) and selects nothing.
+  QTest::mousePress(&view, Qt::LeftButton, {}, centre.toPoint());
+  QTest::mouseMove(&view, (centre + QPointF(60, 40)).toPoint());
+  QTest::mouseRelease(&view, Qt::LeftButton, {}, (centre + QPointF(60, 40)).toPoint());
+  CHECK(view.deviceAt(centre) != under);
+  CHECK(selection.device() == -1);
+  // Drawing a zoomed pod costs no more than the view: it just works.
+  QImage image(360, 260, QImage::Format_ARGB32);
+  view.QWidget::render(&image);
+  QTest::keyClick(&view, Qt::Key_0);
+  CHECK(view.zoom() == 1);
+  CHECK(view.deviceAt(centre) == under);
+  // Zoom cannot go below the whole grid.
+  QWheelEvent out(centre, view.mapToGlobal(centre), {}, {0, -240}, Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                  false);
+  QApplication::sendEvent(&view, &out);
+  CHECK(view.zoom() == 1);
 }

@@ -3,9 +3,11 @@
 
 #include <QHelpEvent>
 #include <QImage>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -14,9 +16,10 @@ namespace shardscope::ui {
 
 LogicalGridView::LogicalGridView(ViewSelection* selection, QWidget* parent) : QWidget(parent), selection_(selection) {
   setMinimumHeight(160);
+  setFocusPolicy(Qt::ClickFocus);
   setWhatsThis(tr("<b>Logical mesh</b><br>Device ids laid out by their logical coordinates: the last axis runs "
                   "across, the one before it down; leading axes are drawn as separate facets. Click a device to "
-                  "select it everywhere."));
+                  "select it everywhere. Wheel: zoom; drag: pan; 0: reset."));
   connect(selection_, &ViewSelection::changed, this, [this] {
     overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param(),
                               selection_->decoded().get());
@@ -25,7 +28,13 @@ LogicalGridView::LogicalGridView(ViewSelection* selection, QWidget* parent) : QW
 }
 
 void LogicalGridView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+  // Another mesh shape: the zoom of the old one means nothing for it.
+  const Shape before = index_.shape();
   analysis_ = std::move(analysis);
+  if (!analysis_ || analysis_->mesh.shape() != before) {
+    zoom_ = 1;
+    pan_ = {};
+  }
   index_ = analysis_ ? MeshIndex(analysis_->mesh) : MeshIndex();
   overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param(),
                             selection_->decoded().get());
@@ -95,24 +104,28 @@ QColor LogicalGridView::cellColor(std::size_t flat) const {
   return pos < overlay_.colors.size() ? overlay_.colors[pos] : QColor(0xb4b4b4);
 }
 
-void LogicalGridView::drawGridImage(QPainter& painter, const Geometry& g) const {
+void LogicalGridView::drawGridImage(QPainter& painter, const Geometry& g, const QRectF& visible) const {
   const auto& grid = analysis_->mesh.grid.data();
   const int facetRows = (g.facets + g.facetCols - 1) / g.facetCols;
   const double strideX = g.facetW + g.gap, strideY = g.facetH + g.gap;
-  const QRectF box(g.origin, QSizeF(g.facetCols * strideX - g.gap, facetRows * strideY - g.gap));
+  const QRectF whole(g.origin, QSizeF(g.facetCols * strideX - g.gap, facetRows * strideY - g.gap));
+  // Only the part on screen: a zoomed pod stays an image the size of the view.
+  const QRectF box = whole.intersected(visible);
+  if (box.isEmpty()) return;
+  const QPointF skip = box.topLeft() - whole.topLeft();
   const int w = std::max(1, static_cast<int>(std::ceil(box.width())));
   const int h = std::max(1, static_cast<int>(std::ceil(box.height())));
   QImage image(w, h, QImage::Format_ARGB32_Premultiplied);
   image.fill(Qt::transparent);
   for (int y = 0; y < h; ++y) {
-    const double py = y + 0.5;
+    const double py = y + 0.5 + skip.y();
     const int fr = static_cast<int>(py / strideY);
     const double inY = py - fr * strideY - g.label;
     if (fr >= facetRows || inY < 0 || inY >= g.rows * g.cell) continue;
     const int r = std::min(g.rows - 1, static_cast<int>(inY / g.cell));
     auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
     for (int x = 0; x < w; ++x) {
-      const double px = x + 0.5;
+      const double px = x + 0.5 + skip.x();
       const int fc = static_cast<int>(px / strideX);
       const double inX = px - fc * strideX;
       const int facet = fr * g.facetCols + fc;
@@ -136,7 +149,68 @@ void LogicalGridView::drawGridImage(QPainter& painter, const Geometry& g) const 
   painter.drawRect(QRectF(o.x() + c * g.cell - 2, o.y() + r * g.cell - 2, g.cell + 4, g.cell + 4));
 }
 
-void LogicalGridView::render(QPainter& painter, const QRectF& target) {
+QRectF LogicalGridView::gridArea(const QRectF& target, bool zoomed) const {
+  const QRectF area = target.adjusted(8, 24, -8, -8);
+  if (!zoomed) return area;
+  return QRectF(area.topLeft() + pan_, area.size() * zoom_);
+}
+
+void LogicalGridView::resetZoom() {
+  zoom_ = 1;
+  pan_ = {};
+  update();
+}
+
+void LogicalGridView::clampPan() {
+  const QRectF area = gridArea(QRectF(rect()), false);
+  pan_.setX(std::clamp(pan_.x(), area.width() * (1 - zoom_), 0.0));
+  pan_.setY(std::clamp(pan_.y(), area.height() * (1 - zoom_), 0.0));
+}
+
+void LogicalGridView::wheelEvent(QWheelEvent* event) {
+  const double steps = event->angleDelta().y() / 120.0;
+  if (steps == 0) return;
+  const double next = std::clamp(zoom_ * std::pow(1.25, steps), 1.0, 64.0);
+  // Keep the point under the cursor where it is.
+  const QPointF p = event->position();
+  const QPointF origin = gridArea(QRectF(rect()), false).topLeft();
+  const QPointF content = (p - origin - pan_) / zoom_;
+  zoom_ = next;
+  pan_ = p - origin - content * zoom_;
+  clampPan();
+  update();
+  event->accept();
+}
+
+void LogicalGridView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton) {
+    pressPos_ = event->position();
+    dragging_ = false;
+  }
+  setFocus(Qt::MouseFocusReason);
+}
+
+void LogicalGridView::mouseMoveEvent(QMouseEvent* event) {
+  if (!(event->buttons() & Qt::LeftButton) || zoom_ <= 1) return;
+  const QPointF delta = event->position() - pressPos_;
+  if (!dragging_ && std::hypot(delta.x(), delta.y()) < 4) return;
+  dragging_ = true;
+  pan_ += delta;
+  pressPos_ = event->position();
+  clampPan();
+  update();
+}
+
+void LogicalGridView::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_0 || event->key() == Qt::Key_Home)
+    resetZoom();
+  else
+    QWidget::keyPressEvent(event);
+}
+
+void LogicalGridView::render(QPainter& painter, const QRectF& target) { renderAt(painter, target, false); }
+
+void LogicalGridView::renderAt(QPainter& painter, const QRectF& target, bool zoomed) {
   const QPalette pal = palette();
   painter.fillRect(target, pal.color(QPalette::Base));
   if (!analysis_ || index_.axisCount() == 0) {
@@ -144,8 +218,8 @@ void LogicalGridView::render(QPainter& painter, const QRectF& target) {
     painter.drawText(target, Qt::AlignCenter, tr("No logical mesh yet."));
     return;
   }
-  const QRectF area = target.adjusted(8, 24, -8, -8);
-  const Geometry g = geometryFor(area);
+  const QRectF visible = gridArea(target, false);
+  const Geometry g = geometryFor(gridArea(target, zoomed));
   const auto& grid = analysis_->mesh.grid.data();
   const auto& names = index_.axisNames();
   const std::size_t nd = names.size();
@@ -171,13 +245,22 @@ void LogicalGridView::render(QPainter& painter, const QRectF& target) {
   idFont.setPixelSize(static_cast<int>(std::clamp(g.cell * 0.38, 7.0, 13.0)));
   const bool ids = g.cell >= 16;
   const int sel = selection_->device();
+  // Zoomed, the grid stays below the caption.
+  painter.save();
+  painter.setClipRect(visible.adjusted(-4, -4, 4, 4));
+  struct Restore {
+    QPainter& p;
+    ~Restore() { p.restore(); }
+  } restore{painter};
   if (g.cell < kRasterBelowCell) {
-    drawGridImage(painter, g);
+    drawGridImage(painter, g, visible.adjusted(-4, -4, 4, 4));
     return;
   }
   for (int facet = 0; facet < g.facets; ++facet) {
     const int fc = facet % g.facetCols, fr = facet / g.facetCols;
     const QPointF o = g.origin + QPointF(fc * (g.facetW + g.gap), fr * (g.facetH + g.gap));
+    // Facets wholly off screen (a zoomed pod) cost nothing.
+    if (!QRectF(o, QSizeF(g.facetW, g.facetH)).intersects(visible)) continue;
     if (g.label > 0 && g.label >= 9) {
       painter.setFont(f);
       painter.setPen(pal.color(QPalette::Text));
@@ -210,8 +293,8 @@ void LogicalGridView::render(QPainter& painter, const QRectF& target) {
 
 int LogicalGridView::deviceAt(QPointF point) const {
   if (!analysis_ || index_.axisCount() == 0) return -1;
-  const QRectF area = QRectF(rect()).adjusted(8, 24, -8, -8);
-  const Geometry g = geometryFor(area);
+  if (!gridArea(QRectF(rect()), false).contains(point)) return -1;
+  const Geometry g = geometryFor(gridArea(QRectF(rect()), true));
   for (int facet = 0; facet < g.facets; ++facet) {
     const int fc = facet % g.facetCols, fr = facet / g.facetCols;
     const QPointF o = g.origin + QPointF(fc * (g.facetW + g.gap), fr * (g.facetH + g.gap) + g.label);
@@ -227,11 +310,15 @@ int LogicalGridView::deviceAt(QPointF point) const {
 
 void LogicalGridView::paintEvent(QPaintEvent*) {
   QPainter painter(this);
-  render(painter, QRectF(rect()));
+  renderAt(painter, QRectF(rect()), true);
 }
 
 void LogicalGridView::mouseReleaseEvent(QMouseEvent* event) {
   if (event->button() != Qt::LeftButton) return;
+  if (dragging_) { // the end of a pan, not a click
+    dragging_ = false;
+    return;
+  }
   const int pos = deviceAt(event->position());
   selection_->setDevice(pos == selection_->device() ? -1 : pos);
 }

@@ -26,10 +26,18 @@ public:
   // Device position under a widget point, or -1.
   int deviceAt(QPointF point) const;
   QSize sizeHint() const override { return {360, 260}; }
+  // Zoom and pan as in the physical view: the wheel zooms about the cursor (1x to 64x), a drag
+  // pans, 0 or Home resets. Exports draw the whole grid whatever the zoom.
+  double zoom() const { return zoom_; }
+  void resetZoom();
 
 protected:
   void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
   bool event(QEvent* event) override;
 
 private:
@@ -39,6 +47,10 @@ private:
     QPointF origin;
   };
   Geometry geometryFor(const QRectF& target) const;
+  // Where the grid goes in `target`: below the caption, magnified and moved when `zoomed`.
+  QRectF gridArea(const QRectF& target, bool zoomed) const;
+  void renderAt(QPainter& painter, const QRectF& target, bool zoomed);
+  void clampPan();
   // Grid flat index of facet f, row r, column c.
   std::int64_t flatIndex(int facet, int row, int col) const;
   QString facetLabel(int facet) const;
@@ -46,13 +58,17 @@ private:
   // colour of the cell under its centre: a million sub-pixel cells drawn one by one took over 2 GB
   // as SVG. The work and the image are then bounded by the view's size, not the mesh's.
   static constexpr double kRasterBelowCell = 4.0;
-  void drawGridImage(QPainter& painter, const Geometry& g) const;
+  void drawGridImage(QPainter& painter, const Geometry& g, const QRectF& visible) const;
   QColor cellColor(std::size_t flat) const;
 
   ViewSelection* selection_;
   std::shared_ptr<const Analysis> analysis_;
   MeshIndex index_;
   DeviceOverlay overlay_;
+  double zoom_ = 1;
+  QPointF pan_;      // the zoomed grid area's offset from the unzoomed one (<= 0)
+  QPointF pressPos_; // where the left button went down
+  bool dragging_ = false;
 };
 
 } // namespace shardscope::ui
