@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 
@@ -310,8 +311,21 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
     if (!v.empty()) notModelled(key, config.at(key), "only the unquantized default layout is imported");
   }
   for (const char* key : {"fused_qkv", "fused_mlp", "shard_exp_on_fsdp", "use_2d_fsdp_sharding",
-                          "use_batch_split_schedule", "internal_compile"})
+                          "use_batch_split_schedule", "internal_compile", "mlp_bias", "attention_bias", "routed_bias",
+                          "share_kv_projections", "use_qk_norm", "use_post_attn_norm", "use_post_ffw_norm"})
     if (c.boolean(key, false)) notModelled(key, config.at(key), "the parameter tree it gives is not imported");
+  // Counts that add parameters when set (their defaults add none).
+  for (const auto& [key, neutral] :
+       std::initializer_list<std::pair<const char*, std::int64_t>>{{"moe_expert_input_dim", -1},
+                                                                   {"first_num_dense_layers", 0},
+                                                                   {"shared_experts", 0},
+                                                                   {"trainable_position_size", -1},
+                                                                   {"vocab_size_per_layer_input", 0},
+                                                                   {"mhc_expansion_rate", 1}})
+    if (c.has(key) && c.integer(key, neutral) > std::max<std::int64_t>(neutral, 0))
+      notModelled(key, config.at(key), "the parameters it adds are not imported");
+  if (const Json* engram = c.get("engram_layers"); engram && engram->is_array() && !engram->empty())
+    notModelled("engram_layers", *engram, "the parameters it adds are not imported");
 
   // The hardware: compile_topology names the slice, compile_topology_num_slices (or num_slices)
   // how many.

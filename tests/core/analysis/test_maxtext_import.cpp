@@ -201,6 +201,8 @@ TEST_CASE("MaxText values we do not model, and bad configs, are one clear error"
                     Catch::StartsWith("MaxText key 'quantization' = \"int8\" is not modelled"));
   CHECK_THROWS_WITH(run({"remat_policy=bogus"}),
                     Catch::StartsWith("MaxText key 'remat_policy' = \"bogus\" is not modelled"));
+  CHECK_THROWS_WITH(run({"mlp_bias=true"}), Catch::StartsWith("MaxText key 'mlp_bias' = true is not modelled"));
+  CHECK_THROWS_WITH(run({"shared_experts=1"}), Catch::StartsWith("MaxText key 'shared_experts' = 1 is not modelled"));
   CHECK_THROWS_WITH(run({"opt_type=muon"}), Catch::StartsWith("MaxText key 'opt_type' = \"muon\" is not modelled"));
   CHECK_THROWS_WITH(run({"decoder_block=gemma3", "override_model_config=true"}),
                     Catch::StartsWith("MaxText key 'decoder_block' = \"gemma3\" is not modelled"));
