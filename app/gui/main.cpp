@@ -5,6 +5,7 @@
 //   shardscope --startup-time [FILE.json]        print the time from main() to the first painted window
 //   shardscope --help | --version                 (no display needed)
 #include "main_window.hpp"
+#include "panels/lesson_panel.hpp"
 #include "panels/suggest_panel.hpp"
 #include "shardscope/base/build_config.hpp"
 #include "views/theme.hpp"
@@ -37,12 +38,13 @@ struct Options {
                            "PATH"};
   QCommandLineOption dock{"dock", "Raise the dock with this title, e.g. Workload (for screenshots).", "TITLE"};
   QCommandLineOption search{"search", "Run the layout search of the Suggest dock and wait for it (for screenshots)."};
+  QCommandLineOption lesson{"lesson", "Open the Learn dock on this lesson (shardscope-cli lesson lists them).", "NAME"};
 
   void addTo(QCommandLineParser& parser) const {
     parser.setApplicationDescription("See how a parallel training job lands on TPU/GPU hardware.");
     parser.addHelpOption();
     parser.addVersionOption();
-    for (const auto* o : {&screenshot, &startupTime, &dark, &select, &axis, &param, &dock, &search})
+    for (const auto* o : {&screenshot, &startupTime, &dark, &select, &axis, &param, &dock, &search, &lesson})
       parser.addOption(*o);
     parser.addPositionalArgument("file", "A workspace (*.shardscope.json) to open.", "[FILE.json]");
   }
@@ -101,6 +103,14 @@ int main(int argc, char** argv) {
       return 1;
     }
     QTimer::singleShot(0, &window, [&] { QMessageBox::warning(&window, "Open workspace", openError); });
+  }
+
+  if (parser.isSet(options.lesson)) {
+    if (window.lessonPanel()->showLesson(parser.value(options.lesson)))
+      window.raiseDock("Learn");
+    else
+      std::fprintf(stderr, "shardscope: no lesson named %s (shardscope-cli lesson lists them)\n",
+                   qPrintable(parser.value(options.lesson)));
   }
 
   if (headless) {

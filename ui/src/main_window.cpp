@@ -20,6 +20,7 @@
 #include "panels/sharding_panel.hpp"
 #include "panels/step_panel.hpp"
 #include "panels/compare_panel.hpp"
+#include "panels/lesson_panel.hpp"
 #include "panels/suggest_panel.hpp"
 #include "views/theme.hpp"
 #include "panels/topology_editor.hpp"
@@ -204,6 +205,9 @@ void MainWindow::createDocks() {
   compare_ = new ComparePanel(document_, this);
   tabifyDockWidget(shardingDock, makeDock(tr("Compare"), "CompareDock", scrollable(compare_), Qt::RightDockWidgetArea));
   suggest_->addButtonFor(compare_->pinAction());
+  // Learn: the lessons, each step an undoable edit of this workspace (View > Learn, or --lesson).
+  lesson_ = new LessonPanel(document_, this);
+  tabifyDockWidget(shardingDock, makeDock(tr("Learn"), "LearnDock", scrollable(lesson_), Qt::RightDockWidgetArea));
   shardingDock->raise();
   memory_ = new MemoryChart(selection_, this);
   auto* memoryDock = makeDock(tr("Memory"), "MemoryDock", memory_, Qt::BottomDockWidgetArea);
@@ -451,6 +455,7 @@ void MainWindow::showAnalysis(const std::shared_ptr<const Analysis>& analysis) {
   pipeline_->setAnalysis(analysis);
   step_->setAnalysis(analysis);
   compare_->setAnalysis(analysis);
+  lesson_->setAnalysis(analysis);
 }
 
 void MainWindow::onAnalysisFinished() {

@@ -21,6 +21,7 @@ class AnalysisRunner;
 class AnalysisView;
 class CommChart;
 class ComparePanel;
+class LessonPanel;
 class LogicalMeshPanel;
 class MemoryChart;
 class ModelPicker;
@@ -90,6 +91,7 @@ public:
   StepPanel* stepPanel() const { return step_; }
   SuggestPanel* suggestPanel() const { return suggest_; }
   ComparePanel* comparePanel() const { return compare_; }
+  LessonPanel* lessonPanel() const { return lesson_; }
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -135,6 +137,7 @@ private:
   QByteArray defaultState_;         // the dock layout as built, for View > Reset layout
   SuggestPanel* suggest_ = nullptr; // issue 12: which layout to run, and A vs B
   ComparePanel* compare_ = nullptr;
+  LessonPanel* lesson_ = nullptr;
   TopologyEditor* topology_ = nullptr;
   ModelPicker* model_ = nullptr;
   QMenu* recentMenu_ = nullptr;

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "panels/lesson_panel.hpp"
+
+#include "document/scenario_document.hpp"
+#include "shardscope/base/units.hpp"
+
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace shardscope::ui {
+
+namespace {
+
+QString figureText(const std::string& figure, const std::optional<double>& v) {
+  if (!v) return QStringLiteral("—");
+  if (figure.rfind("memory.", 0) == 0) return QString::fromStdString(formatBytes(*v));
+  if (figure == "step.mfu") return QStringLiteral("%1%").arg(100 * *v, 0, 'f', 1);
+  return QString::fromStdString(formatSeconds(*v, "µs"));
+}
+
+} // namespace
+
+LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(parent), document_(document) {
+  auto* layout = new QVBoxLayout(this);
+  lessons_ = new QComboBox(this);
+  lessons_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  lessons_->setMinimumContentsLength(16);
+  lessons_->setToolTip(tr("Lessons live in resources/lessons as data (docs/lessons.md)."));
+  summary_ = new QLabel(this);
+  summary_->setWordWrap(true);
+  steps_ = new QListWidget(this);
+  steps_->setMaximumHeight(120);
+  text_ = new QTextBrowser(this);
+  text_->setMinimumHeight(90);
+  apply_ = new QPushButton(tr("Apply step"), this);
+  apply_->setToolTip(tr("Make this step's edit on the current workspace (one undo step: Ctrl+Z takes it back)"));
+  figures_ = new QTableWidget(0, 4, this);
+  figures_->setHorizontalHeaderLabels({tr("Figure"), tr("Before"), tr("After"), tr("Lesson says")});
+  figures_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  figures_->horizontalHeader()->setStretchLastSection(true);
+  figures_->verticalHeader()->hide();
+  figures_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  figures_->setMinimumHeight(110);
+  layout->addWidget(lessons_);
+  layout->addWidget(summary_);
+  layout->addWidget(steps_);
+  layout->addWidget(text_, 1);
+  layout->addWidget(apply_);
+  layout->addWidget(figures_);
+
+  try {
+    all_ = builtinLessons();
+  } catch (const std::exception& e) {
+    summary_->setText(tr("No lessons: %1").arg(QString::fromStdString(e.what())));
+  }
+  for (const auto& l : all_) lessons_->addItem(QString::fromStdString(l.title), QString::fromStdString(l.name));
+  connect(lessons_, &QComboBox::currentIndexChanged, this, &LessonPanel::onLessonChosen);
+  connect(steps_, &QListWidget::currentRowChanged, this, &LessonPanel::onStepChosen);
+  connect(apply_, &QPushButton::clicked, this, &LessonPanel::applyStep);
+  apply_->setEnabled(!all_.empty());
+  if (!all_.empty()) onLessonChosen(0);
+}
+
+bool LessonPanel::showLesson(const QString& name) {
+  const int index = lessons_->findData(name);
+  if (index < 0) return false;
+  lessons_->setCurrentIndex(index);
+  onLessonChosen(index);
+  return true;
+}
+
+void LessonPanel::onLessonChosen(int index) {
+  steps_->clear();
+  if (index < 0 || index >= static_cast<int>(all_.size())) return;
+  const Lesson& lesson = all_[static_cast<std::size_t>(index)];
+  QString summary = QString::fromStdString(lesson.summary);
+  if (!lesson.start.empty())
+    summary += tr(" Written for the example %1; its steps apply to any workspace.").arg(QString::fromStdString(lesson.start));
+  summary_->setText(summary);
+  for (std::size_t i = 0; i < lesson.steps.size(); ++i)
+    steps_->addItem(QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(lesson.steps[i].title)));
+  steps_->setCurrentRow(0);
+}
+
+void LessonPanel::onStepChosen(int row) {
+  const int index = lessons_->currentIndex();
+  if (index < 0 || row < 0 || index >= static_cast<int>(all_.size())) {
+    text_->clear();
+    return;
+  }
+  const auto& steps = all_[static_cast<std::size_t>(index)].steps;
+  if (row >= static_cast<int>(steps.size())) return;
+  text_->setPlainText(QString::fromStdString(steps[static_cast<std::size_t>(row)].text));
+}
+
+void LessonPanel::applyStep() {
+  const int index = lessons_->currentIndex(), row = steps_->currentRow();
+  if (index < 0 || row < 0 || index >= static_cast<int>(all_.size())) return;
+  const auto& steps = all_[static_cast<std::size_t>(index)].steps;
+  if (row >= static_cast<int>(steps.size())) return;
+  const LessonStep step = steps[static_cast<std::size_t>(row)];
+  Scenario next;
+  try {
+    next = applyLessonStep(document_->scenario(), step);
+  } catch (const std::exception& e) {
+    figures_->setRowCount(0);
+    text_->append(tr("\nThis step does not apply to the current workspace: %1").arg(QString::fromStdString(e.what())));
+    return;
+  }
+  applied_ = step;
+  before_ = analysis_;
+  after_.reset();
+  waiting_ = true;
+  document_->edit(tr("Lesson step: %1").arg(QString::fromStdString(step.title)), [next](Scenario& s) { s = next; });
+  if (row + 1 < steps_->count()) steps_->setCurrentRow(row + 1);
+  showFigures();
+}
+
+void LessonPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+  analysis_ = std::move(analysis);
+  if (waiting_) {
+    after_ = analysis_;
+    waiting_ = false;
+  }
+  showFigures();
+}
+
+void LessonPanel::showFigures() {
+  figures_->setRowCount(0);
+  if (!applied_) return;
+  for (const auto& w : applied_->watch) {
+    const std::string name = lessonFigureName(w.figure, w.axis);
+    const auto before = before_ ? lessonFigureValue(*before_, w) : std::nullopt;
+    const auto after = after_ ? lessonFigureValue(*after_, w) : std::nullopt;
+    const int r = figures_->rowCount();
+    figures_->insertRow(r);
+    figures_->setItem(r, 0, new QTableWidgetItem(QString::fromStdString(name)));
+    figures_->setItem(r, 1, new QTableWidgetItem(figureText(name, before)));
+    figures_->setItem(r, 2, new QTableWidgetItem(after_ ? figureText(name, after) : tr("computing…")));
+    QString says;
+    if (w.expect) {
+      says = QString::fromStdString(lessonChangeName(*w.expect));
+      if (before && after && lessonChange(*before, *after) != *w.expect) says += tr(" (not on this workspace)");
+    }
+    figures_->setItem(r, 3, new QTableWidgetItem(says));
+  }
+}
+
+} // namespace shardscope::ui

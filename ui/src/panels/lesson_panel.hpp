@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Learn dock: the built-in lessons (core: analysis/lessons.hpp). Pick a lesson and a step, read
+// why, and "Apply step" makes the step's edit on the current workspace as one undo step; when its
+// analysis arrives, the table shows each watched figure before and after, with the direction the
+// lesson expects.
+#pragma once
+
+#include "shardscope/analysis/lessons.hpp"
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QTableWidget;
+class QTextBrowser;
+
+namespace shardscope::ui {
+
+class ScenarioDocument;
+
+class LessonPanel : public QWidget {
+  Q_OBJECT
+public:
+  explicit LessonPanel(ScenarioDocument* document, QWidget* parent = nullptr);
+
+  // The newest analysis; the window calls this on every analysis.
+  void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  // Selects a lesson by name (false when there is none) and its first step.
+  bool showLesson(const QString& name);
+  // Applies the selected step to the workspace (one undo step) and selects the next.
+  void applyStep();
+
+  QComboBox* lessonBox() const { return lessons_; }
+  QListWidget* stepList() const { return steps_; }
+  QPushButton* applyButton() const { return apply_; }
+  QTableWidget* figureTable() const { return figures_; }
+  QTextBrowser* textView() const { return text_; }
+
+private:
+  void onLessonChosen(int index);
+  void onStepChosen(int row);
+  void showFigures();
+
+  ScenarioDocument* document_;
+  std::vector<Lesson> all_;
+  QComboBox* lessons_;
+  QLabel* summary_;
+  QListWidget* steps_;
+  QTextBrowser* text_;
+  QPushButton* apply_;
+  QTableWidget* figures_;
+  std::shared_ptr<const Analysis> analysis_;
+  // The step applied last and the analysis before it: the table compares them with the next one.
+  std::optional<LessonStep> applied_;
+  std::shared_ptr<const Analysis> before_;
+  std::shared_ptr<const Analysis> after_;
+  bool waiting_ = false;
+};
+
+} // namespace shardscope::ui
