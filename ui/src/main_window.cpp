@@ -21,6 +21,7 @@
 #include "panels/step_panel.hpp"
 #include "panels/compare_panel.hpp"
 #include "panels/lesson_panel.hpp"
+#include "document/layout_export_file.hpp"
 #include "panels/suggest_panel.hpp"
 #include "views/theme.hpp"
 #include "panels/topology_editor.hpp"
@@ -271,6 +272,9 @@ void MainWindow::createActions() {
   redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
   edit->addAction(undo);
   edit->addAction(redo);
+  QMenu* layoutMenu = file->addMenu(tr("Export &Layout"));
+  add(layoutMenu, tr("As &JAX Code…"), QKeySequence(), [this] { exportLayoutDialog(false); });
+  add(layoutMenu, tr("As &MaxText Overrides…"), QKeySequence(), [this] { exportLayoutDialog(true); });
   edit->addSeparator();
   edit->addAction(suggest_->searchAction());
   edit->addAction(compare_->pinAction());
@@ -616,6 +620,33 @@ void MainWindow::rebuildRecentMenu() {
       if (!openFile(path, &error)) QMessageBox::warning(this, tr("Open workspace"), error);
     });
   }
+void MainWindow::exportLayoutDialog(bool maxtext) {
+  const QString suggested = AppSettings().lastDirectory() + (maxtext ? "/maxtext-overrides.yml" : "/layout.py");
+  const QString path =
+      QFileDialog::getSaveFileName(this, maxtext ? tr("Export as MaxText overrides") : tr("Export as JAX code"),
+                                   suggested, maxtext ? tr("YAML (*.yml *.yaml)") : tr("Python (*.py)"));
+  if (path.isEmpty()) return;
+  QString error;
+  QStringList notes;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  const bool ok = exportLayout(maxtext, path, &error, &notes);
+  QApplication::restoreOverrideCursor();
+  if (!ok) {
+    QMessageBox::warning(this, tr("Export layout"), error);
+  } else if (!notes.isEmpty()) {
+    QMessageBox::information(
+        this, tr("Export layout"),
+        tr("Wrote %1. MaxText cannot reproduce everything:\n\n• %2").arg(path, notes.join("\n• ")));
+  } else {
+    statusBar()->showMessage(tr("Exported the layout to %1").arg(path), 4000);
+  }
+}
+
+bool MainWindow::exportLayout(bool maxtext, const QString& path, QString* error, QStringList* notes) {
+  return writeLayoutExport(maxtext ? LayoutExportFormat::MaxText : LayoutExportFormat::Jax, document_->scenario(), path,
+                           error, notes);
+}
+
   recentMenu_->setEnabled(!files.isEmpty());
 }
 

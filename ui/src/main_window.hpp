@@ -7,6 +7,7 @@
 #include "shardscope/analysis/analysis.hpp"
 
 #include <QMainWindow>
+#include <QStringList>
 
 #include <memory>
 #include <utility>
@@ -92,6 +93,9 @@ public:
   SuggestPanel* suggestPanel() const { return suggest_; }
   ComparePanel* comparePanel() const { return compare_; }
   LessonPanel* lessonPanel() const { return lesson_; }
+  // File › Export Layout: the workspace as JAX code or MaxText overrides (notes: what MaxText
+  // cannot reproduce). False with `error` set on failure.
+  bool exportLayout(bool maxtext, const QString& path, QString* error, QStringList* notes = nullptr);
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -116,6 +120,7 @@ private:
   bool saveDialog(bool saveAs);
   void exportDialog(const ViewKind& kind);
   void rebuildRecentMenu();
+  void exportLayoutDialog(bool maxtext);
   void setDarkTheme(bool dark);
   void showAbout();
 
