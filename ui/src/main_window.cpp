@@ -166,6 +166,19 @@ void MainWindow::applyDefaultDockSizes() {
     resizeDocks({dock}, {std::clamp(h * 38 / 100, 200, 400)}, Qt::Vertical);
 }
 
+void MainWindow::showPipelineDock() {
+  auto* dock = findChild<QDockWidget*>("PipelineDock");
+  auto* memory = findChild<QDockWidget*>("MemoryDock");
+  // Under 900 px of height the top area would leave the timeline a sliver between the toolbar and
+  // the centre's minimum: it becomes a tab of the bottom area instead.
+  if (height() < 900 && !dock->isFloating() && !memory->isFloating() && dockWidgetArea(dock) == Qt::TopDockWidgetArea)
+    tabifyDockWidget(memory, dock);
+  dock->show();
+  dock->raise();
+  if (dockWidgetArea(dock) == Qt::TopDockWidgetArea)
+    resizeDocks({dock}, {std::clamp(height() * 38 / 100, 200, 400)}, Qt::Vertical);
+}
+
 void MainWindow::tabBottomDocksWhenNarrow() {
   // Under ~1500 px the centre is too narrow for Memory beside Communication/Step: one tab each,
   // every one as wide as the centre. Wider windows keep them side by side.
@@ -259,6 +272,9 @@ void MainWindow::createActions() {
     add(exportMenu, QCoreApplication::translate("ViewKind", kind->menuText),
         kind == views_.front().first ? QKeySequence(Qt::CTRL | Qt::Key_E) : QKeySequence(),
         [this, kind] { exportDialog(*kind); });
+  QMenu* layoutMenu = file->addMenu(tr("Export &Layout"));
+  add(layoutMenu, tr("As &JAX Code…"), QKeySequence(), [this] { exportLayoutDialog(false); });
+  add(layoutMenu, tr("As &MaxText Overrides…"), QKeySequence(), [this] { exportLayoutDialog(true); });
   add(file, tr("&Import Rules…"), QKeySequence(Qt::CTRL | Qt::Key_I), [this] { sharding_->importRulesDialog(); });
   add(file, tr("E&xport Rules…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I),
       [this] { sharding_->exportRulesDialog(); });
@@ -272,9 +288,6 @@ void MainWindow::createActions() {
   redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
   edit->addAction(undo);
   edit->addAction(redo);
-  QMenu* layoutMenu = file->addMenu(tr("Export &Layout"));
-  add(layoutMenu, tr("As &JAX Code…"), QKeySequence(), [this] { exportLayoutDialog(false); });
-  add(layoutMenu, tr("As &MaxText Overrides…"), QKeySequence(), [this] { exportLayoutDialog(true); });
   edit->addSeparator();
   edit->addAction(suggest_->searchAction());
   edit->addAction(compare_->pinAction());
@@ -418,10 +431,12 @@ bool MainWindow::raiseDock(const QString& title) {
   for (auto* dock : findChildren<QDockWidget*>())
     if (dock->windowTitle().compare(title, Qt::CaseInsensitive) == 0) {
       const bool wasHidden = dock->isHidden();
+      if (wasHidden && dock->objectName() == "PipelineDock") {
+        showPipelineDock();
+        return true;
+      }
       dock->show();
       dock->raise();
-      if (wasHidden && dock->objectName() == "PipelineDock")
-        resizeDocks({dock}, {std::clamp(height() * 38 / 100, 200, 400)}, Qt::Vertical);
       return true;
     }
   return false;
@@ -480,10 +495,7 @@ void MainWindow::onAnalysisFinished() {
     pipelineShown_ = true;
     // ...and colours the devices by pipeline rank, as the timeline's rows are coloured.
     selection_->setMode(OverlayMode::Pipeline);
-    if (auto* dock = findChild<QDockWidget*>("PipelineDock"); dock && dock->isHidden()) {
-      dock->show();
-      resizeDocks({dock}, {std::clamp(height() * 38 / 100, 200, 400)}, Qt::Vertical);
-    }
+    if (auto* dock = findChild<QDockWidget*>("PipelineDock"); dock && dock->isHidden()) showPipelineDock();
   }
   statusError_->clear();
   int warnings = 0;
@@ -608,18 +620,6 @@ void MainWindow::exportDialog(const ViewKind& kind) {
     QMessageBox::warning(this, tr("Export view"), error);
 }
 
-void MainWindow::rebuildRecentMenu() {
-  recentMenu_->clear();
-  const QStringList files = AppSettings().recentFiles();
-  for (const QString& path : files) {
-    QAction* a = recentMenu_->addAction(QFileInfo(path).fileName());
-    a->setToolTip(path);
-    connect(a, &QAction::triggered, this, [this, path] {
-      if (!maybeSave()) return;
-      QString error;
-      if (!openFile(path, &error)) QMessageBox::warning(this, tr("Open workspace"), error);
-    });
-  }
 void MainWindow::exportLayoutDialog(bool maxtext) {
   const QString suggested = AppSettings().lastDirectory() + (maxtext ? "/maxtext-overrides.yml" : "/layout.py");
   const QString path =
@@ -647,6 +647,18 @@ bool MainWindow::exportLayout(bool maxtext, const QString& path, QString* error,
                            error, notes);
 }
 
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  const QStringList files = AppSettings().recentFiles();
+  for (const QString& path : files) {
+    QAction* a = recentMenu_->addAction(QFileInfo(path).fileName());
+    a->setToolTip(path);
+    connect(a, &QAction::triggered, this, [this, path] {
+      if (!maybeSave()) return;
+      QString error;
+      if (!openFile(path, &error)) QMessageBox::warning(this, tr("Open workspace"), error);
+    });
+  }
   recentMenu_->setEnabled(!files.isEmpty());
 }
 

@@ -107,6 +107,8 @@ private:
   void updateTitle();
   void applyDefaultDockSizes();
   void tabBottomDocksWhenNarrow();
+  // Opens the Pipeline dock: at the top, or under 900 px of height as a tab of the bottom area.
+  void showPipelineDock();
   // The one place that forgets what belonged to the previous workspace when another is opened
   // (or a new one started): selection, colour mode, Compare pin, error fallback, Pipeline dock.
   void onDocumentReplaced();
@@ -118,9 +120,9 @@ private:
   bool maybeSave();
   void openDialog();
   bool saveDialog(bool saveAs);
+  void exportLayoutDialog(bool maxtext);
   void exportDialog(const ViewKind& kind);
   void rebuildRecentMenu();
-  void exportLayoutDialog(bool maxtext);
   void setDarkTheme(bool dark);
   void showAbout();
 
