@@ -34,8 +34,6 @@ struct StepBarSegment {
 // Empty when the step was not estimated.
 std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis);
 
-// "1.23 s", "45.6 ms", "789 µs": three significant digits in the unit that reads best.
-
 
 class StepBar : public QWidget {
   Q_OBJECT

@@ -3,40 +3,18 @@
 
 #include "views/color_scales.hpp"
 
+#include "shardscope/base/units.hpp"
+
 #include <QObject>
 
 #include <algorithm>
 
 namespace shardscope::ui {
 
-QString formatBytes(double bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  int u = 0;
-  double v = bytes;
-  while (std::abs(v) >= 1024.0 && u < 5) {
-    v /= 1024.0;
-    ++u;
-  }
-  return u == 0 ? QStringLiteral("%1 B").arg(static_cast<qint64>(bytes))
-                : QStringLiteral("%1 %2").arg(v, 0, 'f', v < 10 ? 2 : (v < 100 ? 1 : 0)).arg(units[u]);
-}
+// Thin wrappers: the text comes from core's one formatter (base/units.hpp).
+QString formatBytes(double bytes) { return QString::fromStdString(shardscope::formatBytes(bytes)); }
 
-QString formatSeconds(double seconds) {
-  const double a = std::abs(seconds);
-  const auto text = [](double v, const char* unit) {
-    const double m = std::abs(v);
-    QString number = QString::number(v, 'f', m < 10 ? 2 : (m < 100 ? 1 : 0));
-    // Trailing zeros say nothing here: "1 µs", "1.5 s".
-    if (number.contains('.')) {
-      while (number.endsWith('0')) number.chop(1);
-      if (number.endsWith('.')) number.chop(1);
-    }
-    return QStringLiteral("%1 %2").arg(number, QString::fromUtf8(unit));
-  };
-  if (a >= 1 || a == 0) return text(seconds, "s");
-  if (a >= 1e-3) return text(seconds * 1e3, "ms");
-  return text(seconds * 1e6, "µs");
-}
+QString formatSeconds(double seconds) { return QString::fromStdString(shardscope::formatSeconds(seconds, "µs")); }
 
 DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, OverlayMode mode, int axis,
                              const QString& param, const DecodedSharding* decoded) {
