@@ -399,6 +399,7 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   s.model = ModelChoice{};
   s.model.preset.clear();
   s.model.inline_params = std::move(params);
+  s.model.inline_architecture = model.architecture;
   notes.architecture = model.architecture;
 
   // The job.

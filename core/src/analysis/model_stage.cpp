@@ -15,7 +15,8 @@ namespace {
 // What identifies a loaded model: the preset name, or the file with its size and time (an edited
 // file loads again), or the inline parameter list itself.
 std::string cacheKey(const ModelChoice& choice) {
-  if (!choice.inline_params.is_null()) return "inline:" + choice.inline_params.dump();
+  if (!choice.inline_params.is_null())
+    return "inline:" + choice.inline_params.dump() + "|" + choice.inline_architecture.dump();
   if (!choice.inline_config.is_null()) return "config:" + choice.inline_config.dump();
   if (!choice.path.empty()) {
     std::error_code ec;
@@ -30,6 +31,7 @@ std::string cacheKey(const ModelChoice& choice) {
 Model load(const ModelChoice& choice) {
   if (!choice.inline_params.is_null()) {
     Json wrapped = {{"name", "inline model"}, {"params", choice.inline_params}};
+    if (!choice.inline_architecture.is_null()) wrapped["config"] = choice.inline_architecture;
     return modelFromJson(wrapped);
   }
   if (!choice.inline_config.is_null()) {

@@ -137,7 +137,7 @@ MeshConfig readMesh(const JsonField& m) {
 
 ModelChoice readModel(const JsonField& m) {
   ModelChoice model;
-  if (!section(m, {"preset", "path", "params", "config"})) return model;
+  if (!section(m, {"preset", "path", "params", "config", "architecture"})) return model;
   // One source of parameters: a preset, a file, an inline list or an inline config.json.
   const char* given[4] = {};
   int count = 0;
@@ -151,6 +151,10 @@ ModelChoice readModel(const JsonField& m) {
   if (const JsonField p = m["params"]; p.present()) model.inline_params = p.toArray("a list of {path, shape, dtype}");
   if (const JsonField c = m["config"]; c.present())
     model.inline_config = c.toObject("a Hugging Face config.json object");
+  if (const JsonField a = m["architecture"]; a.present()) {
+    if (model.inline_params.is_null()) a.fail("goes with 'params' (a preset, file or config.json has its own)");
+    model.inline_architecture = a.toObject("an object with ModelConfig's fields (docs/formats.md)");
+  }
   return model;
 }
 
@@ -245,6 +249,7 @@ Json scenarioToJson(const Scenario& s) {
   if (!s.model.path.empty()) model["path"] = s.model.path;
   if (!s.model.inline_params.is_null()) model["params"] = s.model.inline_params;
   if (!s.model.inline_config.is_null()) model["config"] = s.model.inline_config;
+  if (!s.model.inline_architecture.is_null()) model["architecture"] = s.model.inline_architecture;
   j["model"] = model;
 
   Json rules = Json::object();

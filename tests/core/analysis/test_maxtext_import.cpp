@@ -122,6 +122,18 @@ TEST_CASE("dense: base.yml + llama2-70b.yml with ici_fsdp=-1, ici_tensor=4 on v5
   CHECK(a.mesh.axisSize("fsdp") == 32);
   CHECK(a.mesh.axisSize("tensor") == 4);
   CHECK(a.mesh.devices.size() == 128);
+
+  // The architecture travels with the parameter list: activations and the step estimate work.
+  REQUIRE(s.model.inline_architecture.is_object());
+  const Analysis full = analyze(s);
+  REQUIRE(full.memory.argmax >= 0);
+  CHECK(full.memory.per_device[static_cast<std::size_t>(full.memory.argmax)].activations > 0);
+  REQUIRE(full.step.estimated);
+  // Model FLOPs per token at least 6 x the parameters (Llama-2-70B: 68.98e9 with the embedding
+  // and the untied head, 8192 x 32000 each), plus attention: within 2-8% above that at 2048 tokens.
+  const double perToken = full.step.model_flops / full.step.tokens_per_step;
+  CHECK(perToken > 6 * 68.9e9);
+  CHECK(perToken < 6 * 68.9e9 * 1.08);
 }
 
 TEST_CASE("model_name finds models/<name>.yml next to base.yml, as MaxText does", "[maxtext]") {

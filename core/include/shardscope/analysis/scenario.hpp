@@ -43,6 +43,7 @@ struct ModelChoice {
   std::string path;                    // a model file (our JSON, safetensors, index.json, config.json)
   Json inline_params;                  // our JSON parameter list, when the workspace carries the model
   Json inline_config;                  // a Hugging Face config.json object, synthesized like a config file
+  Json inline_architecture;            // with inline_params: the architecture (ModelConfig's fields, docs/formats.md)
 
   bool operator==(const ModelChoice&) const = default;
 };
