@@ -7,6 +7,7 @@
 #include "text_table.hpp"
 
 #include "shardscope/analysis/scenario.hpp"
+#include "shardscope/base/json_text.hpp"
 #include "shardscope/base/units.hpp"
 #include "shardscope/eval/eval.hpp"
 
@@ -47,7 +48,7 @@ std::string cell(const Json& v) {
     return o.str();
   }
   if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+  return dumpJson(v);
 }
 
 void printTable(const Json& result, bool withBytes, std::ostream& out) {
@@ -120,7 +121,7 @@ int runComm(const Args& args, Streams io) {
   if (answer.contains("warnings"))
     for (const auto& w : answer["warnings"]) io.err << "warning: " << w.get<std::string>() << "\n";
   if (format == "json")
-    io.out << answer["result"].dump(2) << "\n";
+    io.out << dumpJson(answer["result"], 2) << "\n";
   else
     printTable(answer["result"], bytes.has_value(), io.out);
   return 0;

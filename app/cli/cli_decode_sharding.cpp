@@ -7,6 +7,7 @@
 #include "text_table.hpp"
 
 #include "shardscope/base/json.hpp"
+#include "shardscope/base/json_text.hpp"
 #include "shardscope/hardware/topology.hpp"
 #include "shardscope/sharding/hlo_sharding_blocks.hpp"
 
@@ -116,7 +117,7 @@ int runDecodeSharding(const Args& args, Streams io) {
     out["replicated_tiles"] = decoded.replicated_tiles;
     out["sharding"] = hloShardingToString(sharding);
     out["devices"] = std::move(list);
-    io.out << out.dump() << '\n';
+    io.out << dumpJson(out) << '\n';
     return 0;
   }
   io.out << hloShardingToString(sharding) << " on shape [";

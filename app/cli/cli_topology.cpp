@@ -7,6 +7,7 @@
 
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json.hpp"
+#include "shardscope/base/json_text.hpp"
 #include "shardscope/hardware/topology.hpp"
 
 #include <ostream>
@@ -55,7 +56,7 @@ int runTopology(const Args& args, Streams io) {
   const DeviceList devices = makeDevices(parseTopology(text));
   Json out = Json::array();
   for (const Device& d : devices) out.push_back(deviceJson(d));
-  io.out << out.dump() << '\n';
+  io.out << dumpJson(out) << '\n';
   return 0;
 }
 

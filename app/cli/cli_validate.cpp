@@ -116,7 +116,7 @@ int runValidate(const Args& args, Streams io) {
   if (const auto id = opts.value("--workspace")) {
     for (const auto& run : runs)
       if (run.id == *id) {
-        io.out << scenarioToJson(runScenario(run)).dump(2) << "\n";
+        io.out << dumpJson(scenarioToJson(runScenario(run)), 2) << "\n";
         return 0;
       }
     throw UsageError("--workspace: no run '" + *id + "' in the suite");
@@ -127,7 +127,7 @@ int runValidate(const Args& args, Streams io) {
   for (const auto& run : runs) results.push_back(validateRun(run, cache));
   const ValidationSummary summary = summarizeValidation(results);
   if (format == "json")
-    io.out << validationToJson(results, summary).dump(2) << "\n";
+    io.out << dumpJson(validationToJson(results, summary), 2) << "\n";
   else if (opts.has("--fit"))
     printFit(results, io.out);
   else

@@ -9,6 +9,7 @@
 
 #include "maxtext_params.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
 #include "shardscope/base/yaml_text.hpp"
 #include "shardscope/cost/workload.hpp"
 
@@ -82,9 +83,9 @@ std::optional<std::string> parallelismKey(const std::string& axis, const std::st
 
 std::vector<std::string> stringList(const Json& value, const std::string& key) {
   std::vector<std::string> out;
-  if (!value.is_array()) throwValueError("MaxText key '" + key + "' must be a list of names, not " + value.dump());
+  if (!value.is_array()) throwValueError("MaxText key '" + key + "' must be a list of names, not " + dumpJson(value));
   for (const Json& v : value) {
-    if (!v.is_string()) throwValueError("MaxText key '" + key + "' must be a list of names; " + v.dump() + " is not");
+    if (!v.is_string()) throwValueError("MaxText key '" + key + "' must be a list of names; " + dumpJson(v) + " is not");
     out.push_back(v.get<std::string>());
   }
   return out;
@@ -109,17 +110,17 @@ LogicalRules readRules(const Json& value) {
     const Json& r = value[i];
     const std::string where = "logical_axis_rules[" + std::to_string(i) + "]";
     if (!r.is_array() || r.size() != 2 || !r[0].is_string())
-      throwValueError(where + " must be [logical name, mesh axes], not " + r.dump());
+      throwValueError(where + " must be [logical name, mesh axes], not " + dumpJson(r));
     std::vector<std::string> axes;
     if (r[1].is_string())
       axes.push_back(r[1].get<std::string>());
     else if (r[1].is_array()) {
       for (const Json& a : r[1]) {
-        if (!a.is_string()) throwValueError(where + ": mesh axis " + a.dump() + " is not a name");
+        if (!a.is_string()) throwValueError(where + ": mesh axis " + dumpJson(a) + " is not a name");
         axes.push_back(a.get<std::string>());
       }
     } else if (!r[1].is_null())
-      throwValueError(where + ": mesh axes must be a name, a list of names or [], not " + r[1].dump());
+      throwValueError(where + ": mesh axes must be a name, a list of names or [], not " + dumpJson(r[1]));
     rules.emplace_back(r[0].get<std::string>(), std::move(axes));
   }
   return rules;
@@ -254,8 +255,8 @@ Json mergeMaxTextConfig(const Json& base, const Json& model, const Json& overrid
       if (it.key() == "logical_axis_rules") continue;
       if (layer == &overrides && !overrideModel && model.is_object() && model.contains(it.key()) &&
           model[it.key()] != it.value())
-        throwValueError("MaxText key '" + it.key() + "' is set both by the model config (" + model[it.key()].dump() +
-                        ") and an override (" + it.value().dump() +
+        throwValueError("MaxText key '" + it.key() + "' is set both by the model config (" + dumpJson(model[it.key()]) +
+                        ") and an override (" + dumpJson(it.value()) +
                         "); MaxText refuses this unless override_model_config=true");
       merged[it.key()] = it.value();
     }
@@ -408,7 +409,7 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   const std::int64_t devices = static_cast<std::int64_t>(accel->devices_per_slice) * slices;
   const auto microBatch = static_cast<std::int64_t>(static_cast<double>(devices) * perDevice); // int(), as types.py
   if (microBatch < 1)
-    throwValueError("per_device_batch_size " + config.at("per_device_batch_size").dump() + " on " +
+    throwValueError("per_device_batch_size " + dumpJson(config.at("per_device_batch_size")) + " on " +
                     std::to_string(devices) + " devices gives a global batch of 0");
   const std::int64_t accumulation = c.integer("gradient_accumulation_steps", 1);
   if (accumulation < 1) throwValueError("MaxText key 'gradient_accumulation_steps' must be positive");

@@ -6,6 +6,7 @@
 #include "shardscope/analysis/maxtext_import.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json.hpp"
+#include "shardscope/base/json_text.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -70,7 +71,7 @@ private:
 };
 
 [[noreturn]] inline void notModelled(const std::string& key, const Json& value, const std::string& why) {
-  throwValueError("MaxText key '" + key + "' = " + value.dump() + " is not modelled: " + why);
+  throwValueError("MaxText key '" + key + "' = " + dumpJson(value) + " is not modelled: " + why);
 }
 
 // One parameter: its path in MaxText's parameter tree ("params/decoder/layers/mlp/wi_0/kernel"),

@@ -3,6 +3,7 @@
 
 #include "analysis_memo.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
 #include <filesystem>
@@ -16,8 +17,8 @@ namespace {
 // file loads again), or the inline parameter list itself.
 std::string cacheKey(const ModelChoice& choice) {
   if (!choice.inline_params.is_null())
-    return "inline:" + choice.inline_params.dump() + "|" + choice.inline_architecture.dump();
-  if (!choice.inline_config.is_null()) return "config:" + choice.inline_config.dump();
+    return "inline:" + dumpJson(choice.inline_params) + "|" + dumpJson(choice.inline_architecture);
+  if (!choice.inline_config.is_null()) return "config:" + dumpJson(choice.inline_config);
   if (!choice.path.empty()) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(choice.path, ec);

@@ -2,6 +2,7 @@
 #include "shardscope/base/yaml_text.hpp"
 
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -559,7 +560,7 @@ private:
         Json key = flowItem(depth);
         if (!key.is_string() && !key.is_number() && !key.is_boolean())
           failAt(keyAt, "a key of a flow map must be a scalar");
-        const std::string k = key.is_string() ? key.get<std::string>() : key.dump();
+        const std::string k = key.is_string() ? key.get<std::string>() : dumpJson(key);
         skipFlowSpace();
         Json value;
         if (peek() == ':') {

@@ -4,6 +4,7 @@
 // "<field>_repr" (how the golden files carry tuples and other non-JSON values), canonicalized
 // with Python's int() so loose inputs and their error texts match JAX.
 #include "base/json_input.hpp"
+#include "shardscope/base/json_text.hpp"
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
 #include "shardscope/mesh/device_mesh.hpp"
@@ -49,7 +50,7 @@ std::optional<std::vector<AxisType>> axisTypesField(const Json& request) {
     if (name.rfind("AxisType.", 0) == 0) name.erase(0, 9);
     if (!name.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
     auto parsed = parseAxisType(name);
-    if (!parsed) throwValueError("field 'axis_types' must hold Auto, Explicit or Manual, got " + t.dump());
+    if (!parsed) throwValueError("field 'axis_types' must hold Auto, Explicit or Manual, got " + dumpJson(t));
     types.push_back(*parsed);
   }
   return types;

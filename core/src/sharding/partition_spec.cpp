@@ -24,7 +24,7 @@ std::string pythonRepr(const Json& v) {
     if (v.size() == 1) out += ",";
     return out + ")";
   }
-  return v.dump();
+  return dumpJson(v);
 }
 
 bool isFalsy(const Json& v) {
@@ -40,7 +40,7 @@ bool isFalsy(const Json& v) {
 [[noreturn]] void badMember(std::string_view what, std::size_t index, const Json& v) {
   throwValueError(std::string(what) + "[" + std::to_string(index) +
                   "]: a partition spec entry must be null, a mesh axis name or a list of axis names, got " +
-                  std::string(v.type_name()) + " " + v.dump());
+                  std::string(v.type_name()) + " " + dumpJson(v));
 }
 
 SpecEntry entryFromJson(const Json& v, std::string_view what, std::size_t index) {
@@ -231,10 +231,23 @@ private:
           c = '\t';
         else if (c == 'r')
           c = '\r';
+        else if (c == 'x')
+          c = parseHexByte();
       }
       out += c;
     }
     return out;
+  }
+
+  // The two hex digits after "\x" (pythonStrRepr writes control bytes that way).
+  char parseHexByte() {
+    int value = 0;
+    for (int i = 0; i < 2; ++i) {
+      if (atEnd() || !std::isxdigit(static_cast<unsigned char>(s_[pos_]))) fail("\\x must be followed by two hex digits");
+      const char h = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_++])));
+      value = value * 16 + (h <= '9' ? h - '0' : h - 'a' + 10);
+    }
+    return static_cast<char>(value);
   }
 
   bool consumeWord(std::string_view w) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Inputs the libFuzzer targets (fuzz/) found, kept as regression tests. Each test replays the exact
 // bytes from tests/data/fuzz-regressions/ through the same calls as the target that found them.
+#include "shardscope/analysis/maxtext_import.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/yaml_text.hpp"
 #include "shardscope/models/model_loaders.hpp"
 #include "shardscope/sharding/partition_spec.hpp"
 
@@ -52,6 +54,30 @@ TEST_CASE("fuzz regression: an axis name holding a carriage return reads back fr
   CHECK(spec[0] == SpecEntry::axis("fL\rLL{"));
   CHECK(spec.toString() == "P('fL\\rLL{')");
   CHECK(PartitionSpec::parse(spec.toString()) == spec);
+}
+
+TEST_CASE("fuzz regression: an axis name holding control bytes reads back from its repr", "[fuzz][partition_spec]") {
+  // "\x01\0\0\x01": pythonStrRepr writes each as \xHH, which the text parser read as a plain 'x'.
+  const PartitionSpec spec = PartitionSpec::parse(finding("partition-spec-control-bytes-roundtrip.bin"));
+  REQUIRE(spec.size() == 3);
+  CHECK(spec[0] == SpecEntry::axis(std::string("\x01\0\0\x01", 4)));
+  CHECK(spec.toString() == "P('\\x01\\x00\\x00\\x01', ('tp', 'sp'), 'Nonp')");
+  CHECK(PartitionSpec::parse(spec.toString()) == spec);
+  REQUIRE_THROWS_WITH(PartitionSpec::parse("P('a\\x4')"),
+                      Catch::Matchers::EndsWith("\\x must be followed by two hex digits"));
+}
+
+TEST_CASE("fuzz regression: a MaxText rule holding invalid UTF-8 is refused with a readable error", "[fuzz][maxtext]") {
+  // The error quoted the rule through Json::dump, which throws on invalid UTF-8; it now replaces it.
+  // The finding's rule, merged over the test base config (appended after base.yml's rules).
+  std::ifstream baseFile(SHARDSCOPE_TEST_DATA "/maxtext/base.yml");
+  REQUIRE(baseFile);
+  const Json base = parseYamlText(std::string(std::istreambuf_iterator<char>(baseFile), {}), "base.yml");
+  const Json rule = parseYamlText(finding("maxtext-rule-invalid-utf8.yml"), "fuzz.yml");
+  MaxTextImportNotes notes;
+  REQUIRE_THROWS_WITH(
+      scenarioFromMaxTextConfig(mergeMaxTextConfig(base, Json::object(), rule), notes),
+      Catch::Matchers::EndsWith("] must be [logical name, mesh axes], not [\"embed\xef\xbf\xbd\"]"));
 }
 
 TEST_CASE("fuzz regression: config.json numbers beyond int64 are refused before conversion", "[fuzz][models]") {

@@ -3,6 +3,7 @@
 
 #include "document/scenario_document.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
 #include "shardscope/sharding/partition_spec.hpp"
 
 #include <QRegularExpression>
@@ -18,7 +19,7 @@ QString specText(const Json& spec) {
   try {
     return QString::fromStdString(PartitionSpec::fromJson(spec).toString());
   } catch (const Error&) {
-    return QString::fromStdString(spec.dump());
+    return QString::fromStdString(dumpJson(spec));
   }
 }
 
