@@ -35,6 +35,11 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QTimer>
+#include <QUrl>
+#include <QMimeData>
+#include <QDropEvent>
+#include <QDragEnterEvent>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -94,6 +99,7 @@ MainWindow::MainWindow(QWidget* parent)
       selection_(new ViewSelection(this)) {
   setObjectName("MainWindow");
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+  setAcceptDrops(true); // a workspace or a MaxText config dropped on the window opens
 
   // Centre: overlay controls above the physical view.
   auto* centre = new QWidget(this);
@@ -538,7 +544,13 @@ bool MainWindow::openFile(const QString& path, QString* error) {
   }
   AppSettings settings;
   settings.addRecentFile(QFileInfo(path).absoluteFilePath());
-  if (isBundledExample(path)) {
+  if (ScenarioDocument::isMaxTextConfig(path)) {
+    // Imported: an untitled workspace (Save asks where); the status bar says what was read.
+    settings.setLastDirectory(QFileInfo(path).absolutePath());
+    statusBar()->showMessage(tr("Imported the MaxText config %1: %2")
+                                 .arg(QFileInfo(path).fileName(), document_->importNotes().join("; ")),
+                             12000);
+  } else if (isBundledExample(path)) {
     // The shipped examples open as untitled copies: Save asks where, nothing overwrites them.
     document_->detachFromFile();
     statusBar()->showMessage(
@@ -572,10 +584,33 @@ bool MainWindow::saveFile(const QString& path, QString* error) {
   return true;
 }
 
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (urls.size() == 1 && urls.front().isLocalFile()) {
+    const QString suffix = QFileInfo(urls.front().toLocalFile()).suffix().toLower();
+    if (suffix == "json" || suffix == "yml" || suffix == "yaml") event->acceptProposedAction();
+  }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (urls.size() != 1 || !urls.front().isLocalFile()) return;
+  event->acceptProposedAction();
+  const QString path = urls.front().toLocalFile();
+  // After the drop returns: a modal prompt inside a drop handler blocks the drag source.
+  QTimer::singleShot(0, this, [this, path] {
+    if (!maybeSave()) return;
+    QString error;
+    if (!openFile(path, &error)) QMessageBox::warning(this, tr("Open workspace"), error);
+  });
+}
+
 void MainWindow::openDialog() {
   if (!maybeSave()) return;
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open workspace"), AppSettings().lastDirectory(),
-                                                    tr("Shardscope workspaces (*.json);;All files (*)"));
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open workspace"), AppSettings().lastDirectory(),
+      tr("Workspaces and MaxText configs (*.json *.yml *.yaml);;Shardscope workspaces (*.json);;"
+         "MaxText configs (*.yml *.yaml);;All files (*)"));
   if (path.isEmpty()) return;
   QString error;
   if (!openFile(path, &error)) QMessageBox::warning(this, tr("Open workspace"), error);

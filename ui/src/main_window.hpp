@@ -99,6 +99,9 @@ public:
 
 protected:
   void closeEvent(QCloseEvent* event) override;
+  // A workspace or a MaxText config dropped on the window opens as File › Open would.
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
 private:
   Autosave* autosave_ = nullptr;

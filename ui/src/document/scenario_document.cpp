@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "document/scenario_document.hpp"
 
+#include "shardscope/analysis/maxtext_import.hpp"
+
 #include "document/atomic_write.hpp"
 #include "document/edit_scenario_command.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_text.hpp"
 
 #include <QFile>
 #include <QFileInfo>
@@ -49,10 +52,21 @@ void ScenarioDocument::newDocument() {
 
 bool ScenarioDocument::load(const QString& path, QString* error) {
   Scenario loaded;
+  const bool maxText = isMaxTextConfig(path);
+  importNotes_.clear();
   try {
-    // Core's reader, as the CLI's: size-capped, depth-bounded, its errors naming the file and the
-    // field, never echoing the file's raw bytes.
-    loaded = loadScenarioFile(std::filesystem::path(QFile::encodeName(path).toStdString()));
+    const std::filesystem::path file(QFile::encodeName(path).toStdString());
+    if (maxText) {
+      // A MaxText config becomes a workspace as `shardscope-cli import maxtext` makes it.
+      MaxTextImportNotes notes;
+      loaded = importMaxText({file}, {}, notes);
+      for (const auto& n : notes.notes) importNotes_ << QString::fromStdString(n);
+      importNotes_ << tr("%1 MaxText keys read, %2 left alone").arg(notes.used_keys.size()).arg(notes.unused_keys.size());
+    } else {
+      // Core's reader, as the CLI's: size-capped, depth-bounded, its errors naming the file and the
+      // field, never echoing the file's raw bytes.
+      loaded = loadScenarioFile(file);
+    }
   } catch (const std::exception& e) { // shardscope::Error, or anything else: never past the document
     if (error) *error = QString::fromStdString(e.what());
     return false;
@@ -62,14 +76,24 @@ bool ScenarioDocument::load(const QString& path, QString* error) {
   filePath_ = path;
   copyOf_.clear();
   undoStack_.setClean();
+  // An imported config is a new workspace: Save asks where (it never writes JSON over the .yml).
+  if (maxText) {
+    copyOf_ = QFileInfo(path).fileName();
+    filePath_.clear();
+  }
   emit filePathChanged(filePath_);
   emit replaced();
   emit scenarioChanged();
   return true;
 }
 
+bool ScenarioDocument::isMaxTextConfig(const QString& path) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  return suffix == QLatin1String("yml") || suffix == QLatin1String("yaml");
+}
+
 bool ScenarioDocument::save(const QString& path, QString* error) {
-  if (!writeFileAtomically(path, scenarioToJson(scenario_).dump(2) + "\n", error)) return false;
+  if (!writeFileAtomically(path, dumpJson(scenarioToJson(scenario_), 2) + "\n", error)) return false;
   const bool pathChanged = filePath_ != path;
   filePath_ = path;
   copyOf_.clear();

@@ -7,6 +7,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QUndoStack>
 
 #include <functional>
@@ -35,8 +36,12 @@ public:
 
   // Starts over with the default scenario (clears undo history).
   void newDocument();
-  // Reads a workspace; on failure the current document stays and `error` says why.
+  // Reads a workspace, or imports a MaxText config (*.yml, *.yaml) as an untitled workspace; on
+  // failure the current document stays and `error` says why.
   bool load(const QString& path, QString* error);
+  static bool isMaxTextConfig(const QString& path);
+  // What the last MaxText import noted (keys read and left alone, assumptions); empty otherwise.
+  const QStringList& importNotes() const { return importNotes_; }
   // Writes atomically (QSaveFile): on failure the old file is untouched and `error` says why.
   bool save(const QString& path, QString* error);
 
@@ -58,6 +63,7 @@ private:
   Scenario scenario_;
   QString filePath_;
   QString copyOf_; // the example's file name after detachFromFile(), until the next save or open
+  QStringList importNotes_;
   QUndoStack undoStack_;
 };
 
