@@ -202,6 +202,23 @@ Json stepToJson(const StepEstimate& s) {
     segments.push_back(std::move(j));
   }
   out["segments"] = segments;
+  Json timeline = Json::array();
+  for (const auto& span : s.timeline) {
+    Json j{{"part", std::string(stepPartName(span.part))},
+           {"pass", span.forward ? "forward" : "backward"},
+           {"microbatch", span.microbatch},
+           {"microbatches", span.microbatches},
+           {"start_s", span.start},
+           {"end_s", span.end}};
+    if (span.part == StepPart::Comm) {
+      j["axis"] = span.axis;
+      j["kind"] = std::string(collectiveName(span.kind));
+      j["purpose"] = span.purpose;
+      j["exposed"] = span.exposed;
+    }
+    timeline.push_back(std::move(j));
+  }
+  out["timeline"] = timeline;
   out["summary"] = s.summary;
   out["notes"] = s.notes;
   out["devices"] = s.devices;

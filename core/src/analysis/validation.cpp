@@ -162,7 +162,7 @@ Scenario runScenario(const ValidationRun& run) {
 
   Json config = run.model;
   if (run.parallel_block) config["parallel_attn"] = true;
-  s.model = ModelChoice{"", "", Json(), config};
+  s.model = ModelChoice{"", "", Json(), config, Json()};
   s.rules = RulesChoice{degree(run, "expert") > 1 ? "ep" : "fsdp-tp", {}};
 
   TrainingOptions& t = s.training;

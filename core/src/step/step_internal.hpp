@@ -129,8 +129,25 @@ private:
 void deriveCollectives(const StepInputs& in, const StepOptions& o, const Architecture& arch, const MeshRoles& mesh,
                        const std::vector<GroupUse>& uses, const Work& work, BucketSet& out);
 
+// One forward or backward pass of one micro-batch, as the overlap model sees it: `special` is the
+// first forward or the last backward (which also carry the once-per-step collectives).
+struct PassOverlap {
+  std::vector<double> instance; // per bucket: seconds it runs in this pass (0 for Critical buckets)
+  double comm = 0;               // their sum
+  double window = 0;             // the pass' compute (roofline) seconds
+  double exposed = 0;            // what the compute does not hide: max(comm - window, first layer's share)
+  double first = 0;              // the first layer's share of the hideable traffic, never hidden
+};
+PassOverlap passOverlap(const std::vector<Bucket>& buckets, const Work& work, std::int64_t microbatches,
+                        std::int64_t layers, bool forward, bool special);
+
 // Exposed time of every bucket (step_timing.cpp's overlap model), returned in bucket order.
 void applyOverlap(std::vector<Bucket>& buckets, const Work& work, std::int64_t microbatches, std::int64_t layers);
+
+// The step as spans in time (step_playback.cpp): every pass of every micro-batch (identical
+// middle passes merged beyond 64 micro-batches), then the optimizer update.
+std::vector<StepSpan> stepTimeline(const std::vector<Bucket>& buckets, const Work& work, const MeshRoles& mesh,
+                                   std::int64_t microbatches, std::int64_t layers, double optimizerSeconds);
 
 // The scaling book's checks for this layout (step_critical.cpp).
 std::vector<StepCritical> criticalChecks(const StepInputs& in, const StepOptions& o, const Architecture& arch,

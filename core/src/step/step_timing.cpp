@@ -16,42 +16,53 @@
 
 namespace shardscope::step {
 
-void applyOverlap(std::vector<Bucket>& buckets, const Work& work, std::int64_t microbatches, std::int64_t layers) {
+PassOverlap passOverlap(const std::vector<Bucket>& buckets, const Work& work, std::int64_t microbatches,
+                        std::int64_t layers, bool forward, bool special) {
   const double m = static_cast<double>(std::max<std::int64_t>(1, microbatches));
   const double fill = static_cast<double>(std::max<std::int64_t>(1, layers));
-  // Per-instance seconds of each bucket in a forward or backward pass: `special` is the first
-  // forward or the last backward, which also carries the once-per-step collectives.
-  auto instance = [&](const Bucket& b, bool forward, bool special) {
+  PassOverlap p;
+  p.window = forward ? work.fwd_roofline_s : work.bwd_roofline_s;
+  p.instance.reserve(buckets.size());
+  double fillable = 0;
+  for (const auto& b : buckets) {
+    double seconds = 0;
     switch (b.phase) {
     case Phase::FwdEach:
-      return forward ? b.seconds / m : 0.0;
+      seconds = forward ? b.seconds / m : 0.0;
+      break;
     case Phase::BwdEach:
-      return forward ? 0.0 : b.seconds / m;
+      seconds = forward ? 0.0 : b.seconds / m;
+      break;
     case Phase::FwdFirst:
-      return forward && special ? b.seconds : 0.0;
+      seconds = forward && special ? b.seconds : 0.0;
+      break;
     case Phase::BwdLast:
-      return !forward && special ? b.seconds : 0.0;
+      seconds = !forward && special ? b.seconds : 0.0;
+      break;
     case Phase::Critical:
-      return 0.0;
+      break;
     }
-    return 0.0;
-  };
+    p.instance.push_back(seconds);
+    p.comm += seconds;
+    // Overlapped tensor-parallel collectives hide inside their own layer's matmuls.
+    if (b.purpose != "tp_activations") fillable += seconds;
+  }
+  // The first layer's gather (the last layer's reduction) has no compute to hide behind.
+  p.first = fillable / fill;
+  p.exposed = p.comm > 0 ? std::max(p.comm - p.window, p.first) : 0.0;
+  return p;
+}
+
+void applyOverlap(std::vector<Bucket>& buckets, const Work& work, std::int64_t microbatches, std::int64_t layers) {
+  const double m = static_cast<double>(std::max<std::int64_t>(1, microbatches));
   for (auto& b : buckets) b.exposed = b.phase == Phase::Critical ? b.seconds : 0.0;
   for (bool forward : {true, false}) {
-    const double window = forward ? work.fwd_roofline_s : work.bwd_roofline_s;
     for (bool special : {true, false}) {
       const double times = special ? 1.0 : m - 1;
       if (times <= 0) continue;
-      // The first layer's gather (the last layer's reduction) has no compute to hide behind;
-      // overlapped tensor-parallel collectives hide inside their own layer's matmuls.
-      double comm = 0, fillable = 0;
-      for (const auto& b : buckets) {
-        comm += instance(b, forward, special);
-        if (b.purpose != "tp_activations") fillable += instance(b, forward, special);
-      }
-      if (comm <= 0) continue;
-      const double exposed = std::max(comm - window, fillable / fill);
-      for (auto& b : buckets) b.exposed += times * exposed * instance(b, forward, special) / comm;
+      const PassOverlap p = passOverlap(buckets, work, microbatches, layers, forward, special);
+      if (p.comm <= 0) continue;
+      for (std::size_t i = 0; i < buckets.size(); ++i) buckets[i].exposed += times * p.exposed * p.instance[i] / p.comm;
     }
   }
 }
@@ -153,6 +164,7 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
     e.per_axis.push_back(std::move(axis));
   }
   e.time_s = e.compute_s + e.hbm_s + e.exposed_comm_s;
+  e.timeline = stepTimeline(buckets, work, mesh, o.microbatches, arch.layers, e.optimizer_s);
   e.tokens_per_s = e.time_s > 0 ? e.tokens_per_step / e.time_s : 0.0;
   e.mfu = e.time_s > 0 ? e.model_flops / (e.time_s * static_cast<double>(e.devices) * o.peak_flops.value) : 0.0;
 

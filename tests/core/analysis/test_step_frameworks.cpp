@@ -31,7 +31,7 @@ Scenario scenario(const std::string& topology, std::vector<MeshAxis> axes, Json 
   Scenario s = defaultScenario();
   s.topology = parseTopology(topology);
   s.mesh.axes = std::move(axes);
-  s.model = ModelChoice{"", "", Json(), std::move(config)};
+  s.model = ModelChoice{"", "", Json(), std::move(config), Json()};
   s.rules = RulesChoice{"fsdp-tp", {}};
   s.training.batch_axes = {"fsdp"};
   s.training.micro_batch = 8;

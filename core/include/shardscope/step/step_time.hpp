@@ -176,6 +176,26 @@ struct StepSegment {
   double seconds = 0;
 };
 
+// One span of the step played as a timeline (docs/step-time.md, "The step as a timeline"): a
+// pass's compute, one collective kind of one axis in one pass, or the optimizer update; in seconds
+// from the step's start. The spans follow the overlap the estimate computed: a pass's weight
+// gathers and gradient reductions stream beside its compute from the pass' start (the first
+// layer's share before compute can begin), what compute cannot hide extends the pass, and the
+// collectives on the critical path run after the pass' compute (in a real step they interleave
+// with it layer by layer; the seconds are the same). The last span ends at time_s.
+struct StepSpan {
+  StepPart part = StepPart::Compute; // Compute (matmuls, attention, HBM-bound work of a pass), Comm, Hbm (optimizer)
+  std::string axis;                  // Comm: the mesh axis
+  int axis_index = -1;               // Comm: its index in the mesh
+  Collective kind = Collective::AllGather;
+  std::string purpose;          // Comm: as StepCollective::purpose
+  std::int64_t microbatch = 0;  // the pass' first micro-batch (0-based)
+  std::int64_t microbatches = 1; // identical middle passes are merged beyond 64 micro-batches
+  bool forward = true;          // the pass: forward or backward (the optimizer: false)
+  bool exposed = false;         // Comm: on the critical path, after the pass' compute
+  double start = 0, end = 0;    // seconds from the step's start
+};
+
 // What bounds a step: its largest part (a pipeline's when the bubble is), and the axis when it is
 // communication.
 struct StepBound {
@@ -210,6 +230,7 @@ struct StepEstimate {
   std::vector<StepAxis> per_axis;
   std::vector<StepCritical> critical;
   std::vector<StepSegment> segments;
+  std::vector<StepSpan> timeline; // the step in time order of span start (empty when !estimated)
   std::string summary;            // one sentence: what bounds the step and what would move it
   std::vector<std::string> notes; // repeated work, assumptions that apply to this layout
   // The figures used, with their sources.

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// Playing one training step: which spans of StepEstimate::timeline run at a time t (seconds from
+// the step's start), how far each has got, the next and previous instants something starts or
+// ends, and how many ring steps a collective takes (the chunk hand-overs drawn on the links).
+// The GUI's player, `shardscope-cli render --at` and `--animate` all read the step through these.
+#pragma once
+
+#include "shardscope/step/step_time.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace shardscope {
+
+// Where the timeline ends: time_s for an estimated step, 0 for an empty timeline.
+double stepTimelineEnd(const StepEstimate& step);
+
+// Indices into step.timeline of the spans running at t (start <= t < end; at the very end, the
+// spans that end there).
+std::vector<std::size_t> spansAt(const StepEstimate& step, double t);
+
+// How far a span has got at t: 0 at its start, 1 at its end (clamped).
+double spanProgress(const StepSpan& span, double t);
+
+// The first instant after t where a span starts or ends (the timeline's end when none), and the
+// last one before t (0 when none): "step to the next event".
+double nextSpanEdge(const StepEstimate& step, double t);
+double previousSpanEdge(const StepEstimate& step, double t);
+
+// Ring steps a collective takes over `ranks` devices: p - 1 hand-overs for an all-gather, a
+// reduce-scatter or an all-to-all (as the cost form prices it), 2 (p - 1) for an all-reduce
+// (a reduce-scatter then an all-gather); 0 for one device.
+int ringStepsOf(Collective kind, std::int64_t ranks);
+
+} // namespace shardscope

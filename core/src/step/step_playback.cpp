@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+// The step as spans in time, from the same per-pass overlap the estimate uses (passOverlap), so the
+// played step and the printed step time are one model: the spans end exactly at time_s.
+#include "shardscope/step/step_playback.hpp"
+
+#include "step_internal.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope::step {
+
+namespace {
+
+// Beyond this many micro-batches the identical middle passes are one merged pass each way: a step
+// of 10,000 micro-batches is still a few hundred spans.
+constexpr std::int64_t kMaxPlayedMicrobatches = 64;
+
+struct PassGroup {
+  std::int64_t first = 0;
+  std::int64_t repeats = 1;
+};
+
+std::vector<PassGroup> passGroups(std::int64_t m) {
+  std::vector<PassGroup> groups;
+  if (m <= kMaxPlayedMicrobatches) {
+    for (std::int64_t i = 0; i < m; ++i) groups.push_back({i, 1});
+    return groups;
+  }
+  return {{0, 1}, {1, m - 2}, {m - 1, 1}};
+}
+
+} // namespace
+
+std::vector<StepSpan> stepTimeline(const std::vector<Bucket>& buckets, const Work& work, const MeshRoles& mesh,
+                                   std::int64_t microbatches, std::int64_t layers, double optimizerSeconds) {
+  const std::int64_t m = std::max<std::int64_t>(1, microbatches);
+  // Critical-path collectives: each pass carries a share in proportion to its compute.
+  const double allWindows = static_cast<double>(m) * (work.fwd_roofline_s + work.bwd_roofline_s);
+  auto criticalShare = [&](const Bucket& b, double window) {
+    if (b.phase != Phase::Critical) return 0.0;
+    return allWindows > 0 ? b.seconds * window / allWindows : b.seconds / (2.0 * static_cast<double>(m));
+  };
+  auto comm = [&](const Bucket& b, double start, double end, const PassGroup& g, bool forward, bool exposed) {
+    StepSpan s;
+    s.part = StepPart::Comm;
+    s.axis_index = b.axis;
+    s.axis = b.axis >= 0 && static_cast<std::size_t>(b.axis) < mesh.name.size() ? mesh.name[b.axis] : std::string();
+    s.kind = b.kind;
+    s.purpose = b.purpose;
+    s.microbatch = g.first;
+    s.microbatches = g.repeats;
+    s.forward = forward;
+    s.exposed = exposed;
+    s.start = start;
+    s.end = end;
+    return s;
+  };
+
+  std::vector<StepSpan> spans;
+  double t = 0;
+  for (const PassGroup& g : passGroups(m)) {
+    const double r = static_cast<double>(g.repeats);
+    for (bool forward : {true, false}) {
+      const bool special = forward ? g.first == 0 : g.first + g.repeats == m;
+      const PassOverlap p = passOverlap(buckets, work, m, layers, forward, special);
+      // The hideable traffic streams from the pass' start; compute waits for the first layer's share.
+      double at = t;
+      for (std::size_t i = 0; i < buckets.size(); ++i) {
+        if (p.instance[i] <= 0) continue;
+        spans.push_back(comm(buckets[i], at, at + p.instance[i] * r, g, forward, false));
+        at += p.instance[i] * r;
+      }
+      const double lead = std::min(p.exposed, p.first);
+      StepSpan compute;
+      compute.part = StepPart::Compute;
+      compute.microbatch = g.first;
+      compute.microbatches = g.repeats;
+      compute.forward = forward;
+      compute.start = t + lead * r;
+      compute.end = compute.start + p.window * r;
+      if (p.window > 0) spans.push_back(compute);
+      // Then what the compute could not hide, then the critical path's collectives.
+      at = t + (p.window + p.exposed) * r;
+      for (const auto& b : buckets) {
+        const double share = criticalShare(b, p.window);
+        if (share <= 0) continue;
+        spans.push_back(comm(b, at, at + share * r, g, forward, true));
+        at += share * r;
+      }
+      t = at;
+    }
+  }
+  if (optimizerSeconds > 0) {
+    StepSpan update;
+    update.part = StepPart::Hbm;
+    update.microbatch = m - 1;
+    update.forward = false;
+    update.start = t;
+    update.end = t + optimizerSeconds;
+    spans.push_back(update);
+  }
+  std::stable_sort(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
+  return spans;
+}
+
+} // namespace shardscope::step
+
+namespace shardscope {
+
+double stepTimelineEnd(const StepEstimate& step) {
+  double end = 0;
+  for (const auto& s : step.timeline) end = std::max(end, s.end);
+  return end;
+}
+
+std::vector<std::size_t> spansAt(const StepEstimate& step, double t) {
+  std::vector<std::size_t> out;
+  const double last = stepTimelineEnd(step);
+  for (std::size_t i = 0; i < step.timeline.size(); ++i) {
+    const StepSpan& s = step.timeline[i];
+    if (s.start > t) break; // sorted by start
+    // A span holds [start, end); at the step's very end the last spans still show, finished.
+    if (t < s.end || (t >= last && s.end >= last)) out.push_back(i);
+  }
+  return out;
+}
+
+double spanProgress(const StepSpan& span, double t) {
+  const double length = span.end - span.start;
+  if (!(length > 0)) return 1.0;
+  return std::clamp((t - span.start) / length, 0.0, 1.0);
+}
+
+double nextSpanEdge(const StepEstimate& step, double t) {
+  double next = stepTimelineEnd(step);
+  for (const auto& s : step.timeline) {
+    if (s.start > t) next = std::min(next, s.start);
+    if (s.end > t) next = std::min(next, s.end);
+  }
+  return next;
+}
+
+double previousSpanEdge(const StepEstimate& step, double t) {
+  double previous = 0;
+  for (const auto& s : step.timeline) {
+    if (s.start < t) previous = std::max(previous, s.start);
+    if (s.end < t) previous = std::max(previous, s.end);
+  }
+  return previous;
+}
+
+int ringStepsOf(Collective kind, std::int64_t ranks) {
+  if (ranks <= 1) return 0;
+  const int steps = static_cast<int>(std::min<std::int64_t>(ranks - 1, 1 << 20));
+  return kind == Collective::AllReduce ? 2 * steps : steps;
+}
+
+} // namespace shardscope

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+// The step as a timeline: a hand-built pass sequence whose every span is worked out in the
+// comments, and the default workspace's timeline checked against its own step figures (it ends at
+// the step time, each axis' spans add up to that axis' seconds, compute to compute plus HBM).
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/scenario.hpp"
+#include "shardscope/step/step_playback.hpp"
+
+#include "step/step_internal.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+
+using namespace shardscope;
+
+namespace {
+
+struct Expected {
+  StepPart part;
+  bool forward;
+  std::int64_t microbatch;
+  double start, end;
+};
+
+} // namespace
+
+TEST_CASE("the played step: passes, streamed gathers, critical collectives and the update by hand", "[step][playback]") {
+  // Two micro-batches of a 4-layer model: forward 1 s, backward 2 s of compute per micro-batch.
+  step::Work work;
+  work.fwd_roofline_s = 1.0;
+  work.bwd_roofline_s = 2.0;
+  step::MeshRoles mesh;
+  mesh.name = {"fsdp", "tensor"};
+  mesh.size = {4, 2};
+  // A weight all-gather every forward (0.8 s per step: 0.4 s per micro-batch) on fsdp, and tensor
+  // all-reduces on the critical path (0.6 s per step) on tensor.
+  std::vector<step::Bucket> buckets(2);
+  buckets[0].axis = 0;
+  buckets[0].kind = Collective::AllGather;
+  buckets[0].purpose = "fsdp_weights";
+  buckets[0].phase = step::Phase::FwdEach;
+  buckets[0].seconds = 0.8;
+  buckets[1].axis = 1;
+  buckets[1].kind = Collective::AllReduce;
+  buckets[1].purpose = "tp_activations";
+  buckets[1].phase = step::Phase::Critical;
+  buckets[1].seconds = 0.6;
+  const auto spans = step::stepTimeline(buckets, work, mesh, 2, 4, 0.5);
+  // Forward 0: the gather streams 0..0.4; compute waits for the first layer's quarter (0.1 s) and
+  // runs 0.1..1.1 (exposed max(0.4 - 1, 0.1) = 0.1); the critical share is 0.6 x 1/6 = 0.1: 1.1..1.2.
+  // Backward 0: no gather; compute 1.2..3.2; critical 0.6 x 2/6 = 0.2: 3.2..3.4. Micro-batch 1
+  // repeats from 3.4; the optimizer update runs 6.8..7.3 = 2 x 3 s + 0.2 + 0.6 + 0.5.
+  const std::vector<Expected> expected{
+      {StepPart::Comm, true, 0, 0.0, 0.4},    {StepPart::Compute, true, 0, 0.1, 1.1},
+      {StepPart::Comm, true, 0, 1.1, 1.2},    {StepPart::Compute, false, 0, 1.2, 3.2},
+      {StepPart::Comm, false, 0, 3.2, 3.4},   {StepPart::Comm, true, 1, 3.4, 3.8},
+      {StepPart::Compute, true, 1, 3.5, 4.5}, {StepPart::Comm, true, 1, 4.5, 4.6},
+      {StepPart::Compute, false, 1, 4.6, 6.6}, {StepPart::Comm, false, 1, 6.6, 6.8},
+      {StepPart::Hbm, false, 1, 6.8, 7.3},
+  };
+  REQUIRE(spans.size() == expected.size());
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    INFO("span " << i);
+    CHECK(spans[i].part == expected[i].part);
+    CHECK(spans[i].forward == expected[i].forward);
+    CHECK(spans[i].microbatch == expected[i].microbatch);
+    CHECK(spans[i].start == Approx(expected[i].start));
+    CHECK(spans[i].end == Approx(expected[i].end));
+  }
+  CHECK(spans[0].axis == "fsdp");
+  CHECK_FALSE(spans[0].exposed);
+  CHECK(spans[2].axis == "tensor");
+  CHECK(spans[2].kind == Collective::AllReduce);
+  CHECK(spans[2].exposed);
+
+  StepEstimate step;
+  step.timeline = spans;
+  CHECK(stepTimelineEnd(step) == Approx(7.3));
+  // At 0.25 s the gather and the first forward run together, the gather a little over half done.
+  const auto at = spansAt(step, 0.25);
+  REQUIRE(at.size() == 2);
+  CHECK(spanProgress(spans[at[0]], 0.25) == Approx(0.625));
+  CHECK(nextSpanEdge(step, 0.25) == Approx(0.4));
+  CHECK(previousSpanEdge(step, 0.25) == Approx(0.1));
+  CHECK(nextSpanEdge(step, 7.3) == Approx(7.3));
+  CHECK(spansAt(step, 7.3).size() == 1); // the update, finished
+  CHECK(ringStepsOf(Collective::AllGather, 4) == 3);
+  CHECK(ringStepsOf(Collective::AllReduce, 4) == 6);
+  CHECK(ringStepsOf(Collective::ReduceScatter, 1) == 0);
+}
+
+TEST_CASE("the played step: identical middle micro-batches merge beyond 64, the total stays", "[step][playback]") {
+  step::Work work;
+  work.fwd_roofline_s = 1.0;
+  work.bwd_roofline_s = 2.0;
+  step::MeshRoles mesh;
+  mesh.name = {"data"};
+  mesh.size = {8};
+  std::vector<step::Bucket> buckets(1);
+  buckets[0].kind = Collective::AllReduce;
+  buckets[0].purpose = "dp_grads";
+  buckets[0].phase = step::Phase::BwdLast;
+  buckets[0].seconds = 5.0;
+  // 1000 micro-batches: passes 0, 1..998 (merged) and 999. The gradient all-reduce runs once,
+  // behind the last backward (2 s): 5 - 2 = 3 s exposed. 1000 x 3 s + 3 s = 3003 s.
+  const auto spans = step::stepTimeline(buckets, work, mesh, 1000, 32, 0);
+  StepEstimate step;
+  step.timeline = spans;
+  CHECK(stepTimelineEnd(step) == Approx(3003.0));
+  CHECK(spans.size() == 7); // 6 compute passes and the all-reduce
+  int merged = 0;
+  for (const auto& s : spans)
+    if (s.microbatches == 998) {
+      ++merged;
+      CHECK(s.microbatch == 1);
+      CHECK(s.end - s.start == Approx(998.0 * (s.forward ? 1.0 : 2.0)));
+    }
+  CHECK(merged == 2);
+}
+
+TEST_CASE("the default workspace's played step adds up to its step figures", "[step][playback]") {
+  const Analysis a = analyze(defaultScenario());
+  const StepEstimate& step = a.step;
+  REQUIRE(step.estimated);
+  REQUIRE_FALSE(step.timeline.empty());
+  CHECK(stepTimelineEnd(step) == Approx(step.time_s).epsilon(1e-9));
+  std::map<std::string, double> perAxis;
+  double compute = 0, update = 0;
+  for (const auto& s : step.timeline) {
+    CHECK(s.end >= s.start);
+    if (s.part == StepPart::Comm) perAxis[s.axis] += s.end - s.start;
+    if (s.part == StepPart::Compute) compute += s.end - s.start;
+    if (s.part == StepPart::Hbm) update += s.end - s.start;
+  }
+  for (const auto& axis : step.per_axis) CHECK(perAxis[axis.axis] == Approx(axis.seconds).epsilon(1e-9));
+  CHECK(compute == Approx(step.compute_s + step.hbm_s - step.optimizer_s).epsilon(1e-9));
+  CHECK(update == Approx(step.optimizer_s).epsilon(1e-9));
+  for (std::size_t i = 1; i < step.timeline.size(); ++i) CHECK(step.timeline[i - 1].start <= step.timeline[i].start);
+}
