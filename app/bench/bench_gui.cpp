@@ -27,7 +27,10 @@ shardscope::Scenario scenarioFor(const char* topology, std::vector<shardscope::M
   return s;
 }
 
-void paintPhysical(benchmark::State& state, const shardscope::Scenario& scenario, shardscope::ui::OverlayMode mode) {
+// `played`: every iteration draws the next of 60 instants of the played step (chips computing,
+// collectives on their rings), as the Play dock does frame after frame.
+void paintPhysical(benchmark::State& state, const shardscope::Scenario& scenario, shardscope::ui::OverlayMode mode,
+                   bool played = false) {
   benchApp();
   std::shared_ptr<const shardscope::Analysis> analysis;
   try {
@@ -44,7 +47,13 @@ void paintPhysical(benchmark::State& state, const shardscope::Scenario& scenario
   view.setAnalysis(analysis);
   selection.setDevice(0); // a selected chip: group outline and ring included
   QImage image(1600, 1000, QImage::Format_ARGB32_Premultiplied);
+  if (played && !analysis->step.estimated) {
+    state.SkipWithError("the step was not estimated: nothing to play");
+    return;
+  }
+  int frame = 0;
   for (auto _ : state) {
+    if (played) selection.setPlayTime(analysis->step.time_s * (frame++ % 60) / 59.0);
     QPainter painter(&image);
     view.render(painter, QRectF(0, 0, 1600, 1000), true);
     painter.end();
@@ -61,6 +70,10 @@ void BM_PaintV5pPod(benchmark::State& state) {
   paintPhysical(state, scenarioFor("v5p:16x20x28", {{"data", 28, 1}, {"fsdp", 20, 1}, {"tp", 16, 1}}),
                 shardscope::ui::OverlayMode::Group);
 }
+void BM_PlayV5pPod(benchmark::State& state) {
+  paintPhysical(state, scenarioFor("v5p:16x20x28", {{"data", 28, 1}, {"fsdp", 20, 1}, {"tp", 16, 1}}),
+                shardscope::ui::OverlayMode::Group, true);
+}
 void BM_LayoutV5pPod(benchmark::State& state) {
   benchApp();
   const auto devices = shardscope::makeDevices(shardscope::parseTopology("v5p:16x20x28"));
@@ -71,6 +84,7 @@ void BM_LayoutV5pPod(benchmark::State& state) {
 
 BENCHMARK(BM_PaintV4)->Name("gui/paint-physical/v4-4x4x8")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PaintV5pPod)->Name("gui/paint-physical/v5p-16x20x28")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlayV5pPod)->Name("gui/play-frame/v5p-16x20x28")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayoutV5pPod)->Name("gui/layout-physical/v5p-16x20x28")->Unit(benchmark::kMillisecond);
 
 #endif

@@ -10,10 +10,14 @@
 
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/units.hpp"
+#include "shardscope/step/step_playback.hpp"
 
 #include <QApplication>
 #include <QWidget>
 
+#include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <ostream>
 #include <sstream>
@@ -30,13 +34,42 @@ void printRenderUsage(std::ostream& out) {
   }
   out << "Usage: shardscope-cli render --view " << names
       << " --out FILE.svg|FILE.png\n"
-         "                            [--param PATH] [--size WxH] [FILE.json]\n\n"
+         "                            [--param PATH] [--size WxH] [--at F] [FILE.json]\n"
+         "       shardscope-cli render --animate --out DIRECTORY [--frames N] [--format png|svg]\n"
+         "                            [--size WxH] [FILE.json]\n\n"
          "Draws one view of a workspace (or the default scenario) without a display.\n";
   for (const auto& kind : ui::viewKinds())
     out << "  " << kind.name << std::string(10 - std::min<std::size_t>(std::string_view(kind.name).size(), 9), ' ')
         << kind.summary << " (" << kind.size.width() << "x" << kind.size.height() << ")\n";
   out << "  --param PATH   with shards (required) or physical: that parameter's shards\n"
-         "  --size WxH     the image size, 16 to 16384 pixels a side (default: the view's, above)\n";
+         "  --size WxH     the image size, 16 to 16384 pixels a side (default: the view's, above)\n"
+         "  --at F         the physical view at fraction F (0 to 1) of the played training step: chips\n"
+         "                 filling as they compute, chunks on the rings of the running collectives\n"
+         "  --animate      the played step as numbered frames in the directory --out names\n"
+         "                 (frame-001.png, ...; --format svg for SVG), for slides\n"
+         "  --frames N     frames of --animate, 2 to 600 (default 60), evenly spaced from 0 to 1\n";
+}
+
+// "--at 0.35": a fraction of the step.
+double parseFraction(const std::string& text) {
+  std::size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !(value >= 0 && value <= 1))
+    throw UsageError("--at must be a fraction of the step from 0 to 1, got '" + text + "'");
+  return value;
+}
+
+int parseFrames(const std::string& text) {
+  int frames = 0;
+  std::istringstream in(text);
+  if (!(in >> frames) || !in.eof() || frames < 2 || frames > 600)
+    throw UsageError("--frames must be a whole number from 2 to 600, got '" + text + "'");
+  return frames;
 }
 
 // "1200x800" within 16..16384 a side.
@@ -57,12 +90,25 @@ int runRender(const Args& args, Streams io) {
     printRenderUsage(io.out);
     return 0;
   }
-  static constexpr Flag kFlags[] = {{"--view"}, {"--out"}, {"--param"}, {"--size"}};
+  static constexpr Flag kFlags[] = {{"--view"}, {"--out"},     {"--param"},  {"--size"},
+                                     {"--at"},   {"--frames"}, {"--format"}, {"--animate", false}};
   const ParsedArgs opts = parseArgs(args, kFlags, 1, "workspace file");
-  const ui::ViewKind* kind = ui::findViewKind(opts.valueOr("--view", ""));
+  const bool animate = opts.has("--animate");
+  const bool played = animate || opts.has("--at");
+  if (animate && opts.has("--at")) throw UsageError("--at draws one instant, --animate every frame: give one");
+  if (!animate && (opts.has("--frames") || opts.has("--format")))
+    throw UsageError("--frames and --format go with --animate");
+  // The played step is drawn on the physical view, the default then.
+  const ui::ViewKind* kind = ui::findViewKind(opts.valueOr("--view", played ? "physical" : ""));
   if (!kind) throw UsageError("--view must be " + ui::viewKindNames().toStdString());
+  if (played && std::string_view(kind->name) != "physical")
+    throw UsageError("--at and --animate draw the physical view, not --view " + std::string(kind->name));
+  const double at = opts.has("--at") ? parseFraction(*opts.value("--at")) : -1;
+  const int frames = opts.has("--frames") ? parseFrames(*opts.value("--frames")) : 60;
+  const std::string format = opts.valueOr("--format", "png");
+  if (format != "png" && format != "svg") throw UsageError("--format must be png or svg, got '" + format + "'");
   const auto out = opts.value("--out");
-  if (!out) throw UsageError("--out FILE.svg|FILE.png is required");
+  if (!out) throw UsageError(animate ? "--out DIRECTORY is required" : "--out FILE.svg|FILE.png is required");
   const std::string param = opts.valueOr("--param", "");
   if (kind->needsParam && param.empty())
     throw UsageError(std::string("--view ") + kind->name +
@@ -85,7 +131,31 @@ int runRender(const Args& args, Streams io) {
   const std::unique_ptr<ui::AnalysisView> view = kind->make(&selection);
   view->asWidget()->resize(size); // views that lay out by their widget's size draw at the image's
   view->setAnalysis(analysis);
+  const double end = stepTimelineEnd(analysis->step);
+  if (played && !(end > 0)) {
+    std::string why = "the step was not estimated";
+    if (!analysis->step.not_estimated.empty()) why += ": " + analysis->step.not_estimated.front();
+    throw Error(ErrorKind::ValueError, "nothing to play: " + why);
+  }
   QString error;
+  if (animate) {
+    const std::filesystem::path dir(*out);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir))
+      throw Error(ErrorKind::IOError, "cannot make the frame directory '" + *out + "'");
+    for (int i = 0; i < frames; ++i) {
+      selection.setPlayTime(end * i / (frames - 1));
+      char name[32];
+      std::snprintf(name, sizeof name, "frame-%03d.%s", i + 1, format.c_str());
+      const std::string file = (dir / name).string();
+      if (!ui::exportView(*view, QString::fromStdString(file), size, &error))
+        throw Error(ErrorKind::IOError, error.toStdString());
+    }
+    io.out << "wrote " << frames << " frames of a " << formatSeconds(end) << " step to " << *out << "\n";
+    return 0;
+  }
+  if (at >= 0) selection.setPlayTime(at * end);
   if (!ui::exportView(*view, QString::fromStdString(*out), size, &error))
     throw Error(ErrorKind::IOError, error.toStdString());
   io.out << "wrote " << *out << "\n";
@@ -93,7 +163,7 @@ int runRender(const Args& args, Streams io) {
 }
 
 void registerRenderCommand() {
-  registerCommand("render", &runRender, "draw a view (physical, logical, shards, memory, comm) to SVG/PNG");
+  registerCommand("render", &runRender, "draw a view to SVG/PNG, or the played step (--at, --animate)");
 }
 
 } // namespace shardscope::cli

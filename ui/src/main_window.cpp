@@ -21,6 +21,7 @@
 #include "panels/step_panel.hpp"
 #include "panels/compare_panel.hpp"
 #include "panels/lesson_panel.hpp"
+#include "panels/step_player.hpp"
 #include "document/layout_export_file.hpp"
 #include "panels/suggest_panel.hpp"
 #include "views/theme.hpp"
@@ -192,9 +193,11 @@ void MainWindow::tabBottomDocksWhenNarrow() {
   auto* memory = findChild<QDockWidget*>("MemoryDock");
   auto* comm = findChild<QDockWidget*>("CommDock");
   auto* step = findChild<QDockWidget*>("StepDock");
-  if (memory->isFloating() || comm->isFloating() || step->isFloating()) return;
+  auto* play = findChild<QDockWidget*>("PlayDock");
+  if (memory->isFloating() || comm->isFloating() || step->isFloating() || play->isFloating()) return;
   tabifyDockWidget(memory, comm);
   tabifyDockWidget(comm, step);
+  tabifyDockWidget(step, play);
   memory->raise();
 }
 
@@ -237,6 +240,9 @@ void MainWindow::createDocks() {
   // Step time: tabbed with the communication it breaks down (View > Step, or --dock Step).
   step_ = new StepPanel(selection_, this);
   tabifyDockWidget(commDock, makeDock(tr("Step"), "StepDock", scrollable(step_), Qt::BottomDockWidgetArea));
+  // Play: the step in time, drawn on the physical view (View > Play Step, F5).
+  player_ = new StepPlayer(selection_, this);
+  tabifyDockWidget(commDock, makeDock(tr("Play"), "PlayDock", scrollable(player_), Qt::BottomDockWidgetArea));
   commDock->raise();
   // The bottom area spans only the centre; the side docks keep the full height.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -318,6 +324,26 @@ void MainWindow::createActions() {
   }
   viewMenu_->addSeparator();
   add(viewMenu_, tr("Reset &Zoom"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { physical_->resetZoom(); });
+  // The played step: the shortcuts work from anywhere in the window; the Play dock comes forward.
+  QMenu* play = viewMenu_->addMenu(tr("&Play Step"));
+  auto showPlayer = [this] {
+    auto* dock = findChild<QDockWidget*>("PlayDock");
+    dock->show();
+    dock->raise();
+  };
+  add(play, tr("&Play / Pause"), QKeySequence(Qt::Key_F5), [this, showPlayer] {
+    showPlayer();
+    player_->togglePlay();
+  })->setObjectName("playStepAction");
+  add(play, tr("&Stop"), QKeySequence(Qt::SHIFT | Qt::Key_F5), [this] { player_->stop(); });
+  add(play, tr("&Next Event"), QKeySequence(Qt::Key_F6), [this, showPlayer] {
+    showPlayer();
+    player_->nextEvent();
+  });
+  add(play, tr("P&revious Event"), QKeySequence(Qt::SHIFT | Qt::Key_F6), [this, showPlayer] {
+    showPlayer();
+    player_->previousEvent();
+  });
   QAction* dark = viewMenu_->addAction(tr("&Dark Theme"));
   dark->setCheckable(true);
   dark->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
@@ -464,6 +490,7 @@ void MainWindow::onDocumentReplaced() {
   selection_->setDevices({});
   selection_->setParam({});
   selection_->setAxis(0);
+  player_->stop(); // another workspace's step is not this one's
   // A pin of another workspace is no baseline for this one.
   compare_->clearPin();
   // The Pipeline dock opens again only if the new workspace has a pipeline.
@@ -481,6 +508,7 @@ void MainWindow::showAnalysis(const std::shared_ptr<const Analysis>& analysis) {
   step_->setAnalysis(analysis);
   compare_->setAnalysis(analysis);
   lesson_->setAnalysis(analysis);
+  player_->setAnalysis(analysis);
 }
 
 void MainWindow::onAnalysisFinished() {

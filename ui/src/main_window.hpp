@@ -32,6 +32,7 @@ class PipelinePanel;
 class ScenarioDocument;
 class ShardingPanel;
 class StepPanel;
+class StepPlayer;
 class SuggestPanel;
 class Autosave;
 class TopologyEditor;
@@ -60,7 +61,7 @@ public:
   // room left for the window frame.
   static QSize defaultSizeFor(const QSize& available);
   // Bumped whenever the set of docks changes, so an older saved layout is ignored, not misapplied.
-  static constexpr int layoutVersion = 2;
+  static constexpr int layoutVersion = 3;
   // Blocks (running the event loop) until the newest analysis was delivered.
   bool waitForAnalysis(int timeoutMs = 10000);
   // Keeps unsaved edits in an autosave file (the interactive app does; tests and screenshots do
@@ -93,6 +94,7 @@ public:
   SuggestPanel* suggestPanel() const { return suggest_; }
   ComparePanel* comparePanel() const { return compare_; }
   LessonPanel* lessonPanel() const { return lesson_; }
+  StepPlayer* stepPlayer() const { return player_; }
   // File › Export Layout: the workspace as JAX code or MaxText overrides (notes: what MaxText
   // cannot reproduce). False with `error` set on failure.
   bool exportLayout(bool maxtext, const QString& path, QString* error, QStringList* notes = nullptr);
@@ -148,6 +150,7 @@ private:
   SuggestPanel* suggest_ = nullptr; // issue 12: which layout to run, and A vs B
   ComparePanel* compare_ = nullptr;
   LessonPanel* lesson_ = nullptr;
+  StepPlayer* player_ = nullptr;
   TopologyEditor* topology_ = nullptr;
   ModelPicker* model_ = nullptr;
   QMenu* recentMenu_ = nullptr;

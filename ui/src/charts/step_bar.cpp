@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "charts/step_bar.hpp"
 
+#include "views/color_scales.hpp"
 #include "views/device_overlay.hpp"
 
 #include <QHelpEvent>
@@ -17,13 +18,6 @@ namespace shardscope::ui {
 namespace {
 
 constexpr double kMargin = 4;
-
-// Warm colours for communication (one per axis, in mesh order), cool ones for the work.
-QColor commColor(int axisIndex) {
-  static const std::array<QColor, 6> warm = {QColor(0xe15759), QColor(0xf28e2b), QColor(0xedc948),
-                                             QColor(0xff9da7), QColor(0x9c755f), QColor(0xd37295)};
-  return warm[static_cast<std::size_t>(std::max(0, axisIndex)) % warm.size()];
-}
 
 QString percentOf(double part, double whole) {
   return whole > 0 ? QStringLiteral("%1%").arg(100.0 * part / whole, 0, 'f', 1) : QStringLiteral("–");
@@ -78,7 +72,7 @@ std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis) {
        QObject::tr("<b>Compute: %1</b><br>Every micro-batch's matmul and attention FLOPs (forward, backward and "
                    "recompute) at the chip's peak × flops_fraction.%2")
            .arg(formatSeconds(compute), perRank),
-       QColor(0x4e79a7)});
+       computeColor()});
   add({StepBarSegment::Kind::Hbm,
        {},
        hbm,

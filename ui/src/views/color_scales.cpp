@@ -45,4 +45,12 @@ QColor heatColor(double t) {
   return interpolate(heat, t);
 }
 
+QColor commColor(int axisIndex) {
+  static const std::array<QColor, 6> warm = {QColor(0xe15759), QColor(0xf28e2b), QColor(0xedc948),
+                                             QColor(0xff9da7), QColor(0x9c755f), QColor(0xd37295)};
+  return warm[static_cast<std::size_t>(std::max(0, axisIndex)) % warm.size()];
+}
+
+QColor computeColor() { return QColor(0x4e79a7); }
+
 } // namespace shardscope::ui

@@ -13,5 +13,10 @@ QColor categoricalColor(int index);
 QColor sequentialColor(double t);
 // Load in [0, 1] (memory against HBM): green through yellow to red; above 1 is over capacity.
 QColor heatColor(double t);
+// Communication of one mesh axis (index in mesh order): warm colours, so it never reads as work
+// (the Step bar, the step player and the collectives drawn on the physical view agree).
+QColor commColor(int axisIndex);
+// Work (compute) in the step bar and the step player.
+QColor computeColor();
 
 } // namespace shardscope::ui

@@ -2,9 +2,11 @@
 #include "views/physical_view.hpp"
 
 #include "views/color_scales.hpp"
+#include "views/step_playback_painter.hpp"
 
 #include "shardscope/hardware/link_graph.hpp"
 
+#include <QFontMetricsF>
 #include <QKeyEvent>
 #include <QLinearGradient>
 #include <QMouseEvent>
@@ -79,6 +81,7 @@ PhysicalView::PhysicalView(ViewSelection* selection, QWidget* parent) : QWidget(
     recomputeOverlay();
     update();
   });
+  connect(selection_, &ViewSelection::playTimeChanged, this, qOverload<>(&QWidget::update));
 }
 
 void PhysicalView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
@@ -86,6 +89,7 @@ void PhysicalView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   std::vector<QColor> before = overlay_.colors;
   analysis_ = std::move(analysis);
   index_ = analysis_ ? MeshIndex(analysis_->mesh) : MeshIndex();
+  playRings_.reset();
   if (!sameDevices) {
     layoutAspect_ = 0; // rebuild for the new hardware
     resetZoom();
@@ -313,6 +317,16 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
     painter.drawRects(outlines);
   }
 
+  // The played step at its instant: compute filling the chips, collectives on their rings.
+  if (selection_->playTime() >= 0)
+    paintStepPlayback(
+        painter, *analysis_, index_, playRings(), selection_->playTime(),
+        [&](int pos) {
+          const QRectF r = L->deviceRect(pos);
+          return r.isNull() ? QRectF() : map(r);
+        },
+        s * L->deviceRect(0).width(), playCaptionArea(painter, target));
+
   // Selection: the group along the chosen axis, outlined, and its ring over the physical links.
   const int sel = selection_->device();
   const int axis = selection_->axis();
@@ -376,6 +390,17 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
                    Qt::AlignLeft | Qt::AlignVCenter, summary_);
   const QRectF legend(target.left() + kMargin, target.bottom() - kLegendHeight + 6, target.width() - 2 * kMargin,
                       kLegendHeight - 10);
+  if (selection_->playTime() >= 0 && analysis_->step.estimated) {
+    // While the step plays, the legend says what the playback draws.
+    double x = legend.left();
+    painter.fillRect(QRectF(x, legend.top() + 3, 13, 13), computeColor());
+    x += 18;
+    painter.setPen(text);
+    painter.drawText(QRectF(x, legend.top(), legend.right() - x, legend.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                     tr("Played step · fill: the pass' compute done (grey: waiting) · lines: running "
+                        "collectives' rings (dashed: hidden) · dots: chunks in flight"));
+    return;
+  }
   double x = legend.left();
   const auto& lg = overlay_.legend;
   if (lg.scale == OverlayLegend::Scale::Categorical) {
@@ -396,6 +421,22 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   painter.setPen(text);
   painter.drawText(QRectF(x, legend.top(), legend.right() - x, legend.height()), Qt::AlignLeft | Qt::AlignVCenter,
                    lg.title);
+}
+
+const AxisRings& PhysicalView::playRings() const {
+  if (!playRings_) playRings_ = std::make_unique<AxisRings>(axisRingsOf(index_));
+  return *playRings_;
+}
+
+QRectF PhysicalView::playCaptionArea(QPainter& painter, const QRectF& target) const {
+  // The header line right of the hardware summary; none when the two would not both fit (the
+  // Play dock says the same in full).
+  QFont font = painter.font();
+  font.setPixelSize(13);
+  const double summaryWidth = QFontMetricsF(font).horizontalAdvance(summary_) + 24;
+  const QRectF area(target.left() + kMargin + summaryWidth, target.top() + 2,
+                    target.width() - 2 * kMargin - summaryWidth, kHeaderHeight - 6);
+  return area.width() >= 260 ? area : QRectF();
 }
 
 void PhysicalView::paintEvent(QPaintEvent*) {

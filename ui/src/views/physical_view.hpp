@@ -8,6 +8,7 @@
 #include "views/device_overlay.hpp"
 #include "views/mesh_index.hpp"
 #include "views/physical_layout.hpp"
+#include "views/step_playback_painter.hpp"
 #include "views/view_selection.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
@@ -65,6 +66,10 @@ private:
   // The label of a ring link between device positions a and b: hops on the physical links
   // (core's link graph), "DCN" across slices, "net" between GPU hosts.
   QString hopLabel(int a, int b) const;
+  // Where the played step's one-line caption goes (empty: no room).
+  QRectF playCaptionArea(QPainter& painter, const QRectF& target) const;
+  // Every axis' rings for the played step, built on the first played frame of an analysis.
+  const AxisRings& playRings() const;
 
   struct Frame {
     QRectF area;      // where the layout is drawn
@@ -95,6 +100,7 @@ private:
   int hover_ = -1;
   QString emptyMessage_;
   QString summary_; // the header line describing the hardware
+  mutable std::unique_ptr<AxisRings> playRings_;
 };
 
 } // namespace shardscope::ui

@@ -68,4 +68,11 @@ void ViewSelection::setDecoded(std::shared_ptr<const DecodedSharding> decoded) {
   emit changed();
 }
 
+void ViewSelection::setPlayTime(double seconds) {
+  if (!(seconds >= 0)) seconds = -1; // negative or NaN: not playing
+  if (seconds == playTime_) return;
+  playTime_ = seconds;
+  emit playTimeChanged(playTime_);
+}
+
 } // namespace shardscope::ui

@@ -40,6 +40,9 @@ public:
   // Analysis::mesh.devices; empty for none. setDevice() clears it: a click selects one device.
   const std::vector<int>& devices() const { return devices_; }
   const std::shared_ptr<const DecodedSharding>& decoded() const { return decoded_; } // null for none
+  // The instant of the played step the views show, in seconds from its start (the step player,
+  // `render --at`); negative when the step is not being played.
+  double playTime() const { return playTime_; }
 
   void setDevice(int pos);
   void setAxis(int axis);
@@ -47,6 +50,7 @@ public:
   void setParam(const QString& path);
   void setDevices(std::vector<int> positions);
   void setDecoded(std::shared_ptr<const DecodedSharding> decoded);
+  void setPlayTime(double seconds);
 
 signals:
   void deviceChanged(int pos);
@@ -56,6 +60,8 @@ signals:
   void devicesChanged();
   void decodedChanged();
   void changed(); // any of the above
+  // Not part of changed(): a frame of the played step repaints, it recomputes no overlay.
+  void playTimeChanged(double seconds);
 
 private:
   int device_ = -1;
@@ -64,6 +70,7 @@ private:
   QString param_;
   std::vector<int> devices_;
   std::shared_ptr<const DecodedSharding> decoded_;
+  double playTime_ = -1;
 };
 
 } // namespace shardscope::ui

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+// The played step: the Play dock's controls move one instant shared with the physical view, which
+// draws the chips computing at that instant; a newly opened workspace stops it; and
+// `shardscope-cli render --at` / `--animate` draw the same thing headless.
+#include "ui_test_app.hpp"
+
+#include "main_window.hpp"
+#include "document/analysis_runner.hpp"
+#include "document/scenario_document.hpp"
+#include "panels/step_player.hpp"
+#include "views/color_scales.hpp"
+#include "views/physical_view.hpp"
+#include "views/view_selection.hpp"
+
+#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/scenario.hpp"
+#include "shardscope/step/step_playback.hpp"
+
+#include <QDir>
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace shardscope;
+using namespace shardscope::ui;
+
+namespace {
+
+// The middle of a compute span during which no collective runs (the chips show only compute).
+double quietComputeMoment(const StepEstimate& step) {
+  for (const auto& s : step.timeline) {
+    if (s.part != StepPart::Compute) continue;
+    const double t = s.start + 0.5 * (s.end - s.start);
+    if (spansAt(step, t).size() == 1) return t;
+  }
+  return -1;
+}
+
+int colourDistance(QColor a, QColor b) {
+  return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
+}
+
+} // namespace
+
+TEST_CASE("the physical view draws the played step's compute at its instant", "[ui][play]") {
+  test::app();
+  // Data parallel only: the gradients are reduced once, behind the last backward; the forward
+  // passes compute alone.
+  Scenario scenario = defaultScenario();
+  scenario.mesh.axes = {{"dp", 128, 1}};
+  auto analysis = std::make_shared<const Analysis>(analyze(scenario));
+  REQUIRE(analysis->step.estimated);
+  ViewSelection selection;
+  PhysicalView view(&selection);
+  view.setAnimationsEnabled(false);
+  view.resize(900, 600);
+  view.setAnalysis(analysis);
+  const double t = quietComputeMoment(analysis->step);
+  REQUIRE(t > 0);
+  selection.setPlayTime(t); // half of the pass' compute done: the lower half of every chip filled
+  const QImage image = view.grab().toImage();
+  const QPointF c = view.deviceCenter(0);
+  const double pitch = std::abs(view.deviceCenter(1).x() - c.x()) + std::abs(view.deviceCenter(1).y() - c.y());
+  REQUIRE(pitch > 10);
+  const QColor below = image.pixelColor((c + QPointF(-0.2 * pitch, 0.2 * pitch)).toPoint());
+  const QColor above = image.pixelColor((c + QPointF(-0.2 * pitch, -0.2 * pitch)).toPoint());
+  CHECK(colourDistance(below, computeColor()) < 30);
+  CHECK(colourDistance(above, QColor(222, 225, 231)) < 30);
+  // Not playing: the overlay's own colours again, no compute fill.
+  selection.setPlayTime(-1);
+  const QImage still = view.grab().toImage();
+  CHECK(colourDistance(still.pixelColor((c + QPointF(-0.2 * pitch, -0.2 * pitch)).toPoint()), above) > 30);
+}
+
+TEST_CASE("the Play dock plays, scrubs by events and stops; another workspace stops it", "[ui][play]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  StepPlayer* player = window.stepPlayer();
+  ViewSelection* selection = window.selection();
+  const auto analysis = window.runner()->lastValid();
+  REQUIRE(analysis);
+  const StepEstimate& step = analysis->step;
+  REQUIRE(step.estimated);
+  CHECK(selection->playTime() < 0);
+
+  // Next event from the start: the first instant after 0 where a span starts or ends, found here
+  // by scanning the timeline.
+  double first = step.time_s;
+  for (const auto& s : step.timeline) {
+    if (s.start > 0) first = std::min(first, s.start);
+    if (s.end > 0) first = std::min(first, s.end);
+  }
+  player->nextEvent();
+  CHECK(selection->playTime() == Approx(first));
+  CHECK(player->momentText().contains("micro-batch 1"));
+  player->previousEvent();
+  CHECK(selection->playTime() == Approx(0.0));
+
+  player->togglePlay();
+  CHECK(player->isPlaying());
+  QTest::qWait(400);
+  const double played = selection->playTime();
+  CHECK(played > 0);
+  CHECK(played < step.time_s);
+  // 400 ms of a step played in 10 s: about 4% of it (generous bounds: the machine is shared).
+  CHECK(played / step.time_s < 0.2);
+  player->togglePlay();
+  CHECK_FALSE(player->isPlaying());
+
+  player->seek(2 * step.time_s); // clamped to the step
+  CHECK(selection->playTime() == Approx(step.time_s));
+  window.document()->newDocument();
+  CHECK(selection->playTime() < 0);
+}
+
+namespace {
+struct Run {
+  int code = -1;
+  QString out, err;
+};
+Run cli(const QStringList& args) {
+  QProcess p;
+  p.start(QStringLiteral(SHARDSCOPE_CLI_PATH), args);
+  p.waitForFinished(120000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+} // namespace
+
+TEST_CASE("shardscope-cli render --at and --animate draw the played step", "[ui][render][play]") {
+  test::app();
+  QTemporaryDir dir;
+  const QString still = dir.filePath("still.png");
+  const QString moving = dir.filePath("moving.png");
+  REQUIRE(cli({"render", "--at", "0", "--size", "800x500", "--out", still}).code == 0);
+  REQUIRE(cli({"render", "--view", "physical", "--at", "0.5", "--size", "800x500", "--out", moving}).code == 0);
+  CHECK(QImage(still).size() == QSize(800, 500));
+  CHECK(QImage(still) != QImage(moving)); // another instant, another picture
+
+  const Run frames = cli({"render", "--animate", "--frames", "3", "--size", "400x300", "--out", dir.filePath("f")});
+  REQUIRE(frames.code == 0);
+  CHECK(frames.out.contains("wrote 3 frames"));
+  CHECK(QDir(dir.filePath("f")).entryList({"frame-*.png"}).size() == 3);
+  REQUIRE(cli({"render", "--animate", "--frames", "2", "--format", "svg", "--out", dir.filePath("s")}).code == 0);
+  CHECK(QFile::exists(dir.filePath("s/frame-002.svg")));
+
+  // Errors: out of range, both at once, another view, bad counts.
+  const Run far = cli({"render", "--at", "1.5", "--out", still});
+  CHECK(far.code == 2);
+  CHECK(far.err.contains("--at must be a fraction of the step from 0 to 1, got '1.5'"));
+  CHECK(cli({"render", "--at", "0.5", "--animate", "--out", still}).code == 2);
+  const Run memory = cli({"render", "--view", "memory", "--at", "0.5", "--out", still});
+  CHECK(memory.code == 2);
+  CHECK(memory.err.contains("draw the physical view"));
+  CHECK(cli({"render", "--animate", "--frames", "1", "--out", dir.filePath("g")}).code == 2);
+  CHECK(cli({"render", "--animate", "--frames", "x", "--out", dir.filePath("g")}).code == 2);
+  CHECK(cli({"render", "--at", "0.5", "--frames", "3", "--out", still}).code == 2);
+}

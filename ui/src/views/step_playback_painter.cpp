@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/step_playback_painter.hpp"
+
+#include "views/color_scales.hpp"
+#include "views/device_overlay.hpp"
+#include "views/mesh_index.hpp"
+
+#include "shardscope/step/step_playback.hpp"
+
+#include <QPainter>
+#include <QVector>
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope::ui {
+
+namespace {
+
+QString latin(std::string_view s) { return QString::fromLatin1(s.data(), static_cast<qsizetype>(s.size())); }
+
+QString passText(const StepSpan& span) {
+  const QString pass = span.forward ? QObject::tr("forward") : QObject::tr("backward");
+  if (span.microbatches > 1)
+    return QObject::tr("%1, micro-batches %2–%3").arg(pass).arg(span.microbatch + 1).arg(span.microbatch + span.microbatches);
+  return QObject::tr("%1, micro-batch %2").arg(pass).arg(span.microbatch + 1);
+}
+
+QString percent(double fraction) { return QStringLiteral("%1%").arg(std::lround(100.0 * fraction)); }
+
+} // namespace
+
+AxisRings axisRingsOf(const MeshIndex& index) {
+  AxisRings rings(static_cast<std::size_t>(index.axisCount()));
+  for (int axis = 0; axis < index.axisCount(); ++axis)
+    for (int pos = 0; pos < index.deviceCount(); ++pos)
+      if (index.coordinate(pos, axis) == 0) rings[static_cast<std::size_t>(axis)].push_back(index.groupMembers(pos, axis));
+  return rings;
+}
+
+QString stepMomentText(const StepEstimate& step, double seconds) {
+  if (!step.estimated || step.timeline.empty()) return QObject::tr("The step was not estimated: nothing to play.");
+  const double end = stepTimelineEnd(step);
+  QStringList parts{QObject::tr("%1 of %2").arg(formatSeconds(std::clamp(seconds, 0.0, end)), formatSeconds(end))};
+  QString pass;
+  QStringList running;
+  for (std::size_t i : spansAt(step, seconds)) {
+    const StepSpan& s = step.timeline[i];
+    const double progress = spanProgress(s, seconds);
+    if (s.part == StepPart::Hbm) {
+      running << QObject::tr("optimizer update %1").arg(percent(progress));
+      continue;
+    }
+    if (pass.isEmpty()) pass = passText(s);
+    if (s.part == StepPart::Compute)
+      running.prepend(QObject::tr("computing %1").arg(percent(progress)));
+    else
+      running << QObject::tr("%1 %2 (%3%4) %5")
+                     .arg(QString::fromStdString(s.axis), latin(collectiveName(s.kind)), QString::fromStdString(s.purpose),
+                          s.exposed ? QObject::tr(", exposed") : QString(), percent(progress));
+  }
+  if (!pass.isEmpty()) parts << pass;
+  if (running.isEmpty()) running << QObject::tr("idle");
+  parts << running.join(QStringLiteral(" · "));
+  return parts.join(QStringLiteral(" · "));
+}
+
+void paintStepPlayback(QPainter& painter, const Analysis& analysis, const MeshIndex& index, const AxisRings& rings,
+                       double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip,
+                       const QRectF& caption) {
+  const StepEstimate& step = analysis.step;
+  if (!step.estimated || step.timeline.empty()) return;
+  const int n = static_cast<int>(analysis.mesh.devices.size());
+  const auto running = spansAt(step, seconds);
+  const StepSpan* compute = nullptr;
+  for (std::size_t i : running)
+    if (step.timeline[i].part != StepPart::Comm) compute = &step.timeline[i];
+
+  painter.save();
+  painter.setRenderHint(QPainter::Antialiasing, false);
+  // Chips: neutral while the step plays (the overlay's colours would read as traffic), filled from
+  // the bottom in the Step bar's compute colour as far as the pass' compute has got; darker while
+  // they wait on exposed communication.
+  const QColor fill = compute && compute->part == StepPart::Hbm ? QColor(0x76b7b2) : computeColor();
+  const QColor idle = compute ? QColor(222, 225, 231) : QColor(150, 153, 160);
+  const double progress = compute ? spanProgress(*compute, seconds) : 0.0;
+  for (int pos = 0; pos < n; ++pos) {
+    const QRectF r = chipRect(pos);
+    if (r.isNull()) continue;
+    painter.fillRect(r, idle);
+    const double h = r.height() * progress;
+    if (compute) painter.fillRect(QRectF(r.left(), r.bottom() - h, r.width(), h), fill);
+  }
+
+  // Collectives: each running span's axis, its rings, and the chunks in flight.
+  painter.setRenderHint(QPainter::Antialiasing, true);
+  int drawn = 0;
+  for (std::size_t i : running) {
+    const StepSpan& s = step.timeline[i];
+    if (s.part != StepPart::Comm) continue;
+    const int axis = index.axisIndex(s.axis);
+    if (axis < 0 || static_cast<std::size_t>(axis) >= rings.size()) continue;
+    const auto& groups = rings[static_cast<std::size_t>(axis)];
+    if (groups.empty() || groups.front().size() < 2) continue;
+    const std::int64_t ranks = static_cast<std::int64_t>(groups.front().size());
+    const QColor color = commColor(axis);
+    QVector<QLineF> links;
+    for (const auto& g : groups) {
+      const std::size_t edges = g.size() == 2 ? 1 : g.size();
+      for (std::size_t k = 0; k < edges; ++k) {
+        const QRectF a = chipRect(g[k]), b = chipRect(g[(k + 1) % g.size()]);
+        if (a.isNull() || b.isNull()) continue;
+        links.append(QLineF(a.center(), b.center()));
+      }
+    }
+    const bool detailed = links.size() + drawn <= kMaxAnimatedRingLinks && pixelsPerChip >= 6;
+    drawn += static_cast<int>(links.size());
+    QColor line = color;
+    line.setAlpha(detailed ? 200 : 110);
+    if (!detailed) {
+      // Too many to follow one by one: the rings as link heat, thin, solid and not antialiased
+      // (a full pod's axis is thousands of links; dashed antialiased lines would take the frame).
+      painter.setRenderHint(QPainter::Antialiasing, false);
+      painter.setPen(QPen(line, 1));
+      painter.drawLines(links);
+      painter.setRenderHint(QPainter::Antialiasing, true);
+      continue;
+    }
+    painter.setPen(QPen(line, std::clamp(pixelsPerChip * 0.08, 1.0, 3.0), s.exposed ? Qt::SolidLine : Qt::DashLine,
+                        Qt::RoundCap));
+    painter.drawLines(links);
+    // The chunk each device hands to its ring neighbour: at hop progress x steps, the fraction
+    // past the last whole hop is how far along the link it is. Closed rings on a torus run both
+    // ways at once (the bidirectional ring the cost form prices): a second chunk goes back.
+    const int steps = ringStepsOf(s.kind, ranks);
+    const double hop = spanProgress(s, seconds) * steps;
+    const double along = hop >= steps ? 1.0 : hop - std::floor(hop);
+    const bool both = ranks > 2 && axis >= 0 && static_cast<std::size_t>(axis) < analysis.comm.size() &&
+                      analysis.comm[static_cast<std::size_t>(axis)].ring_closed;
+    const double radius = std::clamp(pixelsPerChip * 0.12, 2.0, 6.0);
+    painter.setPen(QPen(color.darker(160), 1));
+    painter.setBrush(color);
+    for (const QLineF& l : links) {
+      painter.drawEllipse(l.pointAt(along), radius, radius);
+      if (both) painter.drawEllipse(l.pointAt(1.0 - along), radius * 0.8, radius * 0.8);
+    }
+    painter.setBrush(Qt::NoBrush);
+  }
+
+  // Caption: what runs now.
+  if (!caption.isEmpty()) {
+    const QString text = stepMomentText(step, seconds);
+    QFont font = painter.font();
+    font.setPixelSize(12);
+    painter.setFont(font);
+    const QString shown = painter.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(caption.width()) - 12);
+    const QRectF box = painter.boundingRect(caption, Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine, shown)
+                           .adjusted(-6, -1, 6, 1)
+                           .intersected(caption);
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(QColor(255, 255, 255, 225));
+    painter.drawRoundedRect(box, 4, 4);
+    painter.setPen(QColor(20, 20, 20));
+    painter.drawText(box, Qt::AlignCenter | Qt::TextSingleLine, shown);
+  }
+  painter.restore();
+}
+
+} // namespace shardscope::ui

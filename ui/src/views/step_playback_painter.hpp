@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// One instant of a played step drawn over the physical view (the app's player, `render --at` and
+// `--animate`): chips filled as far as their pass' compute has got (dimmed while they wait on
+// exposed communication), every running collective's rings on the axis' own groups in ring order,
+// with the chunks in flight between ring neighbours at the hop the collective has reached, and a
+// caption saying what runs. Everything comes from Analysis::step.timeline (core's
+// step/step_playback.hpp); nothing here decides a time.
+#pragma once
+
+#include "shardscope/analysis/analysis.hpp"
+
+#include <QRectF>
+#include <QString>
+
+#include <functional>
+#include <vector>
+
+class QPainter;
+
+namespace shardscope::ui {
+
+class MeshIndex;
+
+// Beyond this many ring links in view at once, chunks are not drawn (the rings are, as link heat):
+// a full pod's axis has thousands, which would be noise and slow a frame.
+inline constexpr int kMaxAnimatedRingLinks = 2048;
+
+// What runs at `seconds` into the step, in one line: "0.21 s of 1.24 s · forward, micro-batch 1 ·
+// computing 62% · fsdp all_gather (fsdp_weights) 40%".
+QString stepMomentText(const StepEstimate& step, double seconds);
+
+// Every group of every mesh axis in ring order (members by coordinate along the axis): built once
+// per analysis, not per frame.
+using AxisRings = std::vector<std::vector<std::vector<int>>>; // [axis][group][member] device positions
+AxisRings axisRingsOf(const MeshIndex& index);
+
+// `chipRect(pos)`: where device position `pos` is drawn (null when not drawn); `pixelsPerChip`
+// decides how much detail fits. `caption`: where the one-line caption goes.
+void paintStepPlayback(QPainter& painter, const Analysis& analysis, const MeshIndex& index, const AxisRings& rings,
+                       double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip,
+                       const QRectF& caption);
+
+} // namespace shardscope::ui
