@@ -84,7 +84,7 @@ void BM_LayoutV5pPod(benchmark::State& state) {
 
 BENCHMARK(BM_PaintV4)->Name("gui/paint-physical/v4-4x4x8")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PaintV5pPod)->Name("gui/paint-physical/v5p-16x20x28")->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_PlayV5pPod)->Name("gui/play-frame/v5p-16x20x28")->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlayV5pPod)->Name("gui/animate-frame/v5p-16x20x28")->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayoutV5pPod)->Name("gui/layout-physical/v5p-16x20x28")->Unit(benchmark::kMillisecond);
 
 #endif

@@ -19,3 +19,7 @@ export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 "$app" --screenshot "$here/pipeline-dock.png" --dock Pipeline "$here/pipeline-dualpipev.shardscope.json"
 "$app" --screenshot "$here/step-panel.png" --dock Step --axis ep "$here/../../resources/scenarios/mixtral-8x7b-ep-v4-128.shardscope.json"
 "$app" --screenshot "$here/suggest-dock.png" --search
+# The played step, drawn headless at 3% of the default scenario's step.
+"$build/app/shardscope-cli" render --at 0.03 --size 1200x760 --out "$here/play-step.png"
+# lesson-fsdp.png is taken under Xvfb at 1366x768 (`shardscope --lesson fsdp`, both steps applied):
+# --screenshot does not apply lesson steps.

@@ -9,11 +9,13 @@
 #include "document/scenario_document.hpp"
 #include "panels/step_player.hpp"
 #include "views/color_scales.hpp"
+#include "views/mesh_index.hpp"
 #include "views/physical_view.hpp"
 #include "views/view_selection.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
+#include "shardscope/hardware/topology.hpp"
 #include "shardscope/step/step_playback.hpp"
 
 #include <QDir>
@@ -162,4 +164,49 @@ TEST_CASE("shardscope-cli render --at and --animate draw the played step", "[ui]
   CHECK(cli({"render", "--animate", "--frames", "1", "--out", dir.filePath("g")}).code == 2);
   CHECK(cli({"render", "--animate", "--frames", "x", "--out", dir.filePath("g")}).code == 2);
   CHECK(cli({"render", "--at", "0.5", "--frames", "3", "--out", still}).code == 2);
+}
+
+TEST_CASE("a 4-device ring all-gather's chunks are drawn where the hop count puts them", "[ui][play]") {
+  test::app();
+  // v4 2x2x1 with one fsdp axis of 4: every weight is all-gathered over a ring of 4 each forward.
+  Scenario scenario = defaultScenario();
+  scenario.topology = parseTopology("v4:2x2x1");
+  scenario.mesh.axes = {{"fsdp", 4, 1}};
+  scenario.rules.preset = "fsdp";
+  auto analysis = std::make_shared<const Analysis>(analyze(scenario));
+  REQUIRE(analysis->step.estimated);
+  const StepSpan* gather = nullptr;
+  for (const auto& s : analysis->step.timeline)
+    if (s.part == StepPart::Comm && s.kind == Collective::AllGather && s.axis == "fsdp") {
+      gather = &s;
+      break;
+    }
+  REQUIRE(gather);
+  ViewSelection selection;
+  PhysicalView view(&selection);
+  view.setAnimationsEnabled(false);
+  view.resize(900, 700);
+  view.setAnalysis(analysis);
+  // A ring of 4 takes 3 hand-overs; at (1 + 1/4) / 3 of the span the second hand-over is a
+  // quarter done: each chunk a quarter of the way from a device to its ring neighbour (and, the
+  // ring being closed on the torus, one a quarter of the way back).
+  const double t = gather->start + (gather->end - gather->start) * (1.25 / 3.0);
+  REQUIRE(spanProgress(*gather, t) == Approx(1.25 / 3.0));
+  selection.setPlayTime(t);
+  const QImage image = view.grab().toImage();
+  const MeshIndex index(analysis->mesh);
+  const auto ring = index.groupMembers(0, 0);
+  REQUIRE(ring.size() == 4);
+  const QColor chunk = commColor(0);
+  for (std::size_t k = 0; k < ring.size(); ++k) {
+    const QPointF a = view.deviceCenter(ring[k]), b = view.deviceCenter(ring[(k + 1) % ring.size()]);
+    const QPointF along = b - a;
+    const double length = std::hypot(along.x(), along.y());
+    REQUIRE(length > 40);
+    // 4 px off the link, sideways: inside a chunk's disc (radius 6 here), clear of the 3-px line.
+    const QPointF side(-along.y() / length * 4.0, along.x() / length * 4.0);
+    INFO("ring link " << k);
+    CHECK(colourDistance(image.pixelColor((a + 0.25 * along + side).toPoint()), chunk) < 40);
+    CHECK(colourDistance(image.pixelColor((a + 0.5 * along + side).toPoint()), chunk) > 60);
+  }
 }

@@ -320,12 +320,12 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   // The played step at its instant: compute filling the chips, collectives on their rings.
   if (selection_->playTime() >= 0)
     paintStepPlayback(
-        painter, *analysis_, index_, playRings(), selection_->playTime(),
+        painter, *analysis_, playRings(), index_, selection_->playTime(),
         [&](int pos) {
           const QRectF r = L->deviceRect(pos);
           return r.isNull() ? QRectF() : map(r);
         },
-        s * L->deviceRect(0).width(), playCaptionArea(painter, target));
+        s * L->deviceRect(0).width());
 
   // Selection: the group along the chosen axis, outlined, and its ring over the physical links.
   const int sel = selection_->device();
@@ -388,6 +388,8 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   painter.setPen(text);
   painter.drawText(QRectF(target.left() + kMargin, target.top(), target.width() - 2 * kMargin, kHeaderHeight - 4),
                    Qt::AlignLeft | Qt::AlignVCenter, summary_);
+  if (selection_->playTime() >= 0)
+    paintStepCaption(painter, analysis_->step, selection_->playTime(), playCaptionArea(painter, target));
   const QRectF legend(target.left() + kMargin, target.bottom() - kLegendHeight + 6, target.width() - 2 * kMargin,
                       kLegendHeight - 10);
   if (selection_->playTime() >= 0 && analysis_->step.estimated) {

@@ -65,9 +65,8 @@ QString stepMomentText(const StepEstimate& step, double seconds) {
   return parts.join(QStringLiteral(" · "));
 }
 
-void paintStepPlayback(QPainter& painter, const Analysis& analysis, const MeshIndex& index, const AxisRings& rings,
-                       double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip,
-                       const QRectF& caption) {
+void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRings& rings, const MeshIndex& index,
+                       double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip) {
   const StepEstimate& step = analysis.step;
   if (!step.estimated || step.timeline.empty()) return;
   const int n = static_cast<int>(analysis.mesh.devices.size());
@@ -147,22 +146,25 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const MeshIn
     painter.setBrush(Qt::NoBrush);
   }
 
-  // Caption: what runs now.
-  if (!caption.isEmpty()) {
-    const QString text = stepMomentText(step, seconds);
-    QFont font = painter.font();
-    font.setPixelSize(12);
-    painter.setFont(font);
-    const QString shown = painter.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(caption.width()) - 12);
-    const QRectF box = painter.boundingRect(caption, Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine, shown)
-                           .adjusted(-6, -1, 6, 1)
-                           .intersected(caption);
-    painter.setPen(Qt::NoPen);
-    painter.setBrush(QColor(255, 255, 255, 225));
-    painter.drawRoundedRect(box, 4, 4);
-    painter.setPen(QColor(20, 20, 20));
-    painter.drawText(box, Qt::AlignCenter | Qt::TextSingleLine, shown);
-  }
+  painter.restore();
+}
+
+void paintStepCaption(QPainter& painter, const StepEstimate& step, double seconds, const QRectF& caption) {
+  if (caption.isEmpty() || !step.estimated || step.timeline.empty()) return;
+  painter.save();
+  const QString text = stepMomentText(step, seconds);
+  QFont font = painter.font();
+  font.setPixelSize(12);
+  painter.setFont(font);
+  const QString shown = painter.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(caption.width()) - 12);
+  const QRectF box = painter.boundingRect(caption, Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine, shown)
+                         .adjusted(-6, -1, 6, 1)
+                         .intersected(caption);
+  painter.setPen(Qt::NoPen);
+  painter.setBrush(QColor(255, 255, 255, 225));
+  painter.drawRoundedRect(box, 4, 4);
+  painter.setPen(QColor(20, 20, 20));
+  painter.drawText(box, Qt::AlignCenter | Qt::TextSingleLine, shown);
   painter.restore();
 }
 

@@ -35,9 +35,10 @@ using AxisRings = std::vector<std::vector<std::vector<int>>>; // [axis][group][m
 AxisRings axisRingsOf(const MeshIndex& index);
 
 // `chipRect(pos)`: where device position `pos` is drawn (null when not drawn); `pixelsPerChip`
-// decides how much detail fits. `caption`: where the one-line caption goes.
-void paintStepPlayback(QPainter& painter, const Analysis& analysis, const MeshIndex& index, const AxisRings& rings,
-                       double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip,
-                       const QRectF& caption);
+// decides how much detail fits.
+void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRings& rings, const MeshIndex& index,
+                       double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip);
+// stepMomentText in a box right-aligned in `area` (elided to fit); nothing when `area` is empty.
+void paintStepCaption(QPainter& painter, const StepEstimate& step, double seconds, const QRectF& area);
 
 } // namespace shardscope::ui
