@@ -118,6 +118,10 @@ int runRender(const Args& args, Streams io) {
   const Scenario scenario =
       opts.positionals().empty() ? defaultScenario() : loadScenarioFile(opts.positionals().front());
   const auto analysis = std::make_shared<const Analysis>(analyze(scenario));
+  if (std::string_view(kind->name) == "pipeline" && !analysis->pipeline)
+    throw Error(ErrorKind::ValueError,
+                "--view pipeline: the workspace has no pipeline section, so there is no schedule to draw "
+                "(docs/workspace.md, section pipeline, says how to add one)");
   if (!param.empty() && !analysis->params.find(param))
     throw Error(ErrorKind::KeyError, "no parameter named '" + param + "' (shardscope-cli shard lists them)");
 

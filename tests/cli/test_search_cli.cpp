@@ -102,6 +102,10 @@ TEST_CASE("search refuses a wrong command line with exit 2 and bad input with ex
       // The search itself refuses these: the command line is well formed, the input is not usable.
       {{"search", ws, "--axes", "pp"}, 1, "ValueError: search: axis 'pp' is not one the rule presets know"},
       {{"search", ws, "--axes", "dp,tp", "--max", "dp=2,tp=2"}, 1, "no way to split 16 devices"},
+      // A limit on an axis the search does not split over would be ignored without a word.
+      {{"search", ws, "--axes", "dp,fsdp", "--max", "tp=8"}, 1,
+       "search: max limits axis 'tp', which is not searched over (axes: dp, fsdp)"},
+      {{"search", ws, "--axes", "dp,fsdp", "--max", "zz=8"}, 1, "max limits axis 'zz', which is not searched over"},
       {{"search", "/no/such/workspace.json"}, 1, "shardscope-cli search: "},
   };
   for (const auto& c : cases) {

@@ -59,7 +59,10 @@ TEST_CASE("shard errors name the problem and exit non-zero", "[cli][shard]") {
   CHECK(r.err.find("NotImplementedError: Failed to find assignment") != std::string::npos);
   r = run({"shard", "/nonexistent.shardscope.json"});
   CHECK(r.code == 1);
-  CHECK(r.err.find("cannot open workspace '/nonexistent.shardscope.json'") != std::string::npos);
+  CHECK(r.err.find("cannot open workspace '/nonexistent.shardscope.json': no such file") != std::string::npos);
+  r = run({"shard", "/tmp"}); // a directory given as a workspace: said so
+  CHECK(r.code == 1);
+  CHECK(r.err.find("cannot open workspace '/tmp': it is a directory") != std::string::npos);
   r = run({"shard", "--rules"});
   CHECK(r.err.find("option --rules needs a value") != std::string::npos);
 }

@@ -64,6 +64,14 @@ TEST_CASE("shardscope-cli render draws the physical, logical and memory views he
   unplaceable.write(
       R"({"mesh": {"axes": [{"name": "dp", "ici": 2}, {"name": "fsdp", "ici": 64}], "allow_split_physical_axes": false}})");
   unplaceable.close();
+  // No pipeline section: nothing to draw, said (it drew a placeholder and exited 0).
+  const Run noPipeline = cli({"render", "--view", "pipeline", "--out", png, workspace.fileName()});
+  CHECK(noPipeline.code == 1);
+  CHECK(noPipeline.err.contains("the workspace has no pipeline section"));
+  // An output path with no extension names no image type (it said "Unknown image type '.'").
+  const Run noType = cli({"render", "--view", "physical", "--out", dir.filePath("image"), workspace.fileName()});
+  CHECK(noType.code == 1);
+  CHECK(noType.err.contains("names no image type: end it in .png or .svg"));
   const Run bad = cli({"render", "--view", "physical", "--out", svg, unplaceable.fileName()});
   CHECK(bad.code == 1);
   CHECK(bad.err.contains("NotImplementedError"));

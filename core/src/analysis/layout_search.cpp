@@ -292,8 +292,15 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
     }
     if (axes.empty()) throwValueError("search: no axis to search over");
   }
-  for (const auto& [name, limit] : options.max_size)
+  for (const auto& [name, limit] : options.max_size) {
     if (limit < 1) throwValueError("search: the limit of axis '" + name + "' must be at least 1");
+    // A limit on an axis the search does not split over would be silently ignored.
+    if (std::find(axes.begin(), axes.end(), name) == axes.end()) {
+      std::string list;
+      for (const auto& a : axes) list += (list.empty() ? "" : ", ") + a;
+      throwValueError("search: max limits axis '" + name + "', which is not searched over (axes: " + list + ")");
+    }
+  }
 
   const auto devices = makeDevices(scenario.topology);
   const std::int64_t slices = std::max(1, scenario.topology.slices);

@@ -243,7 +243,7 @@ Json mergeMaxTextConfig(const Json& base, const Json& model, const Json& overrid
   if (const auto it = merged.find("logical_axis_rules"); it != merged.end() && it->is_array())
     ruleList = *it;
   else if (it != merged.end() && !it->is_null())
-    throwValueError("MaxText key 'logical_axis_rules' must be a list of [name, mesh axes], not " + it->dump());
+    throwValueError("MaxText key 'logical_axis_rules' must be a list of [name, mesh axes], not " + dumpJson(*it));
   for (const Json* layer : {&model, &overrides}) {
     if (!layer->is_object()) continue;
     if (layer == &overrides && overrides.value("override_logical_axis_rules", Json(false)) == true &&

@@ -35,25 +35,25 @@ public:
       const double d = v->get<double>();
       if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<std::int64_t>(d);
     }
-    throwValueError("MaxText key '" + key + "' must be an integer, not " + v->dump());
+    throwValueError("MaxText key '" + key + "' must be an integer, not " + dumpJson(*v));
   }
   double number(const std::string& key, double fallback) {
     const Json* v = get(key);
     if (!v || v->is_null()) return fallback;
     if (v->is_number() && !v->is_boolean()) return v->get<double>();
-    throwValueError("MaxText key '" + key + "' must be a number, not " + v->dump());
+    throwValueError("MaxText key '" + key + "' must be a number, not " + dumpJson(*v));
   }
   bool boolean(const std::string& key, bool fallback) {
     const Json* v = get(key);
     if (!v || v->is_null()) return fallback;
     if (v->is_boolean()) return v->get<bool>();
-    throwValueError("MaxText key '" + key + "' must be true or false, not " + v->dump());
+    throwValueError("MaxText key '" + key + "' must be true or false, not " + dumpJson(*v));
   }
   std::string text(const std::string& key, const std::string& fallback) {
     const Json* v = get(key);
     if (!v || v->is_null()) return fallback;
     if (v->is_string()) return v->get<std::string>();
-    throwValueError("MaxText key '" + key + "' must be a string, not " + v->dump());
+    throwValueError("MaxText key '" + key + "' must be a string, not " + dumpJson(*v));
   }
 
   void fillNotes(MaxTextImportNotes& notes) const {

@@ -350,8 +350,16 @@ Shape resolveIciShape(const MeshConfig& mesh, std::int64_t chipsPerSlice) {
 
 Scenario loadScenarioFile(const std::filesystem::path& file) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    throw Error(ErrorKind::IOError, "cannot open workspace '" + file.string() + "'");
+  const auto status = std::filesystem::status(file, ec);
+  if (!std::filesystem::is_regular_file(status)) {
+    // Say why: the usual causes are a wrong path, a directory, or a pipe or device given as a file.
+    std::string why = "it is not a regular file";
+    if (!std::filesystem::exists(status))
+      why = ec && ec != std::errc::no_such_file_or_directory ? ec.message() : "no such file";
+    else if (std::filesystem::is_directory(status))
+      why = "it is a directory";
+    throw Error(ErrorKind::IOError, "cannot open workspace '" + file.string() + "': " + why);
+  }
   return scenarioFromJson(readJsonFile(file, "workspace '" + file.string() + "'"));
 }
 

@@ -3,7 +3,10 @@
 
 #include "shardscope/base/errors.hpp"
 
+#include "quoted_text.hpp"
+
 #include <exception>
+#include <optional>
 #include <vector>
 
 namespace shardscope {
@@ -100,6 +103,7 @@ public:
   }
 
   bool overBudget() const { return overBudget_; }
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
   int errorId() const { return errorId_; }
   std::size_t errorByte() const { return errorByte_; }
 
@@ -129,7 +133,14 @@ private:
       array.push_back(std::move(value));
       last_ = &array.back();
     } else {
-      auto& slot = stack_.back()->get_ref<Json::object_t&>()[key_];
+      auto& object = stack_.back()->get_ref<Json::object_t&>();
+      // A repeated key: JSON parsers keep one of the two silently (nlohmann the last), so what the
+      // file says depends on the reader. Refused, naming the key.
+      if (object.find(key_) != object.end()) {
+        duplicate_ = key_;
+        return false;
+      }
+      auto& slot = object[key_];
       slot = std::move(value);
       last_ = &slot;
     }
@@ -166,6 +177,7 @@ private:
   Json member_;
   std::size_t bytes_ = 0;
   bool overBudget_ = false;
+  std::optional<std::string> duplicate_;
   int errorId_ = 0;
   std::size_t errorByte_ = 0;
 };
@@ -184,6 +196,9 @@ Json parseBounded(std::string_view text, std::string_view what, const JsonMember
   BoundedBuilder builder(root, sink);
   if (Json::sax_parse(text.begin(), text.end(), &builder)) return root;
   if (builder.overBudget()) throwTooManyValues(what);
+  if (builder.duplicate())
+    throwValueError(std::string(what) + " repeats the key " + shardscope::quoted(*builder.duplicate()) +
+                    " in one object: say it once (JSON readers disagree on which one counts)");
   // nlohmann's text quotes the offending bytes, which may not be UTF-8; keep only the 1-based
   // position of the byte where parsing failed (end of input counts as one past the last byte).
   if (builder.errorId() == 406)

@@ -80,6 +80,15 @@ TEST_CASE("fuzz regression: a MaxText rule holding invalid UTF-8 is refused with
       Catch::Matchers::EndsWith("] must be [logical name, mesh axes], not [\"embed\xef\xbf\xbd\"]"));
 }
 
+TEST_CASE("fuzz regression: a MaxText dimension holding invalid UTF-8 is refused naming the key", "[fuzz][maxtext]") {
+  // base_emb_dim: "\xec024" (an invalid UTF-8 lead byte): the error quoted the value through
+  // Json::dump, which throws on invalid UTF-8 and aborted the import.
+  const Json config = parseYamlText(finding("maxtext-integer-invalid-utf8.yml"), "fuzz.yml");
+  MaxTextImportNotes notes;
+  REQUIRE_THROWS_WITH(scenarioFromMaxTextConfig(mergeMaxTextConfig(config, Json::object(), Json::object()), notes),
+                      Catch::Matchers::StartsWith("MaxText key 'base_emb_dim' must be an integer, not \"\xef\xbf\xbd"));
+}
+
 TEST_CASE("fuzz regression: config.json numbers beyond int64 are refused before conversion", "[fuzz][models]") {
   // The fuzzer wrote 1.28556e+106 for a dimension; converting it to int64 was undefined behaviour.
   Json config = Json::parse(R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,

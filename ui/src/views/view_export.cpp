@@ -40,7 +40,9 @@ bool exportView(AnalysisView& view, const QString& path, QSize size, QString* er
     return true;
   }
   if (suffix != "png") {
-    if (error) *error = QObject::tr("Unknown image type '.%1': use .png or .svg").arg(suffix);
+    if (error)
+      *error = suffix.isEmpty() ? QObject::tr("%1 names no image type: end it in .png or .svg").arg(path)
+                                : QObject::tr("Unknown image type '.%1': use .png or .svg").arg(suffix);
     return false;
   }
   QImage image(size, QImage::Format_ARGB32_Premultiplied);

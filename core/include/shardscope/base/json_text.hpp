@@ -24,7 +24,8 @@ inline constexpr int kMaxJsonDepth = 128;
 inline constexpr std::size_t kMaxJsonMemoryBytes = std::size_t{512} << 20;
 
 // Parses `text`; throws ValueError("<what> is not valid JSON: ..."), ("<what> nests deeper than
-// 128 levels") or ("<what> holds too many JSON values: ..."). Error texts never contain the
+// 128 levels"), ("<what> holds too many JSON values: ...") or ("<what> repeats the key 'k' in one
+// object: ..."; parseJsonObjectMembers leaves the top-level object's keys to its sink). Error texts never contain the
 // input's raw bytes, so they are always valid UTF-8.
 Json parseJsonText(std::string_view text, std::string_view what);
 
