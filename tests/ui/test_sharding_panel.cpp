@@ -2,6 +2,7 @@
 #include "ui_test_app.hpp"
 
 #include "models/param_tree_model.hpp"
+#include "models/rules_table_model.hpp"
 #include "views/physical_view.hpp"
 #include "views/mesh_index.hpp"
 #include "views/shard_grid_view.hpp"
@@ -14,6 +15,8 @@
 #include "shardscope/sharding/rule_file.hpp"
 
 #include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -197,4 +200,69 @@ TEST_CASE("rule files import as one undo step and export the rules in effect", "
   // An unwritable target fails and says so.
   CHECK_FALSE(panel.exportRules(dir.filePath("no-such-dir/out.json"), &error));
   CHECK(error.startsWith("Cannot write"));
+}
+
+TEST_CASE("the preset's rules show below the own rules, read-only, and copy into them", "[ui][sharding][rules]") {
+  test::app();
+  ScenarioDocument doc; // the default: preset fsdp-tp, no own rules
+  ViewSelection selection;
+  ShardingPanel panel(&doc, &selection);
+  RulesTableModel* rules = panel.rulesModel();
+  REQUIRE(doc.scenario().rules.rules.empty());
+  REQUIRE(doc.scenario().rules.preset == "fsdp-tp");
+  const MeshAxes mesh({"dp", "fsdp", "tp"}, {1, 1, 1});
+  const auto preset = presetRules("fsdp-tp", {}, &mesh);
+  REQUIRE_FALSE(preset.empty());
+  CHECK(rules->rowCount() == static_cast<int>(preset.size()));
+  CHECK(rules->customRuleCount() == 0);
+  CHECK(rules->data(rules->index(0, RulesTableModel::Regex)).toString().toStdString() == preset[0].pattern);
+  CHECK(rules->data(rules->index(0, RulesTableModel::Spec)).toString().toStdString() == preset[0].spec.toString());
+  CHECK_FALSE(rules->flags(rules->index(0, RulesTableModel::Spec)) & Qt::ItemIsEditable);
+  CHECK(rules->data(rules->index(0, RulesTableModel::Regex), Qt::ToolTipRole).toString().contains("read-only"));
+  CHECK_FALSE(rules->setData(rules->index(0, RulesTableModel::Spec), "P()"));
+  // An own rule goes above the preset's, and only it can move or be removed.
+  rules->addRule("embed", "P('tp')");
+  REQUIRE(rules->rowCount() == static_cast<int>(preset.size()) + 1);
+  CHECK(rules->data(rules->index(0, RulesTableModel::Regex)).toString() == "embed");
+  CHECK(rules->flags(rules->index(0, RulesTableModel::Spec)) & Qt::ItemIsEditable);
+  rules->removeRule(1); // a preset row: nothing happens
+  CHECK(rules->rowCount() == static_cast<int>(preset.size()) + 1);
+
+  // Copy: the preset's rules become own rules after "embed", the preset goes off, and every
+  // parameter keeps its spec; one undo brings the preset back.
+  const Analysis before = analyze(doc.scenario());
+  rules->copyPresetRules();
+  CHECK(doc.scenario().rules.preset.empty());
+  CHECK(rules->customRuleCount() == static_cast<int>(preset.size()) + 1);
+  CHECK(rules->rowCount() == rules->customRuleCount());
+  const Analysis after = analyze(doc.scenario());
+  REQUIRE(after.params.size() == before.params.size());
+  for (std::size_t i = 0; i < before.params.size(); ++i) CHECK(after.params[i].spec == before.params[i].spec);
+  doc.undoStack()->undo();
+  CHECK(doc.scenario().rules.preset == "fsdp-tp");
+  CHECK(rules->customRuleCount() == 1);
+}
+
+TEST_CASE("a regex typed in the test field reveals the parameters it matches", "[ui][sharding][rules]") {
+  test::app();
+  ScenarioDocument doc; // Llama-3.1-8B: 32 layers, each with one mlp.down_proj
+  ViewSelection selection;
+  ShardingPanel panel(&doc, &selection);
+  panel.setAnalysis(std::make_shared<const Analysis>(analyze(doc.scenario())));
+  QLineEdit* field = nullptr;
+  for (auto* edit : panel.findChildren<QLineEdit*>())
+    if (edit->placeholderText().startsWith("Test a regex")) field = edit;
+  REQUIRE(field);
+  field->setText("layers\\.7\\.mlp\\.down_proj");
+  const QModelIndexList matches = panel.paramModel()->highlightedIndexes(10);
+  REQUIRE(matches.size() == 1);
+  CHECK(matches.front().data().toString().contains("weight"));
+  // Every group above the match is open, so the row is on screen.
+  for (QModelIndex p = matches.front().parent(); p.isValid(); p = p.parent()) CHECK(panel.tree()->isExpanded(p));
+  // A pattern matching every weight opens at most 200 of them and says so.
+  field->setText("weight");
+  const auto message = panel.findChildren<QLabel*>();
+  bool said = false;
+  for (auto* label : message) said = said || label->text().contains("the first 200 are shown");
+  CHECK(said);
 }

@@ -127,7 +127,7 @@ TEST_CASE("under a pipeline the Step bar shows the bubble and still sums to the 
   REQUIRE(analysis);
   REQUIRE(analysis->pipeline);
   const PipelineAnalysis& p = *analysis->pipeline;
-  REQUIRE(p.time_unit == "s");
+  REQUIRE(p.time_unit == PipelineTimeUnit::Seconds);
   const StepEstimate& step = analysis->step;
   const auto& segments = window.stepPanel()->bar()->segments();
   // The step is the makespan plus the optimizer update and the exposed communication.

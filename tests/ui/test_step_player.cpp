@@ -11,6 +11,7 @@
 #include "views/color_scales.hpp"
 #include "views/mesh_index.hpp"
 #include "views/physical_view.hpp"
+#include "views/pipeline_timeline_view.hpp"
 #include "views/view_selection.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
@@ -209,4 +210,40 @@ TEST_CASE("a 4-device ring all-gather's chunks are drawn where the hop count put
     CHECK(colourDistance(image.pixelColor((a + 0.25 * along + side).toPoint()), chunk) < 40);
     CHECK(colourDistance(image.pixelColor((a + 0.5 * along + side).toPoint()), chunk) > 60);
   }
+}
+
+TEST_CASE("a pipeline plays rank by rank: the first task fills only rank 0's chips, the schedule shows the cursor",
+          "[ui][play][pipeline]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  QString error;
+  REQUIRE(window.openFile(QStringLiteral(SHARDSCOPE_SOURCE_DIR
+                                         "/resources/scenarios/llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json"),
+                          &error));
+  REQUIRE(window.waitForAnalysis(60000));
+  const auto analysis = window.runner()->lastValid();
+  REQUIRE(analysis->pipeline);
+  const StepSpan* first = nullptr;
+  for (const auto& s : analysis->step.timeline)
+    if (s.part == StepPart::Compute && (!first || s.start < first->start)) first = &s;
+  REQUIRE(first);
+  REQUIRE(first->rank == 0);
+  // Halfway through rank 0's first forward: its devices half filled, rank 3's idle (the bubble).
+  window.selection()->setPlayTime(0.5 * (first->start + first->end));
+  CHECK(window.stepPlayer()->momentText().contains("rank 0: forward mb 1 of stage 0 50%"));
+  CHECK(window.findChild<PipelineTimelineView*>()->playTime() == Approx(0.5 * (first->start + first->end)));
+  PhysicalView* view = window.findChild<PhysicalView*>();
+  REQUIRE(view);
+  const QImage image = view->grab().toImage();
+  const auto& rank0 = analysis->pipeline->ranks[0].device_positions;
+  const auto& rank3 = analysis->pipeline->ranks[3].device_positions;
+  REQUIRE_FALSE(rank0.empty());
+  REQUIRE_FALSE(rank3.empty());
+  const QPointF a = view->deviceCenter(rank0.front()), b = view->deviceCenter(rank3.front());
+  const double pitch = std::abs(view->deviceCenter(rank0[1]).x() - a.x());
+  REQUIRE(pitch > 8);
+  // Below the chip's middle: filled on rank 0 (compute colour), idle dark grey on rank 3.
+  CHECK(colourDistance(image.pixelColor((a + QPointF(-0.2 * pitch, 0.25 * pitch)).toPoint()), computeColor()) < 40);
+  CHECK(colourDistance(image.pixelColor((b + QPointF(-0.2 * pitch, 0.25 * pitch)).toPoint()), QColor(150, 153, 160)) < 40);
 }

@@ -251,6 +251,8 @@ void MainWindow::createDocks() {
   // workspace has a pipeline or the user opens it (View menu).
   pipeline_ = new PipelinePanel(document_, selection_, this);
   auto* pipelineDock = makeDock(tr("Pipeline"), "PipelineDock", scrollable(pipeline_), Qt::TopDockWidgetArea);
+  // The played step's instant shows on the schedule and the ranks' memory as a cursor.
+  connect(selection_, &ViewSelection::playTimeChanged, pipeline_->timeline(), &PipelineTimelineView::setPlayTime);
   pipelineDock->hide();
 
   // Which widget of this window shows each view of the catalogue (the panels draw as their grid).

@@ -56,9 +56,9 @@ Json pipelineJson(const PipelineAnalysis& p, const Mesh& mesh) {
   j["stage_to_rank"] = p.stage_to_rank;
   // Times are in `time_unit`: "s" when the step estimate gives seconds, else "task" (jaxpp's unit
   // latencies scaled by each stage's layers); makespan_s is only set with seconds.
-  j["time_unit"] = p.time_unit;
+  j["time_unit"] = std::string(pipelineTimeUnitName(p.time_unit));
   j["makespan"] = p.scheduled ? Json(p.makespan) : Json();
-  j["makespan_s"] = p.scheduled && p.time_unit == "s" ? Json(p.makespan) : Json();
+  j["makespan_s"] = p.scheduled && p.time_unit == PipelineTimeUnit::Seconds ? Json(p.makespan) : Json();
   Json bubble;
   bubble["overall"] = p.scheduled ? Json(p.bubble_overall) : Json();
   Json perRankBubble = Json::array(), peak = Json::array(), perRank = Json::array();
@@ -210,6 +210,11 @@ Json stepToJson(const StepEstimate& s) {
            {"microbatches", span.microbatches},
            {"start_s", span.start},
            {"end_s", span.end}};
+    if (span.rank >= 0) {
+      j["rank"] = span.rank;
+      j["stage"] = span.stage;
+    }
+    if (span.to_rank >= 0) j["to_rank"] = span.to_rank;
     if (span.part == StepPart::Comm) {
       j["axis"] = span.axis;
       j["kind"] = std::string(collectiveName(span.kind));

@@ -67,6 +67,10 @@ std::int64_t tensorDegreeOf(const Scenario& scenario, const ShardGroups& plan, c
 // be null (then there is no memory per rank). Problems become "pipeline" diagnostics naming the
 // workspace field; Analysis::pipeline keeps what could be computed.
 void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGroups* plan, Analysis& out);
+// The step under a scheduled pipeline in seconds as spans (pipeline_step_timeline.cpp): every
+// rank's tasks as the schedule runs them, each hand-over between ranks from its producer's end,
+// then the fill and drain hand-overs the step time adds (`criticalHandover`) and the update.
+std::vector<StepSpan> pipelineStepSpans(const PipelineAnalysis& p, double criticalHandover, double optimizerSeconds);
 // M as the pipeline stage resolves it (the section's value, else twice the stages), so the step
 // engine prices the same micro-batches; 1 when the axis is not in the mesh.
 std::int64_t resolvedPipelineMicrobatches(const PipelineConfig& config, const Mesh& mesh);

@@ -379,6 +379,7 @@ void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step, std::vector
   step.segments.push_back({StepPart::Bubble, "", bubble});
   if (handover > 0) step.segments.push_back({StepPart::Handover, "", handover});
   step.time_s = time;
+  step.timeline = pipelineStepSpans(p, handover, step.optimizer_s);
   step.tokens_per_s *= spmd / time;
   step.mfu *= spmd / time;
   if (bubble > step.compute_s && bubble > step.hbm_s && bubble > step.exposed_comm_s) step.bound_by = {StepPart::Bubble, ""};
@@ -518,7 +519,7 @@ void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGr
           if (stage == last) head = type == TaskType::Fwd ? headF : type == TaskType::Bwd ? headB : headB / 2;
           return unit * units(type, stage) + head;
         };
-        p.time_unit = "s";
+        p.time_unit = PipelineTimeUnit::Seconds;
       }
       p.timeline = simulateTimeline(spec, p.microbatches, p.tasks, latency);
     } catch (const Error& e) {
@@ -539,7 +540,7 @@ void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGr
 
     if (layersOk && model && plan && !out.memory.per_device.empty()) fillMemory(scenario, *model, *plan, p, out);
     fillTransfers(scenario, model, plan, p, out);
-    if (p.time_unit == "s") {
+    if (p.time_unit == PipelineTimeUnit::Seconds) {
       pipelineStepTime(p, out.step, out.comm);
       note(out, Diagnostic::Severity::Info, "step", "", out.step.notes.back());
     }

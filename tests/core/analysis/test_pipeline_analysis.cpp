@@ -178,7 +178,7 @@ TEST_CASE("memory per rank of an uneven split under Std1F1B, worked by hand", "[
   // The timeline: stage 0 has one layer of a rank's even share of two (F 0.5, B 1), stage 1
   // three (F 1.5, B 3). Rank 1's F1.0 waits for rank 0's F0.0 (ends 0.5), so rank 1 starts at 0.5.
   REQUIRE(p.scheduled);
-  CHECK(p.time_unit == "s");
+  CHECK(p.time_unit == PipelineTimeUnit::Seconds);
   // The last stage also runs the output projection and the loss: hf with each F, hb with each B.
   const double u = unitSeconds(a), hf = a.step.head_fwd_s, hb = a.step.head_bwd_s;
   REQUIRE(u > 0);
@@ -449,6 +449,6 @@ TEST_CASE("under a pipeline the step is the schedule's makespan plus the optimiz
   serving.training.workload = Workload::Serving;
   const Analysis b = analyze(serving);
   REQUIRE(b.pipeline);
-  CHECK(b.pipeline->time_unit == "task");
+  CHECK(b.pipeline->time_unit == PipelineTimeUnit::Task);
   CHECK(b.pipeline->makespan == Approx(15));
 }

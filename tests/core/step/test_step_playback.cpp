@@ -4,6 +4,7 @@
 // the step time, each axis' spans add up to that axis' seconds, compute to compute plus HBM).
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
+#include "shardscope/hardware/topology.hpp"
 #include "shardscope/step/step_playback.hpp"
 
 #include "step/step_internal.hpp"
@@ -137,4 +138,58 @@ TEST_CASE("the default workspace's played step adds up to its step figures", "[s
   CHECK(compute == Approx(step.compute_s + step.hbm_s - step.optimizer_s).epsilon(1e-9));
   CHECK(update == Approx(step.optimizer_s).epsilon(1e-9));
   for (std::size_t i = 1; i < step.timeline.size(); ++i) CHECK(step.timeline[i - 1].start <= step.timeline[i].start);
+}
+
+TEST_CASE("under a pipeline the played step is the schedule: each rank's tasks and its hand-overs", "[step][playback][pipeline]") {
+  // Llama-3.1-70B on four H100 hosts, a Std1F1B pipeline over pp = 4 with M = 8 micro-batches.
+  Scenario s = defaultScenario();
+  s.topology = parseTopology("h100:4x8");
+  s.mesh.axes = {{"pp", 4, 1}, {"tp", 8, 1}};
+  s.model.preset = "llama-3.1-70b";
+  s.rules.preset = "tp";
+  s.training.batch_axes = {};
+  s.training.seq_axes = {};
+  PipelineConfig pipe;
+  pipe.axis = "pp";
+  pipe.schedule = PipelineScheduleKind::Std1F1B;
+  pipe.microbatches = 8;
+  s.pipeline = pipe;
+  const Analysis a = analyze(s);
+  REQUIRE(a.pipeline);
+  REQUIRE(a.pipeline->scheduled);
+  REQUIRE(a.pipeline->time_unit == PipelineTimeUnit::Seconds);
+  const StepEstimate& step = a.step;
+  CHECK(stepTimelineEnd(step) == Approx(step.time_s).epsilon(1e-9));
+  // Each rank's tasks add up to the busy time the schedule reports for it; 1F1B runs one forward
+  // and one backward of each of the 8 micro-batches on each of the 4 ranks: 64 tasks.
+  std::vector<double> busy(4, 0.0);
+  int tasks = 0, forward = 0, backward = 0;
+  for (const auto& span : step.timeline) {
+    if (span.part != StepPart::Handover || span.rank < 0) continue;
+    CHECK(span.to_rank == span.rank + (span.forward ? 1 : -1)); // stage s on rank s
+    (span.forward ? forward : backward)++;
+  }
+  for (const auto& span : step.timeline) {
+    if (span.part != StepPart::Compute) continue;
+    REQUIRE(span.rank >= 0);
+    REQUIRE(span.rank < 4);
+    busy[static_cast<std::size_t>(span.rank)] += span.end - span.start;
+    ++tasks;
+  }
+  CHECK(tasks == 64);
+  for (int r = 0; r < 4; ++r) CHECK(busy[static_cast<std::size_t>(r)] == Approx(a.pipeline->ranks[static_cast<std::size_t>(r)].busy));
+  // Activations cross 3 rank boundaries forward and their gradients 3 back, for each micro-batch.
+  CHECK(forward == 3 * 8);
+  CHECK(backward == 3 * 8);
+  // In the middle of the schedule some rank works while another idles (the bubble) at the start:
+  // at the first task's midpoint only rank 0 runs.
+  const StepSpan* first = nullptr;
+  for (const auto& span : step.timeline)
+    if (span.part == StepPart::Compute && (!first || span.start < first->start)) first = &span;
+  REQUIRE(first);
+  CHECK(first->rank == 0);
+  int running = 0;
+  for (std::size_t i : spansAt(step, 0.5 * (first->start + first->end)))
+    if (step.timeline[i].part == StepPart::Compute) ++running;
+  CHECK(running == 1);
 }

@@ -44,7 +44,7 @@ std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis) {
   const double hbm = hbmOnly;
   double bubble = 0;
   const PipelineAnalysis* pipe =
-      analysis.pipeline && analysis.pipeline->scheduled && analysis.pipeline->time_unit == "s" ? &*analysis.pipeline
+      analysis.pipeline && analysis.pipeline->scheduled && analysis.pipeline->time_unit == PipelineTimeUnit::Seconds ? &*analysis.pipeline
                                                                                                : nullptr;
   double handover = 0;
   if (pipe) {

@@ -42,7 +42,9 @@ QVariant LogicalAxesModel::data(const QModelIndex& index, int role) const {
     case Name:
       return QString::fromStdString(a.name);
     case Size: {
-      // The size the analysis resolved (-1 expanded); only when it is the same axis there.
+      // ICI x DCN as typed; a -1 takes the size the analysis resolved, only when it is the same
+      // axis there (an edit the analysis refused never shows a stale size).
+      if (a.ici > 0 && a.dcn > 0) return QVariant::fromValue<qlonglong>(static_cast<qlonglong>(a.ici) * a.dcn);
       if (analysis_ && index.row() < static_cast<int>(analysis_->axes.size()) &&
           analysis_->axes[static_cast<std::size_t>(index.row())].name == a.name)
         return QVariant::fromValue<qlonglong>(analysis_->axes[static_cast<std::size_t>(index.row())].size);
@@ -61,7 +63,8 @@ QVariant LogicalAxesModel::data(const QModelIndex& index, int role) const {
     case Name:
       return tr("The axis name used in partition specs and rules. Drag the row to reorder axes.");
     case Size:
-      return tr("The axis' total size (ICI x DCN) after -1 was resolved.");
+      return tr("The axis' total size: ICI × DCN, with -1 resolved by the analysis. Read-only: edit ICI (devices "
+                "in a slice) or DCN (slices) to change it.");
     case Ici:
       return tr("Devices along this axis inside one slice; -1 takes whatever the other axes leave.");
     case Dcn:

@@ -157,6 +157,13 @@ int ParamTreeModel::setHighlight(const QRegularExpression& regex) {
   return count;
 }
 
+QModelIndexList ParamTreeModel::highlightedIndexes(int limit) const {
+  QModelIndexList out;
+  for (std::size_t i = 0; i < nodes_.size() && out.size() < limit; ++i)
+    if (nodes_[i].highlighted) out << createIndex(nodes_[i].row, 0, static_cast<quintptr>(i));
+  return out;
+}
+
 QModelIndex ParamTreeModel::indexOfPath(const QString& path) const {
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const auto row = rowOf(nodes_[i]);

@@ -29,6 +29,8 @@ public:
   void setAnalysis(std::shared_ptr<const Analysis> analysis);
   // Highlights the leaves whose path the regex matches (the rule editor's "test"); returns their count.
   int setHighlight(const QRegularExpression& regex);
+  // The highlighted parameters' indexes, in tree order, at most `limit` of them (to reveal them).
+  QModelIndexList highlightedIndexes(int limit) const;
   // The index of a parameter's leaf, invalid when absent.
   QModelIndex indexOfPath(const QString& path) const;
   int parameterCount() const;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The scenario's ordered regex rules (first match wins) as an editable table: regex, spec. Add,
-// remove and reorder go through the document as undoable edits.
+// The rules in effect, in the order they are tried (first match wins): the scenario's own rules
+// (editable: add, remove, reorder and edit go through the document as undoable edits), then the
+// selected preset's, read-only and greyed, so the preset can be seen and copied into the own rules
+// (copyPresetRules) to start from it.
 #pragma once
 
 #include "models/scenario_table_model.hpp"
@@ -17,6 +19,13 @@ public:
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
   Qt::ItemFlags flags(const QModelIndex& index) const override;
   bool setData(const QModelIndex& index, const QVariant& value, int role = Qt::EditRole) override;
+
+  // The scenario's own rules (the first rows); the preset's follow.
+  int customRuleCount() const;
+  bool isPresetRow(int row) const { return row >= customRuleCount(); }
+  // One undoable edit: the preset's rules appended to the own rules, the preset switched off (the
+  // same parameters get the same specs).
+  void copyPresetRules();
 
   void addRule(const QString& regex, const QString& spec);
   void removeRule(int row);

@@ -233,7 +233,7 @@ void PipelinePanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
                .arg(p->num_stages)
                .arg(p->microbatches);
   if (p->scheduled) {
-    if (p->time_unit == "s")
+    if (p->time_unit == PipelineTimeUnit::Seconds)
       parts << tr("makespan %1 (from the step estimate)").arg(formatSeconds(p->makespan));
     else
       parts << tr("makespan %1 task units").arg(QString::number(std::round(p->makespan * 100) / 100, 'g', 12));

@@ -150,6 +150,10 @@ ShardingPanel::ShardingPanel(ScenarioDocument* document, ViewSelection* selectio
     rules_->moveRule(r, r + 1);
     rulesView_->setCurrentIndex(rules_->index(std::min(rules_->rowCount() - 1, r + 1), 0));
   });
+  addTool(tr("Copy preset"),
+          tr("Make the preset's rules (greyed, below yours) your own rules to edit, and switch the preset off: "
+             "every parameter keeps its spec"),
+          [this] { rules_->copyPresetRules(); });
   addTool(tr("Import…"), tr("Replace the rules with those of a rule file (JSON [regex, spec] pairs)"),
           [this] { importRulesDialog(); });
   addTool(tr("Export…"), tr("Save the rules in effect (these, then the preset's) as a rule file"),
@@ -266,6 +270,14 @@ void ShardingPanel::testRegex() {
   }
   const int n = params_->setHighlight(re);
   message_->setText(tr("Matches %n parameter(s).", nullptr, n));
+  // Reveal the matches: their groups opened (the first 200: a pattern matching a whole 46k-path
+  // model would open everything), the first scrolled into view.
+  constexpr int kRevealed = 200;
+  const QModelIndexList matches = params_->highlightedIndexes(kRevealed);
+  for (const QModelIndex& m : matches)
+    for (QModelIndex p = m.parent(); p.isValid(); p = p.parent()) tree_->expand(p);
+  if (!matches.isEmpty()) tree_->scrollTo(matches.front(), QAbstractItemView::PositionAtTop);
+  if (n > kRevealed) message_->setText(tr("Matches %1 parameters; the first %2 are shown.").arg(n).arg(kRevealed));
 }
 
 void ShardingPanel::showMessage(const QString& text) { message_->setText(text); }

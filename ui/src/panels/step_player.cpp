@@ -29,21 +29,33 @@ constexpr int kLaneHeight = 16;
 constexpr int kAxisHeight = 16; // the time labels under the lanes
 constexpr int kFrameMs = 33;    // ~30 frames a second
 
-// The lanes: compute first, then each axis that carries a collective, in mesh order.
-std::vector<std::pair<int, std::string>> lanesOf(const StepEstimate& step) {
-  std::map<int, std::string> axes;
-  for (const auto& s : step.timeline)
-    if (s.part == StepPart::Comm) axes.emplace(s.axis_index, s.axis);
-  std::vector<std::pair<int, std::string>> lanes{{-1, "compute"}};
-  for (const auto& [index, name] : axes) lanes.emplace_back(index, name);
-  return lanes;
+// The lanes: the whole step's compute first, then each pipeline rank (its tasks, and the
+// hand-overs it sends as a thin stripe), then each axis that carries a collective, in mesh order.
+using LaneKey = std::pair<int, int>; // (0 compute | 1 rank | 2 axis, index)
+
+LaneKey laneOf(const StepSpan& s) {
+  if (s.part == StepPart::Comm) return {2, s.axis_index};
+  if (s.rank >= 0) return {1, s.rank};
+  return {0, 0};
+}
+
+std::vector<std::pair<LaneKey, QString>> lanesOf(const StepEstimate& step) {
+  std::map<LaneKey, QString> lanes;
+  for (const auto& s : step.timeline) {
+    const LaneKey key = laneOf(s);
+    if (key.first == 0) lanes.emplace(key, QObject::tr("compute"));
+    if (key.first == 1) lanes.emplace(key, QObject::tr("rank %1").arg(s.rank));
+    if (key.first == 2) lanes.emplace(key, QString::fromStdString(s.axis));
+  }
+  return {lanes.begin(), lanes.end()};
 }
 
 } // namespace
 
 StepTimelineStrip::StepTimelineStrip(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-  setToolTip(tr("The step in time: compute, then each mesh axis' collectives (dashed: hidden behind compute; "
+  setToolTip(tr("The step in time: compute (under a pipeline, each rank's tasks: forward light, backward dark, "
+                "hand-overs it sends in green), then each mesh axis' collectives (light: hidden behind compute; "
                 "solid: exposed, the step waits). Click or drag to move the cursor."));
 }
 
@@ -90,17 +102,20 @@ void StepTimelineStrip::paintEvent(QPaintEvent*) {
   const QRectF area = laneArea();
   const double end = stepTimelineEnd(step);
   auto xOf = [&](double t) { return area.left() + area.width() * (end > 0 ? t / end : 0); };
-  std::map<int, int> laneOfAxis;
-  for (std::size_t i = 0; i < lanes.size(); ++i) laneOfAxis[lanes[i].first] = static_cast<int>(i);
+  std::map<LaneKey, int> laneIndex;
+  for (std::size_t i = 0; i < lanes.size(); ++i) laneIndex[lanes[i].first] = static_cast<int>(i);
   p.setPen(pal.color(QPalette::Text));
   for (std::size_t i = 0; i < lanes.size(); ++i)
     p.drawText(QRectF(4, area.top() + static_cast<double>(i) * kLaneHeight, kLabelWidth - 8, kLaneHeight),
-               Qt::AlignRight | Qt::AlignVCenter, QString::fromStdString(lanes[i].second));
+               Qt::AlignRight | Qt::AlignVCenter, lanes[i].second);
   for (const auto& s : step.timeline) {
-    const int lane = s.part == StepPart::Comm ? laneOfAxis[s.axis_index] : 0;
+    const int lane = laneIndex[laneOf(s)];
     QRectF r(xOf(s.start), area.top() + lane * kLaneHeight + 2, std::max(1.0, xOf(s.end) - xOf(s.start)),
              kLaneHeight - 4);
-    if (s.part == StepPart::Comm) {
+    if (s.part == StepPart::Handover) {
+      // A hand-over sent by this rank (or the fill and drain ones): a green stripe under the lane.
+      p.fillRect(QRectF(r.left(), r.bottom() - 3, r.width(), 3), QColor(0x59a14f));
+    } else if (s.part == StepPart::Comm) {
       const QColor c = commColor(s.axis_index);
       if (s.exposed) {
         p.fillRect(r, c);
@@ -111,7 +126,9 @@ void StepTimelineStrip::paintEvent(QPaintEvent*) {
         p.fillRect(QRectF(r.left(), r.bottom() - 2, r.width(), 2), c);
       }
     } else {
-      p.fillRect(r, s.part == StepPart::Hbm ? QColor(0x76b7b2) : computeColor());
+      p.fillRect(r, s.part == StepPart::Hbm              ? QColor(0x76b7b2)
+                    : s.rank >= 0 && !s.forward ? computeColor().darker(150)
+                                                : computeColor());
     }
   }
   // Time labels: the start, the middle and the end.

@@ -399,8 +399,11 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
     x += 18;
     painter.setPen(text);
     painter.drawText(QRectF(x, legend.top(), legend.right() - x, legend.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("Played step · fill: the pass' compute done (grey: waiting) · lines: running "
-                        "collectives' rings (dashed: hidden) · dots: chunks in flight"));
+                     analysis_->pipeline
+                         ? tr("Played pipeline · fill: each rank's task done (dark: backward; grey: idle, the "
+                              "bubble) · green: hand-overs between ranks · rings: running collectives")
+                         : tr("Played step · fill: the pass' compute done (grey: waiting) · lines: running "
+                              "collectives' rings (dashed: hidden) · dots: chunks in flight"));
     return;
   }
   double x = legend.left();

@@ -227,7 +227,7 @@ std::vector<int> PipelineTimelineView::waitedFor(int event) const {
 QString PipelineTimelineView::timeText(double t) const {
   // Seconds from the step estimate as durations read (1.26 s, 412 ms); task units keep at most two decimals, trailing
   // zeros dropped: 33, 26.5, 0.25.
-  if (analysis_ && analysis_->pipeline && analysis_->pipeline->time_unit == "s") return formatSeconds(t);
+  if (analysis_ && analysis_->pipeline && analysis_->pipeline->time_unit == PipelineTimeUnit::Seconds) return formatSeconds(t);
   return QString::number(std::round(t * 100) / 100, 'g', 12);
 }
 
@@ -244,7 +244,7 @@ QString PipelineTimelineView::describeEvent(int event) const {
   QString text = tr("<b>rank %1</b> · %2").arg(ev.rank).arg(tasks.join(tr(" + ")));
   if (members.size() > 1) text += tr(" <i>(fused: run back to back as one unit)</i>");
   text += tr("<br>runs %1 – %2").arg(timeText(ev.start), timeText(ev.end));
-  if (p.time_unit == "task") text += tr(" (task units)");
+  if (p.time_unit == PipelineTimeUnit::Task) text += tr(" (task units)");
 
   // What it waited for: the dependency that finished last, or its own rank.
   double latestDep = -1;
@@ -432,10 +432,10 @@ void PipelineTimelineView::paintTimeline(QPainter& painter, const Geometry& g) c
   }
   painter.drawText(QRectF(g.timeline.right() + 6, g.timeline.bottom(), kStatsWidth, kAxisHeight),
                    Qt::AlignLeft | Qt::AlignTop,
-                   p.time_unit == "task" ? tr("makespan %1 units").arg(timeText(p.makespan))
+                   p.time_unit == PipelineTimeUnit::Task ? tr("makespan %1 units").arg(timeText(p.makespan))
                                          : tr("makespan %1").arg(timeText(p.makespan)));
   painter.drawText(QRectF(g.timeline.left() - g.labelWidth, g.timeline.bottom() + 3, g.labelWidth - 10, kAxisHeight),
-                   Qt::AlignRight | Qt::AlignTop, p.time_unit == "task" ? tr("task units") : tr("time"));
+                   Qt::AlignRight | Qt::AlignTop, p.time_unit == PipelineTimeUnit::Task ? tr("task units") : tr("time"));
 }
 
 void PipelineTimelineView::paintMemory(QPainter& painter, const Geometry& g) const {
@@ -541,7 +541,23 @@ void PipelineTimelineView::render(QPainter& painter, const QRectF& target) {
   paintLegend(painter, g);
   paintTimeline(painter, g);
   if (analysis_->pipeline->has_memory) paintMemory(painter, g);
+  paintPlayCursor(painter, g);
   painter.restore();
+}
+
+void PipelineTimelineView::setPlayTime(double seconds) {
+  if (seconds == playTime_) return;
+  playTime_ = seconds;
+  update();
+}
+
+void PipelineTimelineView::paintPlayCursor(QPainter& painter, const Geometry& g) const {
+  const auto& p = *analysis_->pipeline;
+  if (playTime_ < 0 || p.time_unit != PipelineTimeUnit::Seconds || playTime_ > p.makespan) return;
+  const double x = xOf(g, playTime_);
+  painter.setPen(QPen(QColor(0xd62728), 2));
+  painter.drawLine(QPointF(x, g.timeline.top()), QPointF(x, g.timeline.bottom()));
+  if (p.has_memory && !g.memory.isEmpty()) painter.drawLine(QPointF(x, g.memory.top()), QPointF(x, g.memory.bottom()));
 }
 
 void PipelineTimelineView::paintEvent(QPaintEvent*) {

@@ -30,6 +30,11 @@ public:
   void setSelectedRank(int rank);
   int selectedRank() const { return selectedRank_; }
 
+  // The instant of the played step (ViewSelection::playTime, seconds): a cursor over the rows and
+  // the memory plot while it is inside the schedule and the timeline is in seconds; negative: none.
+  void setPlayTime(double seconds);
+  double playTime() const { return playTime_; }
+
   // Draws everything into `target` of any painter (screen, image, SVG export).
   void render(QPainter& painter, const QRectF& target) override;
 
@@ -70,6 +75,7 @@ private:
   Geometry geometry(const QRectF& target) const;
   QRectF eventRectIn(const Geometry& g, int event) const;
   double xOf(const Geometry& g, double time) const;
+  void paintPlayCursor(QPainter& painter, const Geometry& g) const;
   void paintTimeline(QPainter& painter, const Geometry& g) const;
   void paintMemory(QPainter& painter, const Geometry& g) const;
   void paintLegend(QPainter& painter, const Geometry& g) const;
@@ -81,6 +87,7 @@ private:
   std::vector<int> previousOnRank_; // per event: the rank's previous event, -1 for its first
   int hover_ = -1;
   int selectedRank_ = -1;
+  double playTime_ = -1;
 };
 
 } // namespace shardscope::ui

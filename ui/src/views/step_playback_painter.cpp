@@ -51,6 +51,20 @@ QString stepMomentText(const StepEstimate& step, double seconds) {
       running << QObject::tr("optimizer update %1").arg(percent(progress));
       continue;
     }
+    if (s.rank >= 0 && s.part == StepPart::Compute) { // a pipeline rank's task
+      running << QObject::tr("rank %1: %2 mb %3 of stage %4 %5")
+                     .arg(s.rank)
+                     .arg(s.forward ? QObject::tr("forward") : QObject::tr("backward"))
+                     .arg(s.microbatch + 1)
+                     .arg(s.stage)
+                     .arg(percent(progress));
+      continue;
+    }
+    if (s.part == StepPart::Handover) {
+      running << (s.rank >= 0 ? QObject::tr("hand-over rank %1→%2 %3").arg(s.rank).arg(s.to_rank).arg(percent(progress))
+                              : QObject::tr("fill and drain hand-overs %1").arg(percent(progress)));
+      continue;
+    }
     if (pass.isEmpty()) pass = passText(s);
     if (s.part == StepPart::Compute)
       running.prepend(QObject::tr("computing %1").arg(percent(progress)));
@@ -71,24 +85,71 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
   if (!step.estimated || step.timeline.empty()) return;
   const int n = static_cast<int>(analysis.mesh.devices.size());
   const auto running = spansAt(step, seconds);
-  const StepSpan* compute = nullptr;
-  for (std::size_t i : running)
-    if (step.timeline[i].part != StepPart::Comm) compute = &step.timeline[i];
+  // What each device is working on: a whole-step span (rank -1) covers every device; under a
+  // pipeline each rank's devices follow their own task, and the others are idle (the bubble).
+  const StepSpan* all = nullptr;
+  std::vector<const StepSpan*> work(static_cast<std::size_t>(n), nullptr);
+  for (std::size_t i : running) {
+    const StepSpan& s = step.timeline[i];
+    if (s.part != StepPart::Compute && s.part != StepPart::Hbm) continue;
+    if (s.rank < 0) {
+      all = &s;
+    } else if (analysis.pipeline && static_cast<std::size_t>(s.rank) < analysis.pipeline->ranks.size()) {
+      for (int pos : analysis.pipeline->ranks[static_cast<std::size_t>(s.rank)].device_positions)
+        if (pos >= 0 && pos < n) work[static_cast<std::size_t>(pos)] = &s;
+    }
+  }
 
   painter.save();
   painter.setRenderHint(QPainter::Antialiasing, false);
   // Chips: neutral while the step plays (the overlay's colours would read as traffic), filled from
-  // the bottom in the Step bar's compute colour as far as the pass' compute has got; darker while
-  // they wait on exposed communication.
-  const QColor fill = compute && compute->part == StepPart::Hbm ? QColor(0x76b7b2) : computeColor();
-  const QColor idle = compute ? QColor(222, 225, 231) : QColor(150, 153, 160);
-  const double progress = compute ? spanProgress(*compute, seconds) : 0.0;
+  // the bottom in the Step bar's compute colour as far as their task or pass has got (a backward
+  // task darker, the optimizer update in the HBM colour); dark grey while they wait.
   for (int pos = 0; pos < n; ++pos) {
     const QRectF r = chipRect(pos);
     if (r.isNull()) continue;
-    painter.fillRect(r, idle);
-    const double h = r.height() * progress;
-    if (compute) painter.fillRect(QRectF(r.left(), r.bottom() - h, r.width(), h), fill);
+    const StepSpan* w = all ? all : work[static_cast<std::size_t>(pos)];
+    painter.fillRect(r, w ? QColor(222, 225, 231) : QColor(150, 153, 160));
+    if (!w) continue;
+    const QColor fill = w->part == StepPart::Hbm ? QColor(0x76b7b2)
+                        : w->rank >= 0 && !w->forward ? computeColor().darker(150)
+                                                      : computeColor();
+    const double h = r.height() * spanProgress(*w, seconds);
+    painter.fillRect(QRectF(r.left(), r.bottom() - h, r.width(), h), fill);
+  }
+
+  // Pipeline hand-overs: an arrow from the sending rank's devices to the receiving rank's, the
+  // activation (or gradient) a dot along it as far as the transfer has got.
+  if (analysis.pipeline) {
+    const auto& ranks = analysis.pipeline->ranks;
+    auto centre = [&](int rank) {
+      QPointF sum;
+      int count = 0;
+      for (int pos : ranks[static_cast<std::size_t>(rank)].device_positions) {
+        const QRectF r = pos >= 0 && pos < n ? chipRect(pos) : QRectF();
+        if (r.isNull()) continue;
+        sum += r.center();
+        ++count;
+      }
+      return count ? sum / count : QPointF();
+    };
+    painter.setRenderHint(QPainter::Antialiasing, true);
+    const QColor handover(0x59a14f);
+    for (std::size_t i : running) {
+      const StepSpan& s = step.timeline[i];
+      if (s.part != StepPart::Handover || s.rank < 0 || s.to_rank < 0) continue;
+      if (static_cast<std::size_t>(std::max(s.rank, s.to_rank)) >= ranks.size()) continue;
+      const QPointF a = centre(s.rank), b = centre(s.to_rank);
+      if (a.isNull() || b.isNull()) continue;
+      painter.setPen(QPen(handover, std::clamp(pixelsPerChip * 0.1, 1.5, 4.0), Qt::SolidLine, Qt::RoundCap));
+      painter.drawLine(a, b);
+      const QPointF at = a + (b - a) * spanProgress(s, seconds);
+      const double radius = std::clamp(pixelsPerChip * 0.2, 3.0, 8.0);
+      painter.setBrush(handover);
+      painter.setPen(QPen(handover.darker(160), 1));
+      painter.drawEllipse(at, radius, radius);
+      painter.setBrush(Qt::NoBrush);
+    }
   }
 
   // Collectives: each running span's axis, its rings, and the chunks in flight.

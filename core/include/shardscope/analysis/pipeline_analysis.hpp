@@ -13,8 +13,13 @@
 #include "shardscope/pipeline/pipeline_memory.hpp"
 #include "shardscope/pipeline/pipeline_schedule.hpp"
 
+#include "shardscope/base/enum_names.hpp"
+
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace shardscope {
@@ -52,6 +57,15 @@ struct PipelineTransfer {
   bool crosses_hosts = false, crosses_slices = false;
 };
 
+// What a pipeline timeline's times are in: jaxpp's task units (every task costs 1), or seconds
+// (each task priced by the step model's per-layer figures). JSON `time_unit`: "task" or "s".
+enum class PipelineTimeUnit { Task, Seconds };
+constexpr std::array<std::pair<std::string_view, PipelineTimeUnit>, 2> kPipelineTimeUnitNames{{
+    {"task", PipelineTimeUnit::Task},
+    {"s", PipelineTimeUnit::Seconds},
+}};
+constexpr std::string_view pipelineTimeUnitName(PipelineTimeUnit u) { return nameOf(u, kPipelineTimeUnitNames); }
+
 struct PipelineAnalysis {
   // Resolved from the workspace's pipeline section and the mesh.
   std::string axis;
@@ -68,7 +82,7 @@ struct PipelineAnalysis {
   bool scheduled = false;
   ScheduleRows tasks; // preprocessed rows, one per rank (jaxpp's order)
   PipelineTimeline timeline;
-  std::string time_unit = "task";
+  PipelineTimeUnit time_unit = PipelineTimeUnit::Task;
   double makespan = 0;
   double bubble_overall = 0; // mean of the ranks' bubble fractions
   std::vector<PipelineRankSummary> ranks;

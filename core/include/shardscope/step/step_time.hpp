@@ -177,7 +177,8 @@ struct StepSegment {
 };
 
 // One span of the step played as a timeline (docs/step-time.md, "The step as a timeline"): a
-// pass's compute, one collective kind of one axis in one pass, or the optimizer update; in seconds
+// pass's compute, one collective kind of one axis in one pass, the optimizer update, or under a
+// pipeline one rank's task and the activation hand-overs between ranks; in seconds
 // from the step's start. The spans follow the overlap the estimate computed: a pass's weight
 // gathers and gradient reductions stream beside its compute from the pass' start (the first
 // layer's share before compute can begin), what compute cannot hide extends the pass, and the
@@ -194,6 +195,12 @@ struct StepSpan {
   bool forward = true;          // the pass: forward or backward (the optimizer: false)
   bool exposed = false;         // Comm: on the critical path, after the pass' compute
   double start = 0, end = 0;    // seconds from the step's start
+  // Under a pipeline (analysis/pipeline_step_timeline.cpp): the pipeline rank that runs the span
+  // (-1: every device), the stage of its first task, and for a Handover the rank receiving it
+  // (-1: the fill and drain hand-overs the step adds on its critical path).
+  int rank = -1;
+  int stage = -1;
+  int to_rank = -1;
 };
 
 // What bounds a step: its largest part (a pipeline's when the bubble is), and the axis when it is
