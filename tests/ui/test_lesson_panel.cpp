@@ -6,8 +6,13 @@
 #include "document/scenario_document.hpp"
 #include "main_window.hpp"
 #include "panels/lesson_panel.hpp"
+#include "document/analysis_runner.hpp"
+#include "views/physical_view.hpp"
 
 #include <QComboBox>
+#include <QImage>
+#include <QPainter>
+#include <QUndoStack>
 #include <QListWidget>
 #include <QPushButton>
 #include <QTableWidget>
@@ -54,4 +59,45 @@ TEST_CASE("a lesson step applies as one undo step and shows its figures", "[ui][
   undo->undo();
   undo->undo();
   CHECK(window.document()->scenario() == original);
+}
+
+TEST_CASE("every lesson's every step applies in the app, draws, and undoes back to the workspace", "[ui][lessons]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  LessonPanel* panel = window.lessonPanel();
+  QUndoStack* undo = window.document()->undoStack();
+  const Scenario original = window.document()->scenario();
+  REQUIRE(panel->lessonBox()->count() == 8);
+  for (int l = 0; l < panel->lessonBox()->count(); ++l) {
+    panel->lessonBox()->setCurrentIndex(l);
+    const int steps = panel->stepList()->count();
+    INFO("lesson " << panel->lessonBox()->currentText().toStdString());
+    REQUIRE(steps > 0);
+    const int edits = undo->index();
+    for (int s = 0; s < steps; ++s) {
+      panel->stepList()->setCurrentRow(s);
+      QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+      REQUIRE(window.waitForAnalysis(60000));
+      INFO("step " << s + 1);
+      // Each step draws: the physical view of its workspace is not blank (some chip colour differs
+      // from the background), and the analysis placed its mesh.
+      QImage image(800, 500, QImage::Format_ARGB32);
+      image.fill(Qt::white);
+      QPainter painter(&image);
+      window.physicalView()->render(painter, QRectF(0, 0, 800, 500));
+      painter.end();
+      int coloured = 0;
+      for (int y = 40; y < 460; y += 7)
+        for (int x = 0; x < 800; x += 7)
+          if (image.pixelColor(x, y).saturation() > 60) ++coloured;
+      CHECK(coloured > 20);
+      CHECK_FALSE(window.runner()->lastValid()->mesh.devices.empty());
+    }
+    CHECK(undo->index() == edits + steps);
+    while (undo->index() > edits) undo->undo();
+    REQUIRE(window.waitForAnalysis(60000));
+    CHECK(window.document()->scenario() == original);
+  }
 }
