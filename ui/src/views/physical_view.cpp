@@ -197,14 +197,17 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   }
   const Frame f = frameFor(*L, target, interactive);
   const double s = f.scale;
-  auto map = [&](const QRectF& r) { return QRectF(f.origin + r.topLeft() * s, r.size() * s); };
-  auto mapPt = [&](QPointF p) { return f.origin + p * s; };
-  const QColor text = pal.color(QPalette::Text);
   const bool dark = pal.color(QPalette::Base).lightnessF() < 0.5;
-  const QColor panelFill = dark ? QColor(45, 48, 54) : QColor(236, 238, 242);
-  const QColor linkColor = dark ? QColor(110, 115, 125) : QColor(170, 175, 185);
-  const QColor hostColor = dark ? QColor(200, 200, 210) : QColor(60, 60, 70);
-  const QColor wrapColor(0xe08a2c);
+  const Canvas c{painter,
+                 target,
+                 *L,
+                 f,
+                 pal,
+                 interactive,
+                 dark,
+                 pal.color(QPalette::Text),
+                 dark ? QColor(110, 115, 125) : QColor(170, 175, 185),
+                 QColor(0xe08a2c)};
 
   painter.save();
   painter.setClipRect(target.adjusted(0, kHeaderHeight - 4, 0, -kLegendHeight + 2));
@@ -214,6 +217,35 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   const double titlePx = std::clamp(s * 0.9, 7.0, 13.0);
   titleFont.setPixelSize(static_cast<int>(titlePx));
   const bool titles = s * PhysicalLayout::titleBand >= 9;
+
+  // In drawing order: slices and DCN, panels and links, chips, the played step, the selection;
+  // then, unclipped, the header and the legend.
+  paintSlices(c, titleFont, titles);
+  paintPanels(c, titleFont, titles);
+  paintChips(c);
+  // The played step at its instant: compute filling the chips, collectives on their rings.
+  if (selection_->playTime() >= 0)
+    paintStepPlayback(
+        painter, *analysis_, playRings(), index_, selection_->playTime(),
+        [&](int pos) {
+          const QRectF r = L->deviceRect(pos);
+          return r.isNull() ? QRectF() : c.map(r);
+        },
+        s * L->deviceRect(0).width());
+
+  paintSelection(c);
+  painter.restore();
+  paintHeaderAndLegend(c);
+}
+
+void PhysicalView::paintSlices(const Canvas& c, const QFont& titleFont, bool titles) const {
+  QPainter& painter = c.painter;
+  const PhysicalLayout* L = &c.layout;
+  const double s = c.frame.scale;
+  auto map = [&](const QRectF& r) { return c.map(r); };
+  const QColor text = c.text;
+  const QColor linkColor = c.linkColor;
+  const QColor wrapColor = c.wrapColor;
 
   // Slice blocks, and the DCN links between consecutive slices.
   const auto& slices = L->slices();
@@ -241,6 +273,18 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
       }
     }
   }
+}
+
+void PhysicalView::paintPanels(const Canvas& c, const QFont& titleFont, bool titles) const {
+  QPainter& painter = c.painter;
+  const PhysicalLayout* L = &c.layout;
+  const double s = c.frame.scale;
+  auto map = [&](const QRectF& r) { return c.map(r); };
+  const QColor text = c.text;
+  const QColor linkColor = c.linkColor;
+  const QColor wrapColor = c.wrapColor;
+  const QRectF target = c.target;
+  const QColor panelFill = c.dark ? QColor(45, 48, 54) : QColor(236, 238, 242);
 
   // Panels: background and title; links and wraparound stubs collected and drawn in two batches
   // (one call per kind instead of one per line: a v5p pod has thousands).
@@ -284,6 +328,15 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
     painter.setPen(QPen(wrapColor, std::max(1.0, s * 0.06)));
     painter.drawLines(wrapLines);
   }
+}
+
+void PhysicalView::paintChips(const Canvas& c) const {
+  QPainter& painter = c.painter;
+  const PhysicalLayout* L = &c.layout;
+  const double s = c.frame.scale;
+  auto map = [&](const QRectF& r) { return c.map(r); };
+  const QRectF target = c.target;
+  const QColor hostColor = c.dark ? QColor(200, 200, 210) : QColor(60, 60, 70);
 
   // Chips: one solid fill each, the raster engine's fastest path; colours resolved once.
   const int n = static_cast<int>(analysis_->mesh.devices.size());
@@ -316,16 +369,18 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
     for (const QRectF& h : L->hostOutlines()) outlines.append(map(h.adjusted(0.03, 0.03, -0.03, -0.03)));
     painter.drawRects(outlines);
   }
+}
 
-  // The played step at its instant: compute filling the chips, collectives on their rings.
-  if (selection_->playTime() >= 0)
-    paintStepPlayback(
-        painter, *analysis_, playRings(), index_, selection_->playTime(),
-        [&](int pos) {
-          const QRectF r = L->deviceRect(pos);
-          return r.isNull() ? QRectF() : map(r);
-        },
-        s * L->deviceRect(0).width());
+void PhysicalView::paintSelection(const Canvas& c) const {
+  QPainter& painter = c.painter;
+  const PhysicalLayout* L = &c.layout;
+  const double s = c.frame.scale;
+  auto map = [&](const QRectF& r) { return c.map(r); };
+  auto mapPt = [&](QPointF p) { return c.mapPt(p); };
+  const QPalette& pal = c.palette;
+  const bool dark = c.dark;
+  const bool interactive = c.interactive;
+  const int n = static_cast<int>(analysis_->mesh.devices.size());
 
   // Selection: the group along the chosen axis, outlined, and its ring over the physical links.
   const int sel = selection_->device();
@@ -379,7 +434,12 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
     painter.setPen(QPen(pal.color(QPalette::Highlight), 2));
     painter.drawRect(map(L->deviceRect(hover_)));
   }
-  painter.restore();
+}
+
+void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
+  QPainter& painter = c.painter;
+  const QColor text = c.text;
+  const QRectF target = c.target;
 
   // Header: what hardware this is. Legend: what the colours mean.
   QFont headerFont = painter.font();

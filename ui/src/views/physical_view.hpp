@@ -13,6 +13,7 @@
 
 #include "shardscope/analysis/analysis.hpp"
 
+#include <QPalette>
 #include <QVariantAnimation>
 #include <QWidget>
 
@@ -77,6 +78,25 @@ private:
     QPointF origin;   // pixel position of layout (0, 0)
   };
   Frame frameFor(const PhysicalLayout& layout, const QRectF& target, bool interactive) const;
+  // One drawing of the view: where it goes, how layout units map to pixels, the palette's colours.
+  struct Canvas {
+    QPainter& painter;
+    QRectF target;
+    const PhysicalLayout& layout;
+    Frame frame;
+    QPalette palette;
+    bool interactive = false;
+    bool dark = false;
+    QColor text, linkColor, wrapColor;
+    QRectF map(const QRectF& r) const { return QRectF(frame.origin + r.topLeft() * frame.scale, r.size() * frame.scale); }
+    QPointF mapPt(QPointF p) const { return frame.origin + p * frame.scale; }
+  };
+  // render()'s stages, in drawing order.
+  void paintSlices(const Canvas& c, const QFont& titleFont, bool titles) const;
+  void paintPanels(const Canvas& c, const QFont& titleFont, bool titles) const;
+  void paintChips(const Canvas& c) const;
+  void paintSelection(const Canvas& c) const;
+  void paintHeaderAndLegend(const Canvas& c) const;
   void recomputeOverlay();
   void ensureLayout();
   QColor colorOf(int pos) const;
