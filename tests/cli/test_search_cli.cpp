@@ -107,6 +107,9 @@ TEST_CASE("search refuses a wrong command line with exit 2 and bad input with ex
        "search: max limits axis 'tp', which is not searched over (axes: dp, fsdp)"},
       {{"search", ws, "--axes", "dp,fsdp", "--max", "zz=8"}, 1, "max limits axis 'zz', which is not searched over"},
       {{"search", "/no/such/workspace.json"}, 1, "shardscope-cli search: "},
+      // A pipeline would be dropped without a word and its rows compared at other tokens per step.
+      {{"search", SHARDSCOPE_SOURCE_DIR "/resources/scenarios/llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json"}, 1,
+       "search: the workspace runs a pipeline over 'pp'"},
   };
   for (const auto& c : cases) {
     INFO(c.args.back());

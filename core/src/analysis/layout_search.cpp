@@ -281,6 +281,12 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
                     "rank layouts by; use a preset or a Hugging Face config.json");
   const bool moe = model->config->experts > 0;
 
+  // The candidates are SPMD layouts of the whole device set: a pipeline would be silently dropped
+  // and its rows compared at other tokens per step. Refused until the search places pipelines.
+  if (scenario.pipeline)
+    throwValueError("search: the workspace runs a pipeline over '" + scenario.pipeline->axis +
+                    "'; the search ranks layouts without pipelines and would compare them at other tokens per step: "
+                    "remove the pipeline section to search the SPMD layouts of these devices");
   std::vector<std::string> axes = options.axes;
   if (axes.empty()) axes = search::defaultSearchAxes(moe, scenario.training.seq_len);
   {

@@ -12,6 +12,7 @@
 namespace shardscope::eval {
 
 Json opAnalyze(const Json& request, EvalContext& context) {
+  refuseUnknownFields(request, {"op", "scenario", "per_device"}, "analyze");
   const Scenario scenario = scenarioFromJson(requireField(request, "scenario"));
   const Analysis analysis = analyze(scenario);
   for (const auto& d : analysis.diagnostics)

@@ -1,11 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "eval_json.hpp"
 
+#include "base/quoted_text.hpp"
 #include "shardscope/base/errors.hpp"
 
 namespace shardscope::eval {
 
 JsonField fieldAt(const Json& value, std::string path) { return requestFields(value).renamed(std::move(path)); }
+
+void refuseUnknownFields(const Json& request, std::initializer_list<const char*> known, const char* op) {
+  if (!request.is_object()) throwValueError("request must be a JSON object");
+  for (const auto& [key, value] : request.items()) {
+    bool ok = false;
+    for (const char* k : known) ok = ok || key == k;
+    if (ok) continue;
+    std::string list;
+    for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    throwValueError(std::string(op) + ": unknown field " + shardscope::quoted(key) + " (known: " + list + ")");
+  }
+}
 
 const Json& requireField(const Json& request, const char* name) {
   if (!request.is_object()) throwValueError("request must be a JSON object");

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <initializer_list>
 #include <vector>
 
 namespace shardscope::eval {
@@ -19,6 +20,10 @@ namespace shardscope::eval {
 // The request as a field tree, and a value taken out of it named by its path ("pairs[3]").
 inline JsonField fields(const Json& request) { return requestFields(request); }
 JsonField fieldAt(const Json& value, std::string path);
+
+// Refuses a top-level field the op does not read ("analyze: unknown field 'x' (known: op, scenario,
+// per_device)"): a misspelt option must not be silently ignored.
+void refuseUnknownFields(const Json& request, std::initializer_list<const char*> known, const char* op);
 
 // Top-level fields of a request (nested ones go through fields(request)["a"]["b"]).
 const Json& requireField(const Json& request, const char* name);
