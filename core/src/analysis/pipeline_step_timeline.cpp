@@ -6,6 +6,8 @@
 // drain hand-overs on the critical path, the optimizer update). The last span ends at time_s.
 #include "analysis_stages.hpp"
 
+#include "shardscope/step/step_playback.hpp"
+
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -61,15 +63,7 @@ std::vector<StepSpan> pipelineStepSpans(const PipelineAnalysis& p, double critic
     spans.push_back(fillAndDrain);
     t = fillAndDrain.end;
   }
-  if (optimizerSeconds > 0) {
-    StepSpan update;
-    update.part = StepPart::Hbm;
-    update.forward = false;
-    update.start = t;
-    update.end = t + optimizerSeconds;
-    spans.push_back(update);
-  }
-  std::stable_sort(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
+  finishTimeline(spans, t, optimizerSeconds, std::max<std::int64_t>(0, p.microbatches - 1));
   return spans;
 }
 

@@ -91,22 +91,26 @@ std::vector<StepSpan> stepTimeline(const std::vector<Bucket>& buckets, const Wor
       t = at;
     }
   }
-  if (optimizerSeconds > 0) {
-    StepSpan update;
-    update.part = StepPart::Hbm;
-    update.microbatch = m - 1;
-    update.forward = false;
-    update.start = t;
-    update.end = t + optimizerSeconds;
-    spans.push_back(update);
-  }
-  std::stable_sort(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
+  finishTimeline(spans, t, optimizerSeconds, m - 1);
   return spans;
 }
 
 } // namespace shardscope::step
 
 namespace shardscope {
+
+void finishTimeline(std::vector<StepSpan>& spans, double start, double optimizerSeconds, std::int64_t lastMicrobatch) {
+  if (optimizerSeconds > 0) {
+    StepSpan update;
+    update.part = StepPart::Hbm;
+    update.microbatch = lastMicrobatch;
+    update.forward = false;
+    update.start = start;
+    update.end = start + optimizerSeconds;
+    spans.push_back(update);
+  }
+  std::stable_sort(spans.begin(), spans.end(), [](const StepSpan& a, const StepSpan& b) { return a.start < b.start; });
+}
 
 double stepTimelineEnd(const StepEstimate& step) {
   double end = 0;

@@ -28,6 +28,11 @@ double spanProgress(const StepSpan& span, double t);
 double nextSpanEdge(const StepEstimate& step, double t);
 double previousSpanEdge(const StepEstimate& step, double t);
 
+// How every timeline ends: the optimizer update appended at `start` (when it takes any time), after
+// micro-batch `lastMicrobatch`, then the spans sorted by start (stable). Used by the step engine
+// and by the pipeline's timeline.
+void finishTimeline(std::vector<StepSpan>& spans, double start, double optimizerSeconds, std::int64_t lastMicrobatch);
+
 // Ring steps a collective takes over `ranks` devices: p - 1 hand-overs for an all-gather, a
 // reduce-scatter or an all-to-all (as the cost form prices it), 2 (p - 1) for an all-reduce
 // (a reduce-scatter then an all-gather); 0 for one device.
