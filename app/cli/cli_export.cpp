@@ -9,7 +9,6 @@
 #include "shardscope/analysis/layout_export.hpp"
 #include "shardscope/base/errors.hpp"
 
-#include <fstream>
 #include <ostream>
 
 namespace shardscope::cli {
@@ -56,12 +55,7 @@ int runExport(const Args& args, Streams io) {
     text = exported.yaml;
     for (const auto& n : exported.notes) io.err << "note: " << n << "\n";
   }
-  if (const auto file = opts.value("-o")) {
-    std::ofstream out(*file, std::ios::binary);
-    if (!out || !(out << text) || !out.flush()) throw Error(ErrorKind::IOError, "cannot write '" + *file + "'");
-  } else {
-    io.out << text;
-  }
+  writeAnswer(opts, io, text);
   return 0;
 }
 

@@ -9,7 +9,6 @@
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
 
-#include <fstream>
 #include <ostream>
 
 namespace shardscope::cli {
@@ -80,12 +79,7 @@ int runImport(const Args& args, Streams io) {
   io.err << "note: " << notes.unused_keys.size() << " keys not used: " << list(notes.unused_keys) << "\n";
 
   const std::string text = dumpJson(scenarioToJson(scenario), 1) + "\n";
-  if (const auto file = opts.value("-o")) {
-    std::ofstream out(*file, std::ios::binary);
-    if (!out || !(out << text) || !out.flush()) throw Error(ErrorKind::IOError, "cannot write '" + *file + "'");
-  } else {
-    io.out << text;
-  }
+  writeAnswer(opts, io, text);
   return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "cli_options.hpp"
 
 #include <algorithm>
+#include <fstream>
 
 namespace shardscope::cli {
 
@@ -69,6 +70,15 @@ ErrorKind errorKindNamed(std::string_view name) {
                       ErrorKind::TypeError, ErrorKind::KeyError, ErrorKind::IOError})
     if (errorKindName(k) == name) return k;
   return ErrorKind::ValueError;
+}
+
+void writeAnswer(const ParsedArgs& opts, Streams io, const std::string& text) {
+  if (const auto file = opts.value("-o")) {
+    std::ofstream out(*file, std::ios::binary);
+    if (!out || !(out << text) || !out.flush()) throw Error(ErrorKind::IOError, "cannot write '" + *file + "'");
+  } else {
+    io.out << text;
+  }
 }
 
 } // namespace shardscope::cli

@@ -56,6 +56,10 @@ bool wantsHelp(const Args& args);
 ParsedArgs parseArgs(const Args& args, std::span<const Flag> flags, std::size_t maxPositionals = 0,
                      std::string_view positionalWhat = "argument");
 
+// A command's text answer: to the file `-o` names (IOError "cannot write 'f'" when it cannot), else
+// to standard output.
+void writeAnswer(const ParsedArgs& opts, Streams io, const std::string& text);
+
 // The error kind an eval answer names ("ValueError" -> ValueError); ValueError for a name it does
 // not know.
 ErrorKind errorKindNamed(std::string_view name);

@@ -66,13 +66,26 @@ RulesTableModel::RulesTableModel(ScenarioDocument* document, QObject* parent)
           document, ColumnCount,
           [](const Scenario& s) { return static_cast<int>(s.rules.rules.size() + presetRulesOf(s).size()); }, parent) {}
 
+const std::vector<PartitionRule>& RulesTableModel::presetRows() const {
+  // Resolved once per preset and mesh axes, not for every cell painted.
+  const Scenario& s = document_->scenario();
+  std::string key = s.rules.preset;
+  for (const auto& axis : s.mesh.axes) key += '|' + axis.name;
+  if (key != presetKey_ || !presetCached_) {
+    presetRows_ = presetRulesOf(s);
+    presetKey_ = std::move(key);
+    presetCached_ = true;
+  }
+  return presetRows_;
+}
+
 int RulesTableModel::customRuleCount() const { return static_cast<int>(document_->scenario().rules.rules.size()); }
 
 QVariant RulesTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
   const auto& rules = document_->scenario().rules.rules;
   if (index.row() >= static_cast<int>(rules.size())) {
-    const auto preset = presetRulesOf(document_->scenario());
+    const auto& preset = presetRows();
     const auto i = static_cast<std::size_t>(index.row()) - rules.size();
     if (i >= preset.size()) return {};
     if (role == Qt::DisplayRole)

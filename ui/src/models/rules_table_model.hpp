@@ -7,6 +7,11 @@
 
 #include "models/scenario_table_model.hpp"
 
+#include "shardscope/sharding/partition_rules.hpp"
+
+#include <string>
+#include <vector>
+
 namespace shardscope::ui {
 
 class RulesTableModel : public ScenarioTableModel {
@@ -33,6 +38,13 @@ public:
 
 signals:
   void editRejected(const QString& message);
+
+private:
+  // The preset's rules for the scenario's preset and mesh axes (cached).
+  const std::vector<PartitionRule>& presetRows() const;
+  mutable std::vector<PartitionRule> presetRows_;
+  mutable std::string presetKey_;
+  mutable bool presetCached_ = false;
 };
 
 } // namespace shardscope::ui
