@@ -2,6 +2,7 @@
 #include "cli_options.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 
 namespace shardscope::cli {
@@ -79,6 +80,18 @@ void writeAnswer(const ParsedArgs& opts, Streams io, const std::string& text) {
   } else {
     io.out << text;
   }
+}
+
+std::int64_t positiveFlag(std::string_view flag, const std::string& text, std::int64_t max) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  const bool digits = !text.empty() && end == text.data() + text.size();
+  if (digits && ec == std::errc::result_out_of_range && text.front() != '-')
+    throw UsageError(std::string(flag) + " must be at most " + std::to_string(max) + ", got '" + text + "'");
+  if (!digits || ec != std::errc() || v < 1)
+    throw UsageError(std::string(flag) + " must be a positive integer, got '" + text + "'");
+  if (v > max) throw UsageError(std::string(flag) + " must be at most " + std::to_string(max) + ", got '" + text + "'");
+  return v;
 }
 
 } // namespace shardscope::cli

@@ -14,6 +14,7 @@
 
 #include "shardscope/base/errors.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -59,6 +60,10 @@ ParsedArgs parseArgs(const Args& args, std::span<const Flag> flags, std::size_t 
 // A command's text answer: to the file `-o` names (IOError "cannot write 'f'" when it cannot), else
 // to standard output.
 void writeAnswer(const ParsedArgs& opts, Streams io, const std::string& text);
+
+// A flag's positive integer value, at most `max` ("--stages must be a positive integer, got 'x'";
+// "--width must be at most 100000, got '1000000000'"). Throws UsageError.
+std::int64_t positiveFlag(std::string_view flag, const std::string& text, std::int64_t max);
 
 // The error kind an eval answer names ("ValueError" -> ValueError); ValueError for a name it does
 // not know.

@@ -42,17 +42,9 @@ void usage(std::ostream& out) {
          "step's compute and HBM time over 3 x M x ranks. Otherwise they stay in task units.\n";
 }
 
+// Stage, micro-batch and layer counts: positive, at most 2^20.
 std::int64_t parseCount(const std::string& option, const std::string& text) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || v < 1 || v > (1LL << 20))
-    throw UsageError(option + " must be a positive integer, got '" + text + "'");
-  return v;
+  return positiveFlag(option, text, std::int64_t{1} << 20);
 }
 
 std::vector<std::int64_t> parseLayers(const std::string& text) {
@@ -251,7 +243,7 @@ int runPipeline(const Args& args, Streams io) {
   if (format != "table" && format != "json") throw UsageError("--format must be table or json, got '" + format + "'");
   std::size_t width = 120;
   if (const auto w = opts.value("--width"))
-    width = static_cast<std::size_t>(std::clamp<std::int64_t>(parseCount("--width", *w), 40, 100000));
+    width = static_cast<std::size_t>(std::max<std::int64_t>(positiveFlag("--width", *w, 100000), 40));
   std::optional<PipelineScheduleKind> schedule;
   if (const auto text = opts.value("--schedule")) {
     schedule = parsePipelineScheduleKind(*text);

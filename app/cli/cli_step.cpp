@@ -56,11 +56,7 @@ void usage(std::ostream& out) {
 
 // A positive integer flag value, e.g. --micro-batch 1024.
 std::int64_t positive(const std::string& flag, const std::string& text) {
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < 1 || v > (std::int64_t{1} << 40))
-    throw UsageError(flag + " must be a positive integer, got '" + text + "'");
-  return v;
+  return positiveFlag(flag, text, std::int64_t{1} << 40);
 }
 
 

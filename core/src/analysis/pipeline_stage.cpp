@@ -97,16 +97,20 @@ std::string intList(const std::vector<std::int64_t>& xs) {
 }
 
 // jaxpp's MpmdMesh asserts that every process's devices lie in one MPMD group (mpmd_mesh.hpp
-// raises at the first offender); checked here on the scenario's placement for every process, each
-// straddling process one Error diagnostic.
+// raises at the first offender); checked here on the scenario's placement for every process. The
+// first few straddling processes are named one diagnostic each, the rest counted in one more (a
+// pod of single-device processes would otherwise print one line per device).
 void checkProcessGroups(const PipelineAnalysis& p, Analysis& out) {
+  constexpr std::size_t kNamed = 4;
   std::map<int, std::set<std::int64_t>> groupsOf;
   for (std::size_t r = 0; r < p.ranks.size(); ++r)
     for (int pos : p.ranks[r].device_positions)
       groupsOf[out.mesh.devices[static_cast<std::size_t>(pos)].process_index].insert(static_cast<std::int64_t>(r));
   if (groupsOf.size() < 2) return; // one process: jaxpp does not check (single-process MPMD)
+  std::size_t straddling = 0;
   for (const auto& [process, groups] : groupsOf) {
     if (groups.size() < 2) continue;
+    if (++straddling > kNamed) continue;
     const std::vector<std::int64_t> list(groups.begin(), groups.end());
     note(out, Diagnostic::Severity::Error, "pipeline", "process " + std::to_string(process),
          "process " + std::to_string(process) + " holds devices of pipeline groups " + intList(list) + " along '" +
@@ -114,6 +118,11 @@ void checkProcessGroups(const PipelineAnalysis& p, Analysis& out) {
              std::to_string(process) + " found in two mpmd indices: " + std::to_string(list[0]) + " " +
              std::to_string(list[1]) + "\"). Put '" + p.axis + "' on the axis that crosses hosts.");
   }
+  if (straddling > kNamed)
+    note(out, Diagnostic::Severity::Error, "pipeline", "processes",
+         std::to_string(straddling - kNamed) + " more processes (" + std::to_string(straddling) + " of " +
+             std::to_string(groupsOf.size()) + " in all) hold devices of several pipeline groups along '" + p.axis +
+             "'");
 }
 
 // The stage count the schedule accepts on `ranks` groups, or the reason it does not.

@@ -8,16 +8,31 @@ namespace shardscope::eval {
 
 JsonField fieldAt(const Json& value, std::string path) { return requestFields(value).renamed(std::move(path)); }
 
-void refuseUnknownFields(const Json& request, std::initializer_list<const char*> known, const char* op) {
+namespace {
+// "<op>: unknown field 'x' (known: a, b)" for each top-level key not in `known`.
+std::vector<std::string> unknownFields(const Json& request, std::initializer_list<const char*> known, const char* op) {
   if (!request.is_object()) throwValueError("request must be a JSON object");
+  std::vector<std::string> out;
   for (const auto& [key, value] : request.items()) {
     bool ok = false;
     for (const char* k : known) ok = ok || key == k;
     if (ok) continue;
     std::string list;
     for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-    throwValueError(std::string(op) + ": unknown field " + shardscope::quoted(key) + " (known: " + list + ")");
+    out.push_back(std::string(op) + ": unknown field " + shardscope::quoted(key) + " (known: " + list + ")");
   }
+  return out;
+}
+} // namespace
+
+void refuseUnknownFields(const Json& request, std::initializer_list<const char*> known, const char* op) {
+  const auto found = unknownFields(request, known, op);
+  if (!found.empty()) throwValueError(found.front());
+}
+
+void warnUnknownFields(const Json& request, std::initializer_list<const char*> known, const char* op,
+                       std::vector<std::string>& warnings) {
+  for (auto& text : unknownFields(request, known, op)) warnings.push_back(std::move(text) + ": ignored");
 }
 
 const Json& requireField(const Json& request, const char* name) {

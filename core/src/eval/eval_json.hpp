@@ -24,6 +24,11 @@ JsonField fieldAt(const Json& value, std::string path);
 // Refuses a top-level field the op does not read ("analyze: unknown field 'x' (known: op, scenario,
 // per_device)"): a misspelt option must not be silently ignored.
 void refuseUnknownFields(const Json& request, std::initializer_list<const char*> known, const char* op);
+// The same finding as a warning beside the result, for the ops that answer as a reference function
+// does (make_mesh, pipeline_schedule): the reference's keyword arguments are the contract there, and
+// a harness may pass more context than the op reads.
+void warnUnknownFields(const Json& request, std::initializer_list<const char*> known, const char* op,
+                       std::vector<std::string>& warnings);
 
 // Top-level fields of a request (nested ones go through fields(request)["a"]["b"]).
 const Json& requireField(const Json& request, const char* name);

@@ -60,6 +60,7 @@ constexpr std::pair<const char*, Optimizer> kOptimizers[] = {
 } // namespace
 
 Json opModelParams(const Json& request, EvalContext& context) {
+  refuseUnknownFields(request, {"op", "preset", "hf_config", "model", "name", "include_params"}, "model_params");
   const Model model = requestModel(request);
   for (const auto& note : model.notes) context.warnings.push_back(note);
   Json out = Json::object();
@@ -72,6 +73,13 @@ Json opModelParams(const Json& request, EvalContext& context) {
 }
 
 Json opMemoryEstimate(const Json& request, EvalContext& context) {
+  refuseUnknownFields(request,
+                      {"op", "preset", "hf_config", "model", "name", "devices", "device_count", "param_dtype",
+                       "workload", "optimizer", "recompute", "master_weights_fp32", "grad_bytes_per_element",
+                       "micro_batch", "seq_len", "batch_degree", "seq_degree", "tensor_degree",
+                       "sequence_parallel", "include_output_layer", "serve_batch", "context_len", "kv_dtype",
+                       "device_kind", "hbm_bytes"},
+                      "memory_estimate");
   const Model model = requestModel(request);
   std::vector<DeviceParamShards> devices;
   const JsonField r = fields(request);

@@ -74,6 +74,9 @@ Json metricsJson(const PipelineMetrics& m) {
 } // namespace
 
 Json opPipelineSchedule(const Json& request, EvalContext& context) {
+  warnUnknownFields(request,
+                    {"op", "schedule", "num_stages", "num_microbatches", "mpmd_dim", "fuse_steady_state", "metrics"},
+                    "pipeline_schedule", context.warnings);
   const std::string name = stringField(request, "schedule");
   const auto kind = parsePipelineScheduleKind(name);
   if (!kind) throwValueError("field 'schedule' must be one of " + knownSchedules() + ", got '" + name + "'");

@@ -36,9 +36,11 @@ void validateParam(const Param& p, std::string_view modelName) {
       throwValueError("parameter '" + p.path + "': dimension " + std::to_string(i) + " is negative (" +
                       std::to_string(p.shape[i]) + ")");
   // Bound the element count so sums and byte totals stay exact in int64 and double.
+  // A zero dimension makes the whole parameter empty however large the others are.
   constexpr std::int64_t kMaxElements = std::int64_t{1} << 53;
+  const bool empty = std::find(p.shape.begin(), p.shape.end(), 0) != p.shape.end();
   std::int64_t n = 1;
-  for (auto d : p.shape) {
+  for (auto d : empty ? Shape{} : p.shape) {
     if (d != 0 && n > kMaxElements / d)
       throwValueError("parameter '" + p.path + "': shape " + shapeRepr(p.shape) + " has more than 2^53 elements");
     n *= d;

@@ -36,6 +36,13 @@ struct RuleSet::Impl {
 };
 
 namespace {
+// A pattern as messages quote it: Python's repr, cut to its first 200 bytes with the full length.
+std::string patternInMessage(const std::string& pattern) {
+  constexpr std::size_t kQuoted = 200;
+  if (pattern.size() <= kQuoted) return pythonStrRepr(pattern);
+  return pythonStrRepr(pattern.substr(0, kQuoted)) + "... (" + std::to_string(pattern.size()) + " bytes)";
+}
+
 // Python `re` defaults: '.' stops at newlines (no_mod_s) and ^/$ anchor the whole text (no_mod_m).
 constexpr auto kSyntax = boost::regex::perl | boost::regex::no_mod_m | boost::regex::no_mod_s;
 // Rewrites the Python-only spellings Boost does not know: (?P<name>...) -> (?<name>...),
@@ -242,7 +249,7 @@ bool RuleSet::Impl::search(std::size_t i, std::string_view path) const {
     return boost::regex_search(path.begin(), path.end(), compiled[i]);
   } catch (const std::runtime_error& e) {
     // Boost.Regex bounds the work per match and throws instead of backtracking forever.
-    throwValueError("partition rule " + std::to_string(i) + " " + pythonStrRepr(rules[i].pattern) +
+    throwValueError("partition rule " + std::to_string(i) + " " + patternInMessage(rules[i].pattern) +
                     " is too complex to match against " + pythonStrRepr(path) +
                     " (catastrophic backtracking; simplify nested quantifiers): " + e.what());
   }
@@ -251,11 +258,15 @@ bool RuleSet::Impl::search(std::size_t i, std::string_view path) const {
 RuleSet::RuleSet(std::vector<PartitionRule> rules) : impl_(std::make_unique<Impl>()) {
   impl_->compiled.reserve(rules.size());
   for (std::size_t i = 0; i < rules.size(); ++i) {
+    if (rules[i].pattern.size() > kMaxRulePatternBytes)
+      throwValueError("partition rule " + std::to_string(i) + ": regular expression " +
+                      patternInMessage(rules[i].pattern) + " is longer than the limit of " +
+                      std::to_string(kMaxRulePatternBytes) + " bytes");
     try {
       impl_->compiled.emplace_back(translatePythonRegex(rules[i].pattern), kSyntax);
     } catch (const boost::regex_error& e) {
       throwValueError("partition rule " + std::to_string(i) + ": invalid regular expression " +
-                      pythonStrRepr(rules[i].pattern) + ": " + e.what());
+                      patternInMessage(rules[i].pattern) + ": " + e.what());
     }
   }
   for (const auto& r : rules) {

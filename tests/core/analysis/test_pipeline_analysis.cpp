@@ -336,6 +336,24 @@ TEST_CASE("without a pipeline section the analysis is unchanged", "[pipeline]") 
   for (const auto& d : a.memory.per_device) CHECK(d.total() == staticBytes(32832) + 4 * 4096 + 24576);
 }
 
+TEST_CASE("many straddling processes: the first four are named, the rest counted once", "[pipeline]") {
+  // Eight hosts of eight GPUs with pp inside each host: all eight processes straddle both groups.
+  Scenario s = tinyPipeline();
+  s.topology = parseTopology("h100:8x8");
+  s.mesh.axes = {{"dp", 8, 1}, {"pp", 2, 1}, {"tp", 4, 1}};
+  const Analysis a = analyze(s);
+  REQUIRE(a.pipeline);
+  int named = 0;
+  for (const auto& d : a.diagnostics)
+    if (d.message.find(" holds devices of pipeline groups ") != std::string::npos) ++named;
+  CHECK(named == 4);
+  CHECK(findDiagnostic(a, "process 3"));
+  CHECK_FALSE(findDiagnostic(a, "process 4"));
+  const Diagnostic* rest = findDiagnostic(a, "processes");
+  REQUIRE(rest);
+  CHECK(rest->message == "4 more processes (8 of 8 in all) hold devices of several pipeline groups along 'pp'");
+}
+
 TEST_CASE("a process holding devices of two pipeline groups is named", "[pipeline]") {
   // Two hosts of eight GPUs (each host its own NVLink domain); the mesh (dp 2, pp 2, tp 4) runs
   // pp inside each host, so both processes hold devices of both groups: jaxpp's MpmdMesh refuses.

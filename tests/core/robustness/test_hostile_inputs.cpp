@@ -255,6 +255,16 @@ TEST_CASE("hostile rules: a pattern that does not compile", "[hostile]") {
                       StartsWith("partition rule 0: invalid regular expression '(unclosed': "));
 }
 
+TEST_CASE("hostile rules: a pattern past the length limit is refused, quoting a prefix", "[hostile]") {
+  // A 30 MB pattern once took 11 s and 3.7 GB to compile; an invalid 5 MB one was repeated whole.
+  const std::string longest(kMaxRulePatternBytes, 'a');
+  CHECK_NOTHROW(RuleSet({{longest, PartitionSpec()}}));
+  const std::string tooLong = "(" + std::string(kMaxRulePatternBytes, 'a');
+  REQUIRE_THROWS_WITH(RuleSet({{"x", PartitionSpec()}, {tooLong, PartitionSpec()}}),
+                      Equals("partition rule 1: regular expression '(" + std::string(199, 'a') +
+                             "'... (10001 bytes) is longer than the limit of 10000 bytes"));
+}
+
 TEST_CASE("hostile rule file: wrong shapes name the rule", "[hostile]") {
   REQUIRE_THROWS_WITH(parseRuleFile("{\"rule\": []}", "r.json"),
                       Equals("unknown key 'rule' in r.json (did you mean 'rules'?)"));

@@ -3,6 +3,7 @@
 // naming the field, or noted, instead of printing a wrong figure with exit 0.
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/eval/eval.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -56,5 +57,37 @@ TEST_CASE("hostile tail: sequence parallelism without a tensor axis says it does
   bool noted = false;
   for (const auto& d : a.diagnostics)
     noted = noted || d.message.find("training.sequence_parallel has no effect") != std::string::npos;
+  CHECK(noted);
+}
+
+TEST_CASE("hostile tail: unknown request fields are refused by our ops and noted by the reference ops",
+          "[hostile][eval]") {
+  // Our own ops: a misspelt option is an error naming it.
+  const Json params = evalRequest(Json::parse(R"({"op": "model_params", "preset": "gpt2", "include_param": false})"));
+  CHECK(params["ok"] == false);
+  CHECK(params["error"]["message"] ==
+        "model_params: unknown field 'include_param' (known: op, preset, hf_config, model, name, include_params)");
+  const Json memory = evalRequest(Json::parse(R"({"op": "memory_estimate", "preset": "gpt2", "seqlen": 4096})"));
+  CHECK(memory["ok"] == false);
+  CHECK(memory["error"]["message"].get<std::string>().rfind("memory_estimate: unknown field 'seqlen' (known: op, ", 0) == 0);
+
+  // The reference ops answer as the reference does and say what they ignored.
+  const Json mesh = evalRequest(Json::parse(
+      R"({"op": "make_mesh", "axis_sizes": [2], "axis_names": ["x"], "axis_size": 4,
+          "devices": [{"id": 0, "platform": "cpu", "device_kind": "cpu", "coords": null, "core_on_chip": 0,
+                       "process_index": 0, "slice_index": 0},
+                      {"id": 1, "platform": "cpu", "device_kind": "cpu", "coords": null, "core_on_chip": 0,
+                       "process_index": 0, "slice_index": 0}]})"));
+  REQUIRE(mesh["ok"] == true);
+  CHECK(mesh["result"]["device_ids"] == Json::parse("[0, 1]"));
+  REQUIRE(mesh["warnings"].size() == 1);
+  CHECK(mesh["warnings"][0].get<std::string>().rfind("make_mesh: unknown field 'axis_size' (known: ", 0) == 0);
+  const Json schedule = evalRequest(Json::parse(
+      R"({"op": "pipeline_schedule", "schedule": "GPipe", "num_stages": 2, "num_microbatches": 2, "mpmd_dim": null,
+          "num_stage": 4})"));
+  REQUIRE(schedule["ok"] == true);
+  bool noted = false;
+  for (const auto& w : schedule["warnings"])
+    noted = noted || w.get<std::string>().rfind("pipeline_schedule: unknown field 'num_stage'", 0) == 0;
   CHECK(noted);
 }

@@ -37,9 +37,14 @@ struct PartitionRule {
 // Compiled rules. Patterns use Boost.Regex's Perl syntax, which agrees with Python `re` on what
 // rule files use (groups, alternation, classes, \d \w \s, anchors, lazy quantifiers, (?:...),
 // (?P<name>...)); '.' does not match a newline and ^/$ anchor the whole path, as in Python.
+// The longest pattern a rule may have: real rules are a few dozen characters; a multi-megabyte
+// pattern took seconds and gigabytes to compile.
+inline constexpr std::size_t kMaxRulePatternBytes = 10'000;
+
 class RuleSet {
 public:
-  // Throws ValueError naming the rule index and pattern when a pattern does not compile.
+  // Throws ValueError naming the rule index and pattern when a pattern does not compile or is
+  // longer than kMaxRulePatternBytes (messages quote at most the first 200 characters).
   explicit RuleSet(std::vector<PartitionRule> rules);
   RuleSet(RuleSet&&) noexcept;
   RuleSet& operator=(RuleSet&&) noexcept;
