@@ -15,6 +15,7 @@ MemoryOptions memoryOptionsFromTraining(const TrainingOptions& t, const std::str
   o.micro_batch = t.micro_batch;
   o.seq_len = t.seq_len;
   o.recompute = t.recompute;
+  o.attention = t.attention;
   o.serve_batch = t.serve_batch;
   o.context_len = t.context_len;
   auto kv = dtypeBytes(t.kv_dtype);
@@ -52,6 +53,7 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
   o.microbatches = t.microbatches;
   o.seq_len = t.seq_len;
   o.recompute = t.recompute;
+  o.attention = t.attention;
   o.sequence_parallel = t.sequence_parallel;
   o.zero_stage = t.zero_stage;
   o.optimizer = t.optimizer;

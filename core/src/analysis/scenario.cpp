@@ -180,7 +180,7 @@ TrainingOptions readTraining(const JsonField& t) {
   TrainingOptions o;
   if (!section(t, {"workload", "param_dtype", "optimizer", "master_weights_fp32", "zero_stage", "micro_batch",
                    "seq_len", "recompute", "batch_axes", "seq_axes", "serve_batch", "context_len", "kv_dtype",
-                   "hbm_bytes", "microbatches", "sequence_parallel", "framework"}))
+                   "hbm_bytes", "microbatches", "sequence_parallel", "framework", "attention"}))
     return o;
   constexpr IntRange count{1, std::int64_t{1} << 40};
   o.workload = readEnum(t["workload"], o.workload, kWorkloads);
@@ -192,6 +192,7 @@ TrainingOptions readTraining(const JsonField& t) {
   o.seq_len = t["seq_len"].intOr(o.seq_len, count);
   o.framework = readEnum(t["framework"], o.framework, kFrameworkNames);
   o.recompute = readEnum(t["recompute"], o.recompute, kRecomputeNames);
+  o.attention = readEnum(t["attention"], o.attention, kAttentionKernelNames);
   // An axis listed twice would split activations twice.
   for (const char* key : {"batch_axes", "seq_axes"})
     if (t[key].present()) t[key].checkUniqueStrings();
@@ -272,6 +273,7 @@ Json scenarioToJson(const Scenario& s) {
   t2["seq_len"] = o.seq_len;
   t2["recompute"] = std::string(recomputeName(o.recompute));
   t2["framework"] = std::string(frameworkName(o.framework));
+  t2["attention"] = std::string(attentionKernelName(o.attention));
   t2["batch_axes"] = o.batch_axes;
   t2["seq_axes"] = o.seq_axes;
   t2["serve_batch"] = o.serve_batch;

@@ -34,7 +34,7 @@ constexpr AxisName kAxes[] = {{"pipeline", "pp"}, {"data", "dp"},   {"fsdp", "fs
 ValidationRun readRun(const JsonField& r, const std::string& source, const std::string& citation) {
   r.checkKeys({"id", "row", "framework", "model", "parallel_block", "hardware", "parallelism", "global_batch",
                "micro_batch", "per_device_batch", "seq_len", "recompute", "sequence_parallel", "distributed_optimizer",
-               "precision", "optimizer", "measured", "attention_flops", "notes"});
+               "precision", "optimizer", "measured", "attention_flops", "flops_counted", "attention", "notes"});
   ValidationRun run;
   run.source = source;
   run.citation = citation;
@@ -56,6 +56,9 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
   run.per_device_batch = r["per_device_batch"].optionalNumber(kPositive);
   run.seq_len = r["seq_len"].toInt(kCount);
   run.recompute = r["recompute"].stringOr("full");
+  if (r["attention"].present())
+    run.attention = r["attention"].toChoice({"flash", "materialized"}) == 1 ? AttentionKernel::Materialized
+                                                                            : AttentionKernel::Flash;
   run.sequence_parallel = r["sequence_parallel"].boolOr(false);
   run.distributed_optimizer = r["distributed_optimizer"].boolOr(false);
   run.precision = r["precision"].stringOr("bf16");
@@ -63,18 +66,28 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
   run.notes = r["notes"].stringOr("");
   if (r["attention_flops"].present())
     run.causal_attention_flops = r["attention_flops"].toChoice({"full", "causal"}) == 1;
+  if (r["flops_counted"].present()) {
+    run.flops_count_recompute = r["flops_counted"].toChoice({"model", "with_recompute"}) == 1;
+    if (run.flops_count_recompute && run.recompute != "full")
+      r["flops_counted"].fail("is 'with_recompute', which counts the whole forward pass again: it needs recompute "
+                              "'full', got '" + run.recompute + "'");
+  }
   const JsonField m = r["measured"];
   m.checkKeys(
       {"step_time_s", "mfu", "hfu", "tflops_per_device", "tokens_per_s", "tokens_per_s_per_device", "memory_gib"});
   run.step_time_s = m["step_time_s"].optionalNumber(kPositive);
   run.mfu = m["mfu"].optionalNumber({0, 1, true, false});
+  // hfu counts what the source's hardware count is; the suite can only convert it back to a step
+  // time when that count is Eq. 3's (full recompute). Otherwise it is kept as stated, unused.
+  run.hfu = m["hfu"].optionalNumber({0, 1, true, false});
   run.tflops_per_device = m["tflops_per_device"].optionalNumber(kPositive);
   run.tokens_per_s = m["tokens_per_s"].optionalNumber(kPositive);
   run.tokens_per_s_per_device = m["tokens_per_s_per_device"].optionalNumber(kPositive);
   run.memory_gib = m["memory_gib"].optionalNumber(kPositive);
-  if (!run.step_time_s && !run.mfu && !run.tflops_per_device && !run.tokens_per_s && !run.tokens_per_s_per_device &&
+  const bool usableHfu = run.hfu && run.flops_count_recompute;
+  if (!run.step_time_s && !run.mfu && !usableHfu && !run.tflops_per_device && !run.tokens_per_s && !run.tokens_per_s_per_device &&
       !run.memory_gib)
-    m.fail("states no measured figure (step_time_s, mfu, tflops_per_device, tokens_per_s, memory_gib)");
+    m.fail("states no measured figure (step_time_s, mfu, tflops_per_device, tokens_per_s, memory_gib; hfu with flops_counted with_recompute)");
   return run;
 }
 
@@ -171,6 +184,7 @@ Scenario runScenario(const ValidationRun& run) {
   const auto recompute = parseName(run.recompute, kRecomputeNames);
   if (!recompute) fail("unknown recompute policy '" + run.recompute + "' (" + recomputeNameList() + ")");
   t.recompute = *recompute;
+  t.attention = run.attention;
   t.seq_len = run.seq_len;
   t.sequence_parallel = run.sequence_parallel;
   // MaxText keeps float32 weights and casts them for the matmuls (weight_dtype float32); Megatron
@@ -209,7 +223,7 @@ Scenario runScenario(const ValidationRun& run) {
   return s;
 }
 
-double publishedModelFlops(const ModelConfig& c, double tokensPerStep, double seqLen, bool causal) {
+double publishedModelFlops(const ModelConfig& c, double tokensPerStep, double seqLen, bool causal, int layerPasses) {
   const double h = static_cast<double>(c.hidden);
   const double heads = static_cast<double>(std::max<std::int64_t>(1, c.heads));
   const double headDim = c.head_dim > 0 ? static_cast<double>(c.head_dim) : h / heads;
@@ -221,8 +235,11 @@ double publishedModelFlops(const ModelConfig& c, double tokensPerStep, double se
     mlp = mlpMatrices * h * static_cast<double>(c.moe_ffn > 0 ? c.moe_ffn : c.ffn) *
           static_cast<double>(c.experts_per_token + c.shared_experts);
   const double layers = static_cast<double>(c.num_layers);
-  const double matmulParams = layers * (attention + mlp) + h * static_cast<double>(c.vocab);
-  const double perToken = 6 * matmulParams + (causal ? 6 : 12) * layers * seqLen * heads * headDim;
+  // 2 FLOPs per multiply-add and pass; attention's two products (QK^T and AV) per pass, halved
+  // when the source counts causal attention.
+  const double passes = static_cast<double>(layerPasses);
+  const double perToken = 2 * passes * layers * (attention + mlp) + 6 * h * static_cast<double>(c.vocab) +
+                          (causal ? 2 : 4) * passes * layers * seqLen * heads * headDim;
   return perToken * tokensPerStep;
 }
 
@@ -238,15 +255,20 @@ ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache) {
     const ChipSpec* chip = findChip(run.chip);
     const ModelConfig config = modelConfigFromHf(scenario.model.inline_config);
     const double tokens = static_cast<double>(run.global_batch) * static_cast<double>(run.seq_len);
-    const double flops =
-        publishedModelFlops(config, tokens, static_cast<double>(run.seq_len), run.causal_attention_flops);
+    const double seq = static_cast<double>(run.seq_len);
+    const double flops = publishedModelFlops(config, tokens, seq, run.causal_attention_flops);
+    // The FLOPs the source's TFLOP/s and hfu count: model FLOPs, or with the recomputed forward.
+    const double counted =
+        publishedModelFlops(config, tokens, seq, run.causal_attention_flops, run.flops_count_recompute ? 4 : 3);
     const double peak = chip->peak_bf16_flops * r.devices;
     if (run.step_time_s)
       r.measured_step_s = *run.step_time_s;
     else if (run.mfu)
       r.measured_step_s = flops / (*run.mfu * peak);
+    else if (run.hfu && run.flops_count_recompute)
+      r.measured_step_s = counted / (*run.hfu * peak);
     else if (run.tflops_per_device)
-      r.measured_step_s = flops / (*run.tflops_per_device * 1e12 * r.devices);
+      r.measured_step_s = counted / (*run.tflops_per_device * 1e12 * r.devices);
     else if (run.tokens_per_s)
       r.measured_step_s = tokens / *run.tokens_per_s;
     else if (run.tokens_per_s_per_device)

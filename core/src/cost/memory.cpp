@@ -46,6 +46,7 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o)
   // what Megatron's sequence parallelism does for the layer norms and dropouts.
   const bool embedSplit = o.sequence_parallel || o.framework == Framework::MaxText;
   s.sequence_parallel = embedSplit;
+  s.materialized_scores = o.attention == AttentionKernel::Materialized;
   if (recomputeTraits(o.recompute).korthikanti)
     a.per_layer = activationBytesPerLayer(s, o.recompute);
   else
@@ -99,8 +100,9 @@ double activationBytesPerLayer(const LayerActivationShape& s, Recompute recomput
     // Full: only the layer input is kept (2sbh), split over the tensor axis under sequence parallelism.
     return 2 * sbh / (s.sequence_parallel ? t : 1.0);
   const double kept = s.sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t);
-  // Policies that re-run the attention core drop its score, softmax and dropout terms (5as/h).
-  if (traits.rerun_attention) return kept;
+  // Policies that re-run the attention core drop its score, softmax and dropout terms (5as/h), and
+  // flash attention never writes them.
+  if (traits.rerun_attention || !s.materialized_scores) return kept;
   // The 5·a·s²·b score term, written with separate query and key lengths: 5·a·s_q·s_k·b / t.
   return kept + 5 * s.heads * s.seq * s.key_seq * s.batch / t;
 }

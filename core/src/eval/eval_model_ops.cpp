@@ -76,7 +76,7 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
   refuseUnknownFields(request,
                       {"op", "preset", "hf_config", "model", "name", "devices", "device_count", "param_dtype",
                        "workload", "optimizer", "recompute", "master_weights_fp32", "grad_bytes_per_element",
-                       "micro_batch", "seq_len", "batch_degree", "seq_degree", "tensor_degree",
+                       "micro_batch", "seq_len", "attention", "batch_degree", "seq_degree", "tensor_degree",
                        "sequence_parallel", "include_output_layer", "serve_batch", "context_len", "kv_dtype",
                        "device_kind", "hbm_bytes"},
                       "memory_estimate");
@@ -113,6 +113,7 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
   o.workload = enumField(request, "workload", o.workload, kWorkloads);
   o.optimizer = enumField(request, "optimizer", o.optimizer, kOptimizers);
   o.recompute = enumField(request, "recompute", o.recompute, kRecomputeNames);
+  o.attention = enumField(request, "attention", o.attention, kAttentionKernelNames);
   o.master_weights_fp32 = boolField(request, "master_weights_fp32", false);
   o.grad_bytes_per_element = r["grad_bytes_per_element"].numberOr(0, kAmount);
   o.micro_batch = intOr(request, "micro_batch", o.micro_batch);

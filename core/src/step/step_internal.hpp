@@ -41,6 +41,7 @@ MeshRoles meshRoles(const Mesh& mesh, const StepOptions& options, const ShardGro
 struct Architecture {
   std::int64_t layers = 0;
   double hidden = 0;
+  double heads = 0;            // query heads
   double q_dim = 0, v_dim = 0; // attention score and context widths (heads x head dims)
   double kv_dim = 0;           // what context parallelism exchanges per token (K and V, or MLA's latent)
   std::int64_t kv_heads = 0;

@@ -160,6 +160,7 @@ Architecture architectureOf(const ModelConfig& c) {
   const double heads = static_cast<double>(std::max<std::int64_t>(1, c.heads));
   const double headDim = c.head_dim > 0 ? static_cast<double>(c.head_dim) : a.hidden / heads;
   a.kv_heads = c.kv_heads > 0 ? c.kv_heads : std::max<std::int64_t>(1, c.heads);
+  a.heads = heads;
   if (c.usesMla()) {
     a.mla = true;
     a.q_dim = heads * static_cast<double>(c.qk_nope_head_dim + c.qk_rope_head_dim);

@@ -180,6 +180,23 @@ Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture
     w.bwd_roofline_s += bytes * (2 + (rerunsElementwise ? 1 : 0)) * roof.hbm;
   }
 
+  // Materialized attention (AttentionKernel::Materialized): per layer the scores [heads, s, s] of
+  // every sequence reach HBM. Forward, per score element: the QK^T matmul writes it, the fused
+  // scale-mask-softmax reads and writes it, the attention dropout reads and writes it and its
+  // 1-byte mask, the context matmul reads it (6 activation-sized accesses + 1 byte); the backward
+  // about twice that, and a policy that re-runs the attention core runs the forward's again. The
+  // whole square is written whatever the mask: an unfused kernel computes every score, then masks.
+  if (o.attention == AttentionKernel::Materialized) {
+    const double scores = tokens * seq * arch.heads / w.attention_split * static_cast<double>(arch.layers);
+    const double fwd = scores * (6 * ab + 1);
+    const double bwd = fwd * (2 + (traits.rerun_attention ? 1.0 : 0.0));
+    w.fwd_hbm += fwd;
+    w.bwd_hbm += bwd;
+    w.fwd_roofline_s += fwd * roof.hbm;
+    w.bwd_roofline_s += bwd * roof.hbm;
+    w.elementwise_s += (fwd + bwd) * roof.hbm;
+  }
+
   // The loss over the vocabulary: the logits written in fp32, read by the softmax and the loss,
   // and read again with the probabilities written for the backward (3 x 4 bytes per logit
   // forward, 2 x 4 backward), the vocabulary split like the output projection.

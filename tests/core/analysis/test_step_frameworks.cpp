@@ -177,6 +177,10 @@ TEST_CASE("published model FLOPs follow Narayanan et al.'s formula", "[validatio
   const double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
   const double expected = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
   CHECK(publishedModelFlops(c, B * s, s) == Approx(expected).epsilon(1e-12));
+  // Eq. 3 itself, which counts the recomputed forward of the layers: 96 B s l h^2 (1 + s / (6h) +
+  // V / (16 l h)).
+  const double withRecompute = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  CHECK(publishedModelFlops(c, B * s, s, false, 4) == Approx(withRecompute).epsilon(1e-12));
 }
 
 TEST_CASE("a published run becomes a workspace with its mesh, batch and pipeline", "[validation]") {
@@ -224,4 +228,33 @@ TEST_CASE("a published run becomes a workspace with its mesh, batch and pipeline
   bad["runs"][0]["measured"] = Json::object();
   CHECK_THROWS_WITH(validationRunsFromJson(bad, "hand.json"),
                     Catch::Contains("runs[0].measured states no measured figure"));
+}
+
+TEST_CASE("materialized attention scores cost HBM time; flash attention none", "[step]") {
+  // a100:1x8, fsdp 8, micro-batch 8 (one sequence of 2048 per device), smallLlama: 8 heads, 2
+  // layers. The scores of one layer on one device: 8 heads x 2048 x 2048 = 33,554,432 elements.
+  // Forward 6 x 2 + 1 = 13 bytes each; the backward twice that, plus the forward again under
+  // selective recompute (the attention core re-runs): 13 x (1 + 2 + 1) = 52 bytes per element.
+  // 2 layers: 52 x 33,554,432 x 2 = 3,489,660,928 bytes at 2039 GB/s x 0.9 = 1.9016 ms.
+  Scenario s = scenario("a100:1x8", {{"fsdp", 8, 1}}, smallLlama());
+  s.training.recompute = Recompute::Selective;
+  const Analysis flash = analyze(s);
+  s.training.attention = AttentionKernel::Materialized;
+  const Analysis materialized = analyze(s);
+  REQUIRE(flash.step.estimated);
+  REQUIRE(materialized.step.estimated);
+  const double expected = 52.0 * 8 * 2048 * 2048 * 2 / (2039e9 * 0.9);
+  CHECK(materialized.step.elementwise_s - flash.step.elementwise_s == Approx(expected).epsilon(1e-9));
+  CHECK(materialized.step.time_s > flash.step.time_s + 0.9 * expected);
+  // Without recompute the forward runs once: 13 x 3 = 39 bytes per element. Memory then keeps
+  // the softmax, mask and dropout output (5 bytes per element, Korthikanti's 5as/h).
+  s.training.recompute = Recompute::None;
+  const Analysis kept = analyze(s);
+  s.training.attention = AttentionKernel::Flash;
+  const Analysis keptFlash = analyze(s);
+  CHECK(kept.step.elementwise_s - keptFlash.step.elementwise_s ==
+        Approx(39.0 * 8 * 2048 * 2048 * 2 / (2039e9 * 0.9)).epsilon(1e-9));
+  // Two layers of 5 x 8 x 2048 x 2048 bytes on every device.
+  CHECK(kept.memory.per_device[0].activations - keptFlash.memory.per_device[0].activations ==
+        5.0 * 8 * 2048 * 2048 * 2);
 }

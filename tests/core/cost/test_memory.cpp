@@ -60,8 +60,9 @@ TEST_CASE("ZeRO paper: 7.5B params on 64 devices, 120 -> 31.4 -> 16.6 -> 1.9 GB"
 }
 
 TEST_CASE("Korthikanti per-layer activations match Table 2 by hand", "[memory]") {
-  // s = 2048, b = 1, h = 4096, a = 32: sbh = 8,388,608 and 5as/h = 80.
-  LayerActivationShape s{2048, 2048, 1, 4096, 32, 1, false};
+  // s = 2048, b = 1, h = 4096, a = 32: sbh = 8,388,608 and 5as/h = 80. Table 2 is Megatron's
+  // materialized attention; flash attention stores no scores.
+  LayerActivationShape s{2048, 2048, 1, 4096, 32, 1, false, true};
   CHECK(activationBytesPerLayer(s, Recompute::None) == 956'301'312.0);      // sbh (34 + 80)
   CHECK(activationBytesPerLayer(s, Recompute::Selective) == 285'212'672.0); // 34 sbh
   CHECK(activationBytesPerLayer(s, Recompute::Full) == 16'777'216.0);       // 2 sbh
@@ -73,6 +74,8 @@ TEST_CASE("Korthikanti per-layer activations match Table 2 by hand", "[memory]")
   CHECK(activationBytesPerLayer(s, Recompute::None) == 119'537'664.0);     // sbh/8 (34 + 80)
   CHECK(activationBytesPerLayer(s, Recompute::Selective) == 35'651'584.0); // 34 sbh / 8
   CHECK(activationBytesPerLayer(s, Recompute::Full) == 2'097'152.0);       // 2 sbh / 8
+  s.materialized_scores = false;
+  CHECK(activationBytesPerLayer(s, Recompute::None) == 35'651'584.0); // 34 sbh / 8: no score terms
 }
 
 TEST_CASE("training activations for Llama-3.1-8B: layers, logits, batch and context sharding", "[memory]") {
@@ -98,13 +101,18 @@ TEST_CASE("training activations for Llama-3.1-8B: layers, logits, batch and cont
   CHECK(e.max_bytes == Approx(12.0 * 8'030'261'248 + 20'422'066'176.0));
   CHECK(e.out_of_memory == (e.max_bytes > 95.0 * 1024 * 1024 * 1024));
 
-  // Context parallelism over 2 devices, no recompute: s_q = 2048 but scores span all 4096 keys.
+  // Context parallelism over 2 devices, no recompute, materialized attention: s_q = 2048 but the
+  // scores span all 4096 keys.
   o.recompute = Recompute::None;
+  o.attention = AttentionKernel::Materialized;
   o.seq_degree = 2;
   o.include_output_layer = false;
   const auto cp = estimateMemory({wholeModelShards(m)}, m, o);
   // 34 * 2048 * 4096 + 5 * 32 * 2048 * 4096 = 285,212,672 + 1,342,177,280
   CHECK(cp.activations.per_layer == 1'627'389'952.0);
+  // Flash attention (the default) keeps no scores: 34 * 2048 * 4096.
+  o.attention = AttentionKernel::Flash;
+  CHECK(estimateMemory({wholeModelShards(m)}, m, o).activations.per_layer == 285'212'672.0);
   CHECK(cp.activations.output_layer == 0);
 
   // An uneven batch pads: 3 sequences over 2 devices -> 2 per device.

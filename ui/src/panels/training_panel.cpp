@@ -154,6 +154,19 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   });
   form->addRow(tr("Recompute"), recompute_);
 
+  attention_ = new QComboBox(this);
+  for (const auto& [name, value] : kAttentionKernelNames)
+    attention_->addItem(QString::fromUtf8(name.data(), int(name.size())));
+  attention_->setToolTip(tr("The attention kernel. flash: one fused kernel, the scores never reach HBM (MaxText, "
+                            "Megatron-Core with Transformer Engine). materialized: every head's [s, s] scores written "
+                            "to HBM, then softmax and dropout (Megatron-LM before 2023): their HBM time in the step, "
+                            "and Korthikanti's 5as/h activation term when the policy keeps the attention core"));
+  connect(attention_, &QComboBox::activated, this, [=, this](int i) {
+    edit(tr("Attention"), "training.attention",
+         [i](Scenario& s) { s.training.attention = kAttentionKernelNames[static_cast<std::size_t>(i)].second; });
+  });
+  form->addRow(tr("Attention"), attention_);
+
   batchAxes_ = new QLineEdit(this);
   batchAxes_->setToolTip(tr("Mesh axes that shard the batch, comma-separated"));
   connect(batchAxes_, &QLineEdit::editingFinished, this, [=, this] {
@@ -275,7 +288,7 @@ void TrainingPanel::syncFromScenario() {
   const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_),
       b7(recompute_), b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_), b13(microbatches_),
       b14(sequenceParallel_), b15(flopsFraction_), b16(linkFraction_), b17(hbmFraction_), b18(hopLatency_),
-      b19(overlapTensor_), b20(framework_);
+      b19(overlapTensor_), b20(framework_), b21(attention_);
   framework_->setCurrentIndex(static_cast<int>(t.framework));
   workload_->setCurrentIndex(t.workload == Workload::Training ? 0 : 1);
   showDtype(dtype_, t.param_dtype);
@@ -285,6 +298,7 @@ void TrainingPanel::syncFromScenario() {
   microBatch_->setValue(static_cast<int>(std::min<std::int64_t>(t.micro_batch, microBatch_->maximum())));
   seqLen_->setValue(static_cast<int>(std::min<std::int64_t>(t.seq_len, seqLen_->maximum())));
   recompute_->setCurrentIndex(static_cast<int>(t.recompute));
+  attention_->setCurrentIndex(static_cast<int>(t.attention));
   if (!batchAxes_->hasFocus()) batchAxes_->setText(joinAxes(t.batch_axes));
   if (!seqAxes_->hasFocus()) seqAxes_->setText(joinAxes(t.seq_axes));
   serveBatch_->setValue(static_cast<int>(std::min<std::int64_t>(t.serve_batch, serveBatch_->maximum())));
@@ -323,7 +337,7 @@ void TrainingPanel::syncFromScenario() {
   for (QWidget* w :
        {static_cast<QWidget*>(optimizer_), static_cast<QWidget*>(master_), static_cast<QWidget*>(zero_),
         static_cast<QWidget*>(microBatch_), static_cast<QWidget*>(seqLen_), static_cast<QWidget*>(recompute_),
-        static_cast<QWidget*>(microbatches_), static_cast<QWidget*>(sequenceParallel_),
+        static_cast<QWidget*>(attention_), static_cast<QWidget*>(microbatches_), static_cast<QWidget*>(sequenceParallel_),
         static_cast<QWidget*>(flopsFraction_), static_cast<QWidget*>(linkFraction_),
         static_cast<QWidget*>(hbmFraction_), static_cast<QWidget*>(hopLatency_), static_cast<QWidget*>(overlapTensor_)})
     w->setEnabled(training);

@@ -45,6 +45,7 @@ private:
   QSpinBox* microBatch_;
   QSpinBox* seqLen_;
   QComboBox* recompute_;
+  QComboBox* attention_;
   QComboBox* framework_;
   QLineEdit* batchAxes_;
   QLineEdit* seqAxes_;

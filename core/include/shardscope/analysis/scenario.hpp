@@ -76,6 +76,8 @@ struct TrainingOptions {
   // all-gather / reduce-scatter pairs instead of all-reduces (step time).
   bool sequence_parallel = false;
   Recompute recompute = Recompute::Selective;
+  // Fused (flash) or materialized attention scores: step time and activation memory.
+  AttentionKernel attention = AttentionKernel::Flash;
   // Whose behaviour the estimate follows (cost/workload.hpp): activation sharding, tensor-collective
   // overlap, the remat policies' names.
   Framework framework = Framework::Generic;

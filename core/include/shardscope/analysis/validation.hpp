@@ -32,13 +32,19 @@ struct ValidationRun {
   std::optional<double> per_device_batch;
   std::int64_t seq_len = 0;
   std::string recompute; // the framework's policy name
+  AttentionKernel attention = AttentionKernel::Flash; // "attention": what the source's code ran
   bool sequence_parallel = false, distributed_optimizer = false;
   std::string precision = "bf16", optimizer = "adamw";
   // How the source counts attention in its model FLOPs: "full" (PaLM's 12 L H Q T, Megatron's
   // Narayanan et al. formula) or "causal" (half of it: MaxText since 2023).
   bool causal_attention_flops = false;
-  // Measured, as stated (absent when the source does not say).
-  std::optional<double> step_time_s, mfu, tflops_per_device, tokens_per_s, tokens_per_s_per_device, memory_gib;
+  // How the source counts its TFLOP/s and hfu figures: model FLOPs (three passes), or with the
+  // recomputed forward of the layers ("flops_counted": "with_recompute": Narayanan et al. 2021
+  // Eq. 3, four passes on the layers under full recompute).
+  bool flops_count_recompute = false;
+  // Measured, as stated (absent when the source does not say). hfu is the percentage of peak in the
+  // with-recompute count.
+  std::optional<double> step_time_s, mfu, hfu, tflops_per_device, tokens_per_s, tokens_per_s_per_device, memory_gib;
 };
 
 // Reads every *.json under `directory` (sorted by name). Throws ValueError naming the file and the
@@ -56,8 +62,11 @@ Scenario runScenario(const ValidationRun& run);
 // Model FLOPs of one step as the published MFU figures count them (MaxText's, Megatron's and
 // PaLM's convention): 6 x (the layers' matmul parameters + the output projection) per token, plus
 // 12 x layers x sequence x attention width per token for full attention, half that when the
-// source counts causal attention.
-double publishedModelFlops(const ModelConfig& config, double tokensPerStep, double seqLen, bool causal = false);
+// source counts causal attention. `layerPasses` 4 instead of 3 counts the recomputed forward of
+// the layers as Narayanan et al. 2021 Eq. 3 does (8 x the layers' parameters, 16 x l s a; the
+// output projection stays at 6).
+double publishedModelFlops(const ModelConfig& config, double tokensPerStep, double seqLen, bool causal = false,
+                           int layerPasses = 3);
 
 struct ValidationResult {
   const ValidationRun* run = nullptr;

@@ -73,6 +73,9 @@ struct MemoryOptions {
   std::int64_t micro_batch = 1;      // global micro-batch in sequences, split over batch_degree
   std::int64_t seq_len = 4096;
   Recompute recompute = Recompute::Selective;
+  // Materialized attention keeps the scores' softmax, dropout mask and output (5as/h) when the
+  // policy does not re-run the core; flash attention never stores them.
+  AttentionKernel attention = AttentionKernel::Flash;
   // Sharding degrees of the activations: products of the sizes of the mesh axes that shard the
   // batch, the sequence (context parallelism) and the hidden/heads dimension (tensor parallelism).
   std::int64_t batch_degree = 1;
@@ -101,6 +104,7 @@ struct LayerActivationShape {
   double seq = 0, key_seq = 0, batch = 0, hidden = 0, heads = 0;
   double tensor = 1;
   bool sequence_parallel = false;
+  bool materialized_scores = false; // the 5as/h term applies (AttentionKernel::Materialized)
 };
 double activationBytesPerLayer(const LayerActivationShape& shape, Recompute recompute);
 

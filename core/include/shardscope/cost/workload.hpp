@@ -30,6 +30,18 @@ enum class Framework { Generic, MaxText, Megatron };
 constexpr std::array<std::pair<std::string_view, Framework>, 3> kFrameworkNames{
     {{"generic", Framework::Generic}, {"maxtext", Framework::MaxText}, {"megatron", Framework::Megatron}}};
 
+// How the attention core runs (docs/step-time.md, "Work"):
+//   Flash        — one fused kernel per layer (FlashAttention; MaxText's flash/splash kernels on TPU,
+//                  Megatron-Core with Transformer Engine): the scores never reach HBM;
+//   Materialized — the scores [heads, s, s] written to HBM by the QK^T matmul, then read and
+//                  written by the softmax and the attention dropout (Megatron-LM before flash
+//                  attention, 2019-2022): HBM traffic per score element, and Korthikanti et al.'s
+//                  5as/h activation term when the core is not re-run.
+enum class AttentionKernel { Flash, Materialized };
+
+constexpr std::array<std::pair<std::string_view, AttentionKernel>, 2> kAttentionKernelNames{
+    {{"flash", AttentionKernel::Flash}, {"materialized", AttentionKernel::Materialized}}};
+
 // Rematerialization policies by the names their frameworks give them. The first three are
 // Megatron's (and the generic estimate's); the rest are MaxText's `remat_policy` values.
 enum class Recompute {
@@ -60,6 +72,7 @@ constexpr std::array<std::pair<std::string_view, Recompute>, 10> kRecomputeNames
 
 constexpr std::string_view recomputeName(Recompute r) { return nameOf(r, kRecomputeNames); }
 constexpr std::string_view frameworkName(Framework f) { return nameOf(f, kFrameworkNames); }
+constexpr std::string_view attentionKernelName(AttentionKernel k) { return nameOf(k, kAttentionKernelNames); }
 // "none, selective, full, minimal, ...": every policy name, for messages.
 inline std::string recomputeNameList() {
   std::string out;
