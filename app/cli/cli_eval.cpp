@@ -14,26 +14,36 @@ namespace shardscope::cli {
 
 namespace {
 
+enum class LineRead { Line, TooLong, End };
+
 // One line of `in` without its '\n' (std::getline's rules: a last line without one counts) into
-// `line`, keeping at most kMaxEvalLineBytes bytes: a longer line is read to its end but not kept,
-// and `length` tells its full length. False at the end of the input.
-bool readBoundedLine(std::istream& in, std::string& line, std::size_t& length) {
+// `line`. A line longer than kMaxEvalLineBytes stops the read at its first byte over the limit
+// (TooLong) so that it is answered at once: a stream without newlines (/dev/zero) must not wait
+// for an end that never comes. End at the end of the input.
+LineRead readBoundedLine(std::istream& in, std::string& line) {
   line.clear();
-  length = 0;
   std::streambuf* buffer = in.rdbuf();
   bool any = false;
   for (int c = buffer->sbumpc(); c != std::char_traits<char>::eof(); c = buffer->sbumpc()) {
     any = true;
-    if (c == '\n') return true;
-    if (++length <= kMaxEvalLineBytes) {
-      line.push_back(static_cast<char>(c));
-    } else if (length == kMaxEvalLineBytes + 1) {
+    if (c == '\n') return LineRead::Line;
+    if (line.size() == kMaxEvalLineBytes) {
       line.clear();
       line.shrink_to_fit();
+      return LineRead::TooLong;
     }
+    line.push_back(static_cast<char>(c));
   }
   in.setstate(std::ios::eofbit);
-  return any;
+  return any ? LineRead::Line : LineRead::End;
+}
+
+// Reads past the rest of an over-long line, keeping nothing.
+void skipLine(std::istream& in) {
+  std::streambuf* buffer = in.rdbuf();
+  for (int c = buffer->sbumpc(); c != std::char_traits<char>::eof(); c = buffer->sbumpc())
+    if (c == '\n') return;
+  in.setstate(std::ios::eofbit);
 }
 
 } // namespace
@@ -43,7 +53,8 @@ int runEval(const Args& args, Streams io) {
     io.out << "Usage: shardscope-cli eval < requests.jsonl\n\n"
               "Reads one JSON request per line ({\"op\": ..., ...}) and answers one JSON line each, in\n"
               "order: {\"ok\": true, \"result\": ...} or {\"ok\": false, \"error\": {\"type\", \"message\"}}.\n"
-              "A line longer than 64 MB (64000000 bytes) answers a ValueError and is not kept.\n"
+              "A line longer than 64 MB (64000000 bytes) answers a ValueError as soon as its\n"
+              "64000001st byte arrives; the rest of it is skipped.\n"
               "Known ops:";
     for (const auto& name : evalOpNames()) io.out << " " << name;
     io.out << "\n";
@@ -51,11 +62,11 @@ int runEval(const Args& args, Streams io) {
   }
   parseArgs(args, {}); // takes no options: anything given is a mistake, not something to ignore
   std::string line;
-  std::size_t length = 0;
-  while (readBoundedLine(io.in, line, length)) {
-    if (length > kMaxEvalLineBytes) {
-      io.out << evalLineTooLong(length) << '\n';
+  for (LineRead read = readBoundedLine(io.in, line); read != LineRead::End; read = readBoundedLine(io.in, line)) {
+    if (read == LineRead::TooLong) {
+      io.out << evalLineOverLimit() << '\n';
       io.out.flush();
+      skipLine(io.in);
       continue;
     }
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue; // blank lines carry no request

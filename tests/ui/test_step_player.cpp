@@ -11,6 +11,7 @@
 #include "views/color_scales.hpp"
 #include "views/mesh_index.hpp"
 #include "views/physical_view.hpp"
+#include "views/step_playback_painter.hpp"
 #include "views/pipeline_timeline_view.hpp"
 #include "views/view_selection.hpp"
 
@@ -28,6 +29,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <set>
 
 using namespace shardscope;
 using namespace shardscope::ui;
@@ -246,4 +248,63 @@ TEST_CASE("a pipeline plays rank by rank: the first task fills only rank 0's chi
   // Below the chip's middle: filled on rank 0 (compute colour), idle dark grey on rank 3.
   CHECK(colourDistance(image.pixelColor((a + QPointF(-0.2 * pitch, 0.25 * pitch)).toPoint()), computeColor()) < 40);
   CHECK(colourDistance(image.pixelColor((b + QPointF(-0.2 * pitch, 0.25 * pitch)).toPoint()), QColor(150, 153, 160)) < 40);
+}
+
+TEST_CASE("a 2-D torus all-gather runs on the rings of both dimensions, chunks where the hop count puts them",
+          "[ui][play]") {
+  test::app();
+  // v4 4x4x4, mesh tp 4 x fsdp 16: tp takes z, each fsdp group takes x and y whole with their
+  // wraparound (one panel of the view), and the cost form gathers over both at once. Each line of 4 chips along either dimension is a closed
+  // ring of 3 hand-overs: at (1 + 1/4) / 3 of the gather every chunk is a quarter of the way from
+  // a chip to its neighbour along that line.
+  Scenario scenario = defaultScenario();
+  scenario.topology = parseTopology("v4:4x4x4");
+  scenario.mesh.axes = {{"tp", 4, 1}, {"fsdp", 16, 1}};
+  scenario.rules.preset = "fsdp";
+  scenario.training.batch_axes = {"fsdp"};
+  auto analysis = std::make_shared<const Analysis>(analyze(scenario));
+  REQUIRE(analysis->step.estimated);
+  const int fsdp = analysis->mesh.axisIndex("fsdp");
+  REQUIRE(fsdp == 1);
+  REQUIRE(analysis->comm[1].wraps);
+  const StepSpan* gather = nullptr;
+  for (const auto& s : analysis->step.timeline)
+    if (s.part == StepPart::Comm && s.kind == Collective::AllGather && s.axis == "fsdp") {
+      gather = &s;
+      break;
+    }
+  REQUIRE(gather);
+  ViewSelection selection;
+  PhysicalView view(&selection);
+  view.setAnimationsEnabled(false);
+  view.resize(1400, 900);
+  view.setAnalysis(analysis);
+  const double t = gather->start + (gather->end - gather->start) * (1.25 / 3.0);
+  selection.setPlayTime(t);
+  const QImage image = view.grab().toImage();
+  image.save(QDir::temp().filePath("shardscope-2d-torus-gather.png"));
+  const QColor chunk = commColor(fsdp);
+  const auto rings = axisRingsOf(*analysis)[1];
+  REQUIRE(rings.size() == 32);
+  std::set<int> dimensionsChecked;
+  for (const auto& ring : rings) {
+    REQUIRE(ring.size() == 4);
+    // The links k -> k+1 (the wraparound link 3 -> 0 is drawn back across the line, its chunks
+    // landing on the same quarter points).
+    const auto& c0 = *analysis->mesh.devices[static_cast<std::size_t>(ring[0])].coords;
+    const auto& c1 = *analysis->mesh.devices[static_cast<std::size_t>(ring[1])].coords;
+    for (int d = 0; d < 3; ++d)
+      if (c0[static_cast<std::size_t>(d)] != c1[static_cast<std::size_t>(d)]) dimensionsChecked.insert(d);
+    for (std::size_t k = 0; k + 1 < ring.size(); ++k) {
+      const QPointF a = view.deviceCenter(ring[k]), b = view.deviceCenter(ring[k + 1]);
+      const QPointF along = b - a;
+      const double length = std::hypot(along.x(), along.y());
+      REQUIRE(length > 30);
+      const QPointF side(-along.y() / length * 3.0, along.x() / length * 3.0);
+      INFO("ring from device " << ring[0] << ", link " << k);
+      CHECK(colourDistance(image.pixelColor((a + 0.25 * along + side).toPoint()), chunk) < 40);
+      CHECK(colourDistance(image.pixelColor((a + 0.5 * along + side).toPoint()), chunk) > 60);
+    }
+  }
+  CHECK(dimensionsChecked.size() == 2); // lines along both of the group's dimensions were checked
 }

@@ -111,6 +111,11 @@ std::string evalLineTooLong(std::size_t length) {
                                             std::to_string(kMaxEvalLineBytes) + " bytes"));
 }
 
+std::string evalLineOverLimit() {
+  return dumpJson(failure("ValueError", "request line longer than the limit of " + std::to_string(kMaxEvalLineBytes) +
+                                            " bytes; the rest of the line is skipped"));
+}
+
 std::string evalLine(std::string_view line) {
   if (line.size() > kMaxEvalLineBytes) return evalLineTooLong(line.size());
   Json request;

@@ -6,6 +6,8 @@
 #include "step_internal.hpp"
 
 #include <algorithm>
+#include <array>
+#include <map>
 #include <cmath>
 
 namespace shardscope::step {
@@ -158,6 +160,64 @@ int ringStepsOf(Collective kind, std::int64_t ranks) {
   if (ranks <= 1) return 0;
   const int steps = static_cast<int>(std::min<std::int64_t>(ranks - 1, 1 << 20));
   return kind == Collective::AllReduce ? 2 * steps : steps;
+}
+
+namespace {
+
+// The lines of one group along each physical dimension it spans: members sharing the other two
+// coordinates, ordered by the coordinate along the dimension. The group itself when a member has
+// no coordinates (not a TPU).
+void appendDimensionLines(const Mesh& mesh, const std::vector<int>& group, std::vector<std::vector<int>>& out) {
+  std::vector<std::array<int, 3>> coords;
+  coords.reserve(group.size());
+  for (int pos : group) {
+    const auto& c = mesh.devices[static_cast<std::size_t>(pos)].coords;
+    if (!c) {
+      out.push_back(group);
+      return;
+    }
+    coords.push_back(*c);
+  }
+  for (int d = 0; d < 3; ++d) {
+    std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> lines; // other coords -> (coord d, pos)
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      const auto& c = coords[k];
+      lines[{c[static_cast<std::size_t>((d + 1) % 3)], c[static_cast<std::size_t>((d + 2) % 3)]}].push_back(
+          {c[static_cast<std::size_t>(d)], group[k]});
+    }
+    for (auto& [key, members] : lines) {
+      if (members.size() < 2) continue;
+      std::sort(members.begin(), members.end());
+      std::vector<int> ring;
+      ring.reserve(members.size());
+      for (const auto& m : members) ring.push_back(m.second);
+      out.push_back(std::move(ring));
+    }
+  }
+}
+
+} // namespace
+
+std::vector<std::vector<int>> collectiveRings(const Mesh& mesh, int axis, bool perDimension) {
+  std::vector<std::vector<int>> out;
+  const Shape& shape = mesh.shape();
+  if (axis < 0 || static_cast<std::size_t>(axis) >= shape.size()) return out;
+  const std::int64_t size = shape[static_cast<std::size_t>(axis)];
+  std::int64_t inner = 1;
+  for (std::size_t a = static_cast<std::size_t>(axis) + 1; a < shape.size(); ++a) inner *= shape[a];
+  const auto& cells = mesh.grid.data();
+  const std::int64_t outer = size * inner > 0 ? static_cast<std::int64_t>(cells.size()) / (size * inner) : 0;
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      std::vector<int> group;
+      group.reserve(static_cast<std::size_t>(size));
+      for (std::int64_t k = 0; k < size; ++k) group.push_back(cells[static_cast<std::size_t>((o * size + k) * inner + i)]);
+      if (perDimension)
+        appendDimensionLines(mesh, group, out);
+      else
+        out.push_back(std::move(group));
+    }
+  return out;
 }
 
 } // namespace shardscope

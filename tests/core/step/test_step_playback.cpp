@@ -193,3 +193,47 @@ TEST_CASE("under a pipeline the played step is the schedule: each rank's tasks a
     if (step.timeline[i].part == StepPart::Compute) ++running;
   CHECK(running == 1);
 }
+
+TEST_CASE("a collective over two whole wrapped torus dimensions runs on one ring per line of each", "[step][playback]") {
+  // v4 4x4x4 (every dimension wraps), mesh fsdp 16 x tp 4: each fsdp group of 16 chips takes two
+  // physical dimensions whole. The cost form gathers over both at once (V / (W n_axes)), so the
+  // rings are the group's lines along each dimension: 4 + 4 rings of 4 per group, 4 groups.
+  Scenario s = defaultScenario();
+  s.topology = parseTopology("v4:4x4x4");
+  s.mesh.axes = {{"fsdp", 16, 1}, {"tp", 4, 1}};
+  const Analysis a = analyze(s);
+  REQUIRE(a.comm.size() == 2);
+  REQUIRE(a.comm[0].wraps);
+  int spanned = 0;
+  for (int e : a.comm[0].extents) spanned += e == 4 ? 1 : 0;
+  REQUIRE(spanned == 2);
+  const auto rings = collectiveRings(a.mesh, 0, true);
+  REQUIRE(rings.size() == 4 * 8);
+  std::map<int, int> ringsOf; // device position -> rings it is in
+  for (const auto& ring : rings) {
+    REQUIRE(ring.size() == 4);
+    // One line: exactly one coordinate varies, through 0..3 in order.
+    const auto& first = *a.mesh.devices[static_cast<std::size_t>(ring[0])].coords;
+    int varying = -1;
+    for (int d = 0; d < 3; ++d)
+      if ((*a.mesh.devices[static_cast<std::size_t>(ring[1])].coords)[static_cast<std::size_t>(d)] !=
+          first[static_cast<std::size_t>(d)])
+        varying = d;
+    REQUIRE(varying >= 0);
+    for (std::size_t k = 0; k < 4; ++k) {
+      const auto& c = *a.mesh.devices[static_cast<std::size_t>(ring[k])].coords;
+      CHECK(c[static_cast<std::size_t>(varying)] == static_cast<int>(k));
+      for (int d = 0; d < 3; ++d)
+        if (d != varying) CHECK(c[static_cast<std::size_t>(d)] == first[static_cast<std::size_t>(d)]);
+      ++ringsOf[ring[k]];
+    }
+  }
+  CHECK(ringsOf.size() == 64);
+  for (const auto& [pos, count] : ringsOf) CHECK(count == 2); // one ring per dimension
+  // Without perDimension: the groups in mesh order, 4 of 16.
+  const auto groups = collectiveRings(a.mesh, 0, false);
+  REQUIRE(groups.size() == 4);
+  CHECK(groups[0].size() == 16);
+  // The tp axis (one dimension): its 16 groups of 4.
+  CHECK(collectiveRings(a.mesh, 1, false).size() == 16);
+}

@@ -489,7 +489,7 @@ void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
 }
 
 const AxisRings& PhysicalView::playRings() const {
-  if (!playRings_) playRings_ = std::make_unique<AxisRings>(axisRingsOf(index_));
+  if (!playRings_) playRings_ = std::make_unique<AxisRings>(axisRingsOf(*analysis_));
   return *playRings_;
 }
 

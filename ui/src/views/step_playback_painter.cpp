@@ -30,11 +30,16 @@ QString percent(double fraction) { return QStringLiteral("%1%").arg(std::lround(
 
 } // namespace
 
-AxisRings axisRingsOf(const MeshIndex& index) {
-  AxisRings rings(static_cast<std::size_t>(index.axisCount()));
-  for (int axis = 0; axis < index.axisCount(); ++axis)
-    for (int pos = 0; pos < index.deviceCount(); ++pos)
-      if (index.coordinate(pos, axis) == 0) rings[static_cast<std::size_t>(axis)].push_back(index.groupMembers(pos, axis));
+AxisRings axisRingsOf(const Analysis& analysis) {
+  const std::size_t axes = analysis.mesh.shape().size();
+  AxisRings rings(axes);
+  for (std::size_t a = 0; a < axes; ++a) {
+    bool perDimension = false;
+    if (a < analysis.comm.size() && analysis.comm[a].wraps)
+      perDimension = std::count_if(analysis.comm[a].extents.begin(), analysis.comm[a].extents.end(),
+                                   [](int e) { return e > 1; }) >= 2;
+    rings[a] = collectiveRings(analysis.mesh, static_cast<int>(a), perDimension);
+  }
   return rings;
 }
 
@@ -160,19 +165,34 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
     if (s.part != StepPart::Comm) continue;
     const int axis = index.axisIndex(s.axis);
     if (axis < 0 || static_cast<std::size_t>(axis) >= rings.size()) continue;
-    const auto& groups = rings[static_cast<std::size_t>(axis)];
-    if (groups.empty() || groups.front().size() < 2) continue;
-    const std::int64_t ranks = static_cast<std::int64_t>(groups.front().size());
+    const auto& axisRings = rings[static_cast<std::size_t>(axis)];
+    if (axisRings.empty()) continue;
     const QColor color = commColor(axis);
+    // Each link with how far along it the chunk is: a ring of p takes ringStepsOf(kind, p) hand-overs
+    // over the span, and at hop progress x the fraction past the last whole hop is how far along.
+    // Closed rings on a torus run both ways at once (the bidirectional ring the cost form prices),
+    // a second chunk going back; rings over whole wrapped dimensions are closed.
+    const double progress = spanProgress(s, seconds);
+    const bool closedAxis = static_cast<std::size_t>(axis) < analysis.comm.size() &&
+                            (analysis.comm[static_cast<std::size_t>(axis)].ring_closed ||
+                             analysis.comm[static_cast<std::size_t>(axis)].wraps);
     QVector<QLineF> links;
-    for (const auto& g : groups) {
-      const std::size_t edges = g.size() == 2 ? 1 : g.size();
+    std::vector<std::pair<double, bool>> chunks; // per link: along, both ways
+    for (const auto& ring : axisRings) {
+      if (ring.size() < 2) continue;
+      const int steps = ringStepsOf(s.kind, static_cast<std::int64_t>(ring.size()));
+      const double hop = progress * steps;
+      const double along = hop >= steps ? 1.0 : hop - std::floor(hop);
+      const bool both = ring.size() > 2 && closedAxis;
+      const std::size_t edges = ring.size() == 2 ? 1 : ring.size();
       for (std::size_t k = 0; k < edges; ++k) {
-        const QRectF a = chipRect(g[k]), b = chipRect(g[(k + 1) % g.size()]);
+        const QRectF a = chipRect(ring[k]), b = chipRect(ring[(k + 1) % ring.size()]);
         if (a.isNull() || b.isNull()) continue;
         links.append(QLineF(a.center(), b.center()));
+        chunks.push_back({along, both});
       }
     }
+    if (links.isEmpty()) continue;
     const bool detailed = links.size() + drawn <= kMaxAnimatedRingLinks && pixelsPerChip >= 6;
     drawn += static_cast<int>(links.size());
     QColor line = color;
@@ -189,20 +209,13 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
     painter.setPen(QPen(line, std::clamp(pixelsPerChip * 0.08, 1.0, 3.0), s.exposed ? Qt::SolidLine : Qt::DashLine,
                         Qt::RoundCap));
     painter.drawLines(links);
-    // The chunk each device hands to its ring neighbour: at hop progress x steps, the fraction
-    // past the last whole hop is how far along the link it is. Closed rings on a torus run both
-    // ways at once (the bidirectional ring the cost form prices): a second chunk goes back.
-    const int steps = ringStepsOf(s.kind, ranks);
-    const double hop = spanProgress(s, seconds) * steps;
-    const double along = hop >= steps ? 1.0 : hop - std::floor(hop);
-    const bool both = ranks > 2 && axis >= 0 && static_cast<std::size_t>(axis) < analysis.comm.size() &&
-                      analysis.comm[static_cast<std::size_t>(axis)].ring_closed;
     const double radius = std::clamp(pixelsPerChip * 0.12, 2.0, 6.0);
     painter.setPen(QPen(color.darker(160), 1));
     painter.setBrush(color);
-    for (const QLineF& l : links) {
-      painter.drawEllipse(l.pointAt(along), radius, radius);
-      if (both) painter.drawEllipse(l.pointAt(1.0 - along), radius * 0.8, radius * 0.8);
+    for (qsizetype k = 0; k < links.size(); ++k) {
+      const auto [along, both] = chunks[static_cast<std::size_t>(k)];
+      painter.drawEllipse(links[k].pointAt(along), radius, radius);
+      if (both) painter.drawEllipse(links[k].pointAt(1.0 - along), radius * 0.8, radius * 0.8);
     }
     painter.setBrush(Qt::NoBrush);
   }

@@ -29,10 +29,11 @@ inline constexpr int kMaxAnimatedRingLinks = 2048;
 // computing 62% · fsdp all_gather (fsdp_weights) 40%".
 QString stepMomentText(const StepEstimate& step, double seconds);
 
-// Every group of every mesh axis in ring order (members by coordinate along the axis): built once
-// per analysis, not per frame.
-using AxisRings = std::vector<std::vector<std::vector<int>>>; // [axis][group][member] device positions
-AxisRings axisRingsOf(const MeshIndex& index);
+// The rings every mesh axis' collectives run on, as the cost form prices them (core's
+// collectiveRings): each group in ring order, or on a group over several whole wrapped physical
+// dimensions one ring per line along each of them. Built once per analysis, not per frame.
+using AxisRings = std::vector<std::vector<std::vector<int>>>; // [axis][ring][member] device positions
+AxisRings axisRingsOf(const Analysis& analysis);
 
 // `chipRect(pos)`: where device position `pos` is drawn (null when not drawn); `pixelsPerChip`
 // decides how much detail fits.

@@ -12,6 +12,7 @@
 #include "shardscope/analysis/pipeline_analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -61,6 +62,11 @@ struct AxisComm {
   int max_link_load = 0;
   bool crosses_hosts = false, crosses_slices = false;
   std::string slowest_link; // "ici", "dcn", "nvlink", "network", or "none" (one chip)
+  // TPU in one slice: every group takes each physical dimension it touches whole with its
+  // wraparound (the cost form then runs a collective over all of them at once), and the most
+  // coordinates a group spans along x, y and z (AxisReport::wraps, extents).
+  bool wraps = false;
+  std::array<int, 3> extents{0, 0, 0};
   // What the axis carries in one training step (from Analysis::step; zero when the step was not
   // estimated): bytes each device sends over it, the collectives' time, and how much of that
   // compute hides (overlapped) or not (exposed).

@@ -26,6 +26,8 @@ inline constexpr std::size_t kMaxEvalLineBytes = 64'000'000;
 std::string evalLine(std::string_view line);
 // The answer to a line of `length` bytes, over kMaxEvalLineBytes, that the reader did not keep.
 std::string evalLineTooLong(std::size_t length);
+// The answer a streaming reader gives as soon as a line passes kMaxEvalLineBytes, before its end.
+std::string evalLineOverLimit();
 
 // The op names the interface knows, sorted.
 std::vector<std::string> evalOpNames();

@@ -5,6 +5,7 @@
 // The GUI's player, `shardscope-cli render --at` and `--animate` all read the step through these.
 #pragma once
 
+#include "shardscope/mesh/named_mesh.hpp"
 #include "shardscope/step/step_time.hpp"
 
 #include <cstddef>
@@ -37,5 +38,13 @@ void finishTimeline(std::vector<StepSpan>& spans, double start, double optimizer
 // reduce-scatter or an all-to-all (as the cost form prices it), 2 (p - 1) for an all-reduce
 // (a reduce-scatter then an all-gather); 0 for one device.
 int ringStepsOf(Collective kind, std::int64_t ranks);
+
+// The rings a collective over mesh axis `axis` runs on, as device positions in ring order, as the
+// cost form prices it (cost/collectives.hpp). `perDimension` (a group that takes several whole
+// wrapped physical dimensions: AxisComm::wraps with two or more extents above 1): one closed ring
+// per line of each group along each of those dimensions (the members that share every other
+// coordinate, by their coordinate along it), all running at once, the V / (W n_axes) form.
+// Otherwise each group of the axis in mesh order, one ring. Empty for an axis not in the mesh.
+std::vector<std::vector<int>> collectiveRings(const Mesh& mesh, int axis, bool perDimension);
 
 } // namespace shardscope
