@@ -69,3 +69,43 @@ TEST_CASE("the logical view draws sub-4-pixel cells as one image and keeps each 
   REQUIRE(exportView(view, svg, QSize(400, 400), &error));
   CHECK(QFileInfo(svg).size() < 400'000);
 }
+
+TEST_CASE("a pod's facets are drawn as framed blocks labelled with their coordinates and device ids",
+          "[ui][logical]") {
+  test::app();
+  ViewSelection selection;
+  LogicalGridView view(&selection);
+  // 1024 GPUs in hosts of 8, mesh dp 32 x fsdp 2 x tp 16: GPUs are placed in device order, so the
+  // facet dp = k holds ids 32k to 32k + 31.
+  Scenario s = defaultScenario();
+  s.topology = parseTopology("h100:128x8");
+  s.mesh.axes = {{"dp", 32, 1}, {"fsdp", 2, 1}, {"tp", 16, 1}};
+  const auto analysis = std::make_shared<const Analysis>(analyze(s));
+  view.setAnalysis(analysis);
+  CHECK(view.facetBlockText(0) == QStringLiteral("dp=0 · ids 0–31"));
+  CHECK(view.facetBlockText(3) == QStringLiteral("dp=3 · ids 96–127"));
+  CHECK(view.facetBlockText(31) == QStringLiteral("dp=31 · ids 992–1023"));
+
+  // At 260 x 200 the cells are under 4 px (one raster image) and each of the 32 blocks is framed:
+  // the pixel row just above a block's cells is the frame (the text colour at 55% over white),
+  // the row just inside is a cell.
+  const QRectF target(0, 0, 260, 200);
+  const auto blocks = view.facetBlocks(target);
+  REQUIRE(blocks.size() == 32);
+  QImage image(260, 200, QImage::Format_ARGB32);
+  image.fill(Qt::white);
+  {
+    QPainter painter(&image);
+    view.render(painter, target);
+  }
+  const QColor text = view.palette().color(QPalette::Text);
+  for (std::size_t b : {std::size_t{0}, std::size_t{7}, std::size_t{31}}) {
+    const QRectF box = blocks[b];
+    INFO("block " << b << " at " << box.left() << "," << box.top() << " " << box.width() << "x" << box.height());
+    const int x = static_cast<int>(box.center().x());
+    const QColor frame = image.pixelColor(x, static_cast<int>(std::floor(box.top() - 0.5)));
+    CHECK(std::abs(frame.lightness() - (255 - static_cast<int>(140.0 / 255 * (255 - text.lightness())))) < 30);
+  }
+  // Large enough cells are drawn one by one, without blocks.
+  CHECK(view.facetBlocks(QRectF(0, 0, 2000, 2000)).empty());
+}

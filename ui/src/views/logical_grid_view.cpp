@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/logical_grid_view.hpp"
 
+#include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QImage>
 #include <QKeyEvent>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace shardscope::ui {
 
@@ -41,7 +43,7 @@ void LogicalGridView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   update();
 }
 
-LogicalGridView::Geometry LogicalGridView::geometryFor(const QRectF& target) const {
+LogicalGridView::Geometry LogicalGridView::geometryFor(const QRectF& target, double zoom) const {
   Geometry g;
   const Shape& shape = index_.shape();
   const std::size_t nd = shape.size();
@@ -64,10 +66,29 @@ LogicalGridView::Geometry LogicalGridView::geometryFor(const QRectF& target) con
     }
   }
   g.cell = std::min(best, 56.0);
+  g.cellX = g.cellY = g.cell;
   g.gap = gapUnits * g.cell;
   g.label = labelUnits * g.cell;
-  g.facetW = g.cols * g.cell;
-  g.facetH = g.rows * g.cell + g.label;
+  if (best / zoom < kRasterBelowCell && g.facets > 1) {
+    // Aggregated: the facets as blocks as near square as the view allows, 6 px apart.
+    g.blocks = true;
+    g.gap = 6;
+    g.label = 0;
+    double side = 0;
+    for (int fc = 1; fc <= g.facets; ++fc) {
+      const int fr = (g.facets + fc - 1) / fc;
+      const double bw = (target.width() - (fc - 1) * g.gap) / fc, bh = (target.height() - (fr - 1) * g.gap) / fr;
+      if (std::min(bw, bh) > side) {
+        side = std::min(bw, bh);
+        g.facetCols = fc;
+        g.cellX = bw / g.cols;
+        g.cellY = bh / g.rows;
+      }
+    }
+    g.cell = std::min(g.cellX, g.cellY);
+  }
+  g.facetW = g.cols * g.cellX;
+  g.facetH = g.rows * g.cellY + g.label;
   const int facetRows = (g.facets + g.facetCols - 1) / g.facetCols;
   const double totalW = g.facetCols * g.facetW + (g.facetCols - 1) * g.gap;
   const double totalH = facetRows * g.facetH + (facetRows - 1) * g.gap;
@@ -98,6 +119,79 @@ QString LogicalGridView::facetLabel(int facet) const {
   return parts.join(", ");
 }
 
+QString LogicalGridView::facetBlockText(int facet) const {
+  if (!analysis_) return {};
+  const Shape& shape = index_.shape();
+  const std::size_t nd = shape.size();
+  const std::int64_t rows = nd >= 2 ? shape[nd - 2] : 1, cols = nd >= 1 ? shape[nd - 1] : 1;
+  const auto& grid = analysis_->mesh.grid.data();
+  const auto& devices = analysis_->mesh.devices;
+  std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+  const std::int64_t first = static_cast<std::int64_t>(facet) * rows * cols;
+  for (std::int64_t k = first; k < first + rows * cols && k < static_cast<std::int64_t>(grid.size()); ++k) {
+    const std::int64_t id = devices[static_cast<std::size_t>(grid[static_cast<std::size_t>(k)])].id;
+    lo = std::min(lo, id);
+    hi = std::max(hi, id);
+  }
+  const QString label = facetLabel(facet);
+  if (lo > hi) return label;
+  const QString ids = lo == hi ? tr("id %1").arg(lo) : tr("ids %1–%2").arg(lo).arg(hi);
+  return label.isEmpty() ? ids : label + QStringLiteral(" · ") + ids;
+}
+
+QRectF LogicalGridView::facetBox(const Geometry& g, int facet) const {
+  const double strideX = g.facetW + g.gap, strideY = g.facetH + g.gap;
+  return QRectF(g.origin + QPointF((facet % g.facetCols) * strideX, (facet / g.facetCols) * strideY + g.label),
+                QSizeF(g.facetW, g.rows * g.cellY));
+}
+
+std::vector<QRectF> LogicalGridView::facetBlocks(const QRectF& target) const {
+  std::vector<QRectF> out;
+  if (!analysis_ || index_.axisCount() == 0) return out;
+  const Geometry g = geometryFor(gridArea(target, false));
+  if (!g.blocks) return out;
+  for (int facet = 0; facet < g.facets; ++facet) out.push_back(facetBox(g, facet));
+  return out;
+}
+
+void LogicalGridView::drawFacetBlocks(QPainter& painter, const Geometry& g, const QRectF& visible) const {
+  if (g.facets < 2) return;
+  const QPalette pal = palette();
+  QColor frame = pal.color(QPalette::Text);
+  frame.setAlpha(140);
+  QFont font = painter.font();
+  font.setPixelSize(11);
+  painter.setFont(font);
+  const QFontMetricsF metrics(font);
+  for (int facet = 0; facet < g.facets; ++facet) {
+    const QRectF box = facetBox(g, facet);
+    if (!box.intersects(visible)) continue;
+    painter.setPen(QPen(frame, 1));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(box.adjusted(-0.5, -0.5, 0.5, 0.5));
+    // A label where it fits, on a translucent plate at the block's top left: across a wide block,
+    // down a tall narrow one (a pod's facets are often strips a few cells wide).
+    const bool across = box.width() >= 44 && box.height() >= 14;
+    const bool down = !across && box.height() >= 60 && box.width() >= 14;
+    if (!across && !down) continue;
+    const double room = (across ? box.width() : box.height()) - 6;
+    const QString text = metrics.elidedText(facetBlockText(facet), Qt::ElideRight, room);
+    QColor base = pal.color(QPalette::Base);
+    base.setAlpha(210);
+    painter.save();
+    painter.translate(box.topLeft() + QPointF(1, 1));
+    if (down) {
+      painter.translate(metrics.height() + 2, 0);
+      painter.rotate(90);
+    }
+    const QRectF plate(0, 0, metrics.horizontalAdvance(text) + 6, metrics.height() + 2);
+    painter.fillRect(plate, base);
+    painter.setPen(pal.color(QPalette::Text));
+    painter.drawText(plate, Qt::AlignCenter, text);
+    painter.restore();
+  }
+}
+
 QColor LogicalGridView::cellColor(std::size_t flat) const {
   const auto& grid = analysis_->mesh.grid.data();
   const auto pos = static_cast<std::size_t>(grid[flat]);
@@ -121,8 +215,8 @@ void LogicalGridView::drawGridImage(QPainter& painter, const Geometry& g, const 
     const double py = y + 0.5 + skip.y();
     const int fr = static_cast<int>(py / strideY);
     const double inY = py - fr * strideY - g.label;
-    if (fr >= facetRows || inY < 0 || inY >= g.rows * g.cell) continue;
-    const int r = std::min(g.rows - 1, static_cast<int>(inY / g.cell));
+    if (fr >= facetRows || inY < 0 || inY >= g.rows * g.cellY) continue;
+    const int r = std::min(g.rows - 1, static_cast<int>(inY / g.cellY));
     auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
     for (int x = 0; x < w; ++x) {
       const double px = x + 0.5 + skip.x();
@@ -130,7 +224,7 @@ void LogicalGridView::drawGridImage(QPainter& painter, const Geometry& g, const 
       const double inX = px - fc * strideX;
       const int facet = fr * g.facetCols + fc;
       if (fc >= g.facetCols || facet >= g.facets || inX >= g.facetW) continue;
-      const int c = std::min(g.cols - 1, static_cast<int>(inX / g.cell));
+      const int c = std::min(g.cols - 1, static_cast<int>(inX / g.cellX));
       const auto flat = static_cast<std::size_t>(flatIndex(facet, r, c));
       if (flat < grid.size()) line[x] = cellColor(flat).rgba();
     }
@@ -146,7 +240,7 @@ void LogicalGridView::drawGridImage(QPainter& painter, const Geometry& g, const 
   const auto r = static_cast<double>((flat % perFacet) / g.cols), c = static_cast<double>(flat % g.cols);
   const QPointF o = g.origin + QPointF((facet % g.facetCols) * strideX, (facet / g.facetCols) * strideY + g.label);
   painter.setPen(QPen(QColor(0xd62728), 1.5));
-  painter.drawRect(QRectF(o.x() + c * g.cell - 2, o.y() + r * g.cell - 2, g.cell + 4, g.cell + 4));
+  painter.drawRect(QRectF(o.x() + c * g.cellX - 2, o.y() + r * g.cellY - 2, g.cellX + 4, g.cellY + 4));
 }
 
 QRectF LogicalGridView::gridArea(const QRectF& target, bool zoomed) const {
@@ -219,7 +313,7 @@ void LogicalGridView::renderAt(QPainter& painter, const QRectF& target, bool zoo
     return;
   }
   const QRectF visible = gridArea(target, false);
-  const Geometry g = geometryFor(gridArea(target, zoomed));
+  const Geometry g = geometryFor(gridArea(target, zoomed), zoomed ? zoom_ : 1.0);
   const auto& grid = analysis_->mesh.grid.data();
   const auto& names = index_.axisNames();
   const std::size_t nd = names.size();
@@ -252,8 +346,9 @@ void LogicalGridView::renderAt(QPainter& painter, const QRectF& target, bool zoo
     QPainter& p;
     ~Restore() { p.restore(); }
   } restore{painter};
-  if (g.cell < kRasterBelowCell) {
+  if (g.blocks || g.cell < kRasterBelowCell) {
     drawGridImage(painter, g, visible.adjusted(-4, -4, 4, 4));
+    if (g.blocks) drawFacetBlocks(painter, g, visible.adjusted(-4, -4, 4, 4));
     return;
   }
   for (int facet = 0; facet < g.facets; ++facet) {
@@ -294,14 +389,14 @@ void LogicalGridView::renderAt(QPainter& painter, const QRectF& target, bool zoo
 int LogicalGridView::deviceAt(QPointF point) const {
   if (!analysis_ || index_.axisCount() == 0) return -1;
   if (!gridArea(QRectF(rect()), false).contains(point)) return -1;
-  const Geometry g = geometryFor(gridArea(QRectF(rect()), true));
+  const Geometry g = geometryFor(gridArea(QRectF(rect()), true), zoom_);
   for (int facet = 0; facet < g.facets; ++facet) {
     const int fc = facet % g.facetCols, fr = facet / g.facetCols;
     const QPointF o = g.origin + QPointF(fc * (g.facetW + g.gap), fr * (g.facetH + g.gap) + g.label);
-    const QRectF box(o, QSizeF(g.facetW, g.rows * g.cell));
+    const QRectF box(o, QSizeF(g.facetW, g.rows * g.cellY));
     if (!box.contains(point)) continue;
-    const int c = std::clamp(static_cast<int>((point.x() - o.x()) / g.cell), 0, g.cols - 1);
-    const int r = std::clamp(static_cast<int>((point.y() - o.y()) / g.cell), 0, g.rows - 1);
+    const int c = std::clamp(static_cast<int>((point.x() - o.x()) / g.cellX), 0, g.cols - 1);
+    const int r = std::clamp(static_cast<int>((point.y() - o.y()) / g.cellY), 0, g.rows - 1);
     const auto flat = static_cast<std::size_t>(flatIndex(facet, r, c));
     return flat < analysis_->mesh.grid.data().size() ? analysis_->mesh.grid.data()[flat] : -1;
   }

@@ -12,6 +12,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 namespace shardscope::ui {
 
@@ -30,6 +31,14 @@ public:
   // pans, 0 or Home resets. Exports draw the whole grid whatever the zoom.
   double zoom() const { return zoom_; }
   void resetZoom();
+  // When square cells would be under kRasterBelowCell (a pod), the facets become blocks that tile
+  // the view (their cells stretched, drawn as one image), each framed and labelled with its
+  // coordinates on the leading axes and the range of device ids it holds: "dp=3 · ids 1680-2239".
+  // The wheel zooms into a block as into any grid.
+  QString facetBlockText(int facet) const;
+  // Where render(painter, target) frames each facet block (empty when the cells are large enough to
+  // be drawn one by one, or there is one facet).
+  std::vector<QRectF> facetBlocks(const QRectF& target) const;
 
 protected:
   void paintEvent(QPaintEvent* event) override;
@@ -44,9 +53,15 @@ private:
   struct Geometry {
     int facets = 1, facetCols = 1, rows = 1, cols = 1;
     double cell = 0, facetW = 0, facetH = 0, gap = 0, label = 0;
+    // A cell's width and height: `cell` both, except for aggregated blocks (below), where each
+    // facet is stretched to a block of the view and its cells are no longer square.
+    double cellX = 0, cellY = 0;
+    bool blocks = false;
     QPointF origin;
   };
-  Geometry geometryFor(const QRectF& target) const;
+  // The layout in `target`, the unzoomed area magnified `zoom` times (the aggregated blocks are
+  // decided on the unzoomed area, so zooming into a block keeps the blocks).
+  Geometry geometryFor(const QRectF& target, double zoom = 1) const;
   // Where the grid goes in `target`: below the caption, magnified and moved when `zoomed`.
   QRectF gridArea(const QRectF& target, bool zoomed) const;
   void renderAt(QPainter& painter, const QRectF& target, bool zoomed);
@@ -59,6 +74,8 @@ private:
   // as SVG. The work and the image are then bounded by the view's size, not the mesh's.
   static constexpr double kRasterBelowCell = 4.0;
   void drawGridImage(QPainter& painter, const Geometry& g, const QRectF& visible) const;
+  void drawFacetBlocks(QPainter& painter, const Geometry& g, const QRectF& visible) const;
+  QRectF facetBox(const Geometry& g, int facet) const; // a facet's cells (below its label)
   QColor cellColor(std::size_t flat) const;
 
   ViewSelection* selection_;
