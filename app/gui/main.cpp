@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // shardscope: the desktop application.
 //   shardscope [FILE.json]                       open a workspace (or the default scenario)
-//   shardscope --screenshot OUT.png [FILE.json]  render the window at 1600x1000 after the first analysis
+//   shardscope --screenshot OUT.png [--size WxH] [FILE.json]  render the window (1600x1000) after the first analysis
 //   shardscope --startup-time [FILE.json]        print the time from main() to the first painted window
 //   shardscope --help | --version                 (no display needed)
 #include "main_window.hpp"
@@ -27,7 +27,10 @@ namespace {
 // The command line, declared once for both passes below.
 struct Options {
   QCommandLineOption screenshot{
-      "screenshot", "Render the main window at 1600x1000 after the first analysis, write it to FILE and exit.", "FILE"};
+      "screenshot", "Render the main window (1600x1000, or --size) after the first analysis, write it to FILE and exit.",
+      "FILE"};
+  QCommandLineOption size{"size", "The window size for --screenshot, e.g. 1366x768 (a laptop screen).", "WxH",
+                          "1600x1000"};
   QCommandLineOption startupTime{"startup-time",
                                  "Print the milliseconds from start to the first painted window and exit."};
   QCommandLineOption dark{"dark", "Use the dark palette (for screenshots)."};
@@ -44,7 +47,7 @@ struct Options {
     parser.setApplicationDescription("See how a parallel training job lands on TPU/GPU hardware.");
     parser.addHelpOption();
     parser.addVersionOption();
-    for (const auto* o : {&screenshot, &startupTime, &dark, &select, &axis, &param, &dock, &search, &lesson})
+    for (const auto* o : {&screenshot, &size, &startupTime, &dark, &select, &axis, &param, &dock, &search, &lesson})
       parser.addOption(*o);
     parser.addPositionalArgument("file", "A workspace (*.shardscope.json) to open.", "[FILE.json]");
   }
@@ -93,7 +96,19 @@ int main(int argc, char** argv) {
   shardscope::ui::applyTheme(parser.isSet(options.dark));
   shardscope::ui::MainWindow window;
   window.resize(1600, 1000);
-  if (!headless) window.restoreSettings();
+  if (headless) {
+    // --size: the whole window as a screen of that size would show it (never below its minimum).
+    const QStringList wh = parser.value(options.size).split('x');
+    const int w = wh.size() == 2 ? wh[0].toInt() : 0, h = wh.size() == 2 ? wh[1].toInt() : 0;
+    if (w < 320 || h < 240 || w > 8192 || h > 8192) {
+      std::fprintf(stderr, "shardscope: --size must be WxH between 320x240 and 8192x8192, got %s\n",
+                   qPrintable(parser.value(options.size)));
+      return 2;
+    }
+    window.resize(w, h);
+  } else {
+    window.restoreSettings();
+  }
 
   QString openError;
   const QStringList files = parser.positionalArguments();
