@@ -64,8 +64,31 @@ QDoubleSpinBox* calibrationSpin(QWidget* parent, double max, int decimals, doubl
 TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWidget(parent), document_(document) {
   auto* form = new QFormLayout(this);
   form->setContentsMargins(6, 6, 6, 6);
-  auto edit = [this](const QString& text, const QString& key, auto change) { document_->edit(text, change, key); };
+  addTrainingRows(form);
+  addServingRows(form);
+  addCalibrationRows(form);
+  setWhatsThis(tr("<b>Workload</b><br>What the memory and communication estimates assume: training with an "
+                  "optimizer, or serving with a KV cache."));
+  connect(document_, &ScenarioDocument::scenarioChanged, this, &TrainingPanel::syncFromScenario);
+  syncFromScenario();
+}
 
+
+void TrainingPanel::edit(const QString& text, const QString& key, const std::function<void(Scenario&)>& change) {
+  document_->edit(text, change, key);
+}
+
+QSpinBox* TrainingPanel::countSpin(int lo, int hi, const QString& tip) {
+  auto* box = new QSpinBox(this);
+  box->setRange(lo, hi);
+  box->setToolTip(tip);
+  box->setKeyboardTracking(false); // one edit per value, not per keystroke
+  return box;
+}
+
+// What a training step runs: workload, dtypes, optimizer and its sharding, batch, sequence,
+// framework, recompute, attention kernel, batch and sequence axes, sequence parallelism.
+void TrainingPanel::addTrainingRows(QFormLayout* form) {
   workload_ = new QComboBox(this);
   workload_->addItems({tr("Training"), tr("Serving")});
   workload_->setToolTip(tr("Training keeps gradients and optimizer state; serving keeps a KV cache"));
@@ -106,24 +129,17 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   });
   form->addRow(tr("Optimizer sharding"), zero_);
 
-  auto spin = [this](int lo, int hi, const QString& tip) {
-    auto* box = new QSpinBox(this);
-    box->setRange(lo, hi);
-    box->setToolTip(tip);
-    box->setKeyboardTracking(false); // one edit per value, not per keystroke
-    return box;
-  };
-  microBatch_ = spin(1, 1 << 20, tr("Global micro-batch, split over the batch axes"));
+  microBatch_ = countSpin(1, 1 << 20, tr("Global micro-batch, split over the batch axes"));
   connect(microBatch_, &QSpinBox::valueChanged, this, [=, this](int v) {
     edit(tr("Micro-batch"), "training.micro_batch", [v](Scenario& s) { s.training.micro_batch = v; });
   });
   form->addRow(tr("Micro-batch"), microBatch_);
-  seqLen_ = spin(1, 1 << 22, tr("Tokens per sequence"));
+  seqLen_ = countSpin(1, 1 << 22, tr("Tokens per sequence"));
   connect(seqLen_, &QSpinBox::valueChanged, this, [=, this](int v) {
     edit(tr("Sequence length"), "training.seq_len", [v](Scenario& s) { s.training.seq_len = v; });
   });
   form->addRow(tr("Sequence length"), seqLen_);
-  microbatches_ = spin(1, 1 << 30,
+  microbatches_ = countSpin(1, 1 << 30,
                        tr("Gradient accumulation: micro-batches per optimizer step (the global batch is "
                           "micro-batch × this). Memory holds one; the step time runs them all."));
   connect(microbatches_, &QSpinBox::valueChanged, this, [=, this](int v) {
@@ -190,12 +206,16 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   });
   form->addRow(QString(), sequenceParallel_);
 
-  serveBatch_ = spin(1, 1 << 20, tr("Concurrent sequences when serving"));
+}
+
+// Serving's batch, context and KV cache dtype, and the HBM override both workloads use.
+void TrainingPanel::addServingRows(QFormLayout* form) {
+  serveBatch_ = countSpin(1, 1 << 20, tr("Concurrent sequences when serving"));
   connect(serveBatch_, &QSpinBox::valueChanged, this, [=, this](int v) {
     edit(tr("Serving batch"), "training.serve_batch", [v](Scenario& s) { s.training.serve_batch = v; });
   });
   form->addRow(tr("Serving batch"), serveBatch_);
-  contextLen_ = spin(1, 1 << 24, tr("Context length kept in the KV cache"));
+  contextLen_ = countSpin(1, 1 << 24, tr("Context length kept in the KV cache"));
   connect(contextLen_, &QSpinBox::valueChanged, this, [=, this](int v) {
     edit(tr("Context length"), "training.context_len", [v](Scenario& s) { s.training.context_len = v; });
   });
@@ -225,7 +245,10 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   });
   form->addRow(tr("HBM per chip"), hbm_);
 
-  // The step estimate's calibration (the workspace's performance section, docs/step-time.md).
+}
+
+// The step estimate's calibration (the workspace's performance section, docs/step-time.md).
+void TrainingPanel::addCalibrationRows(QFormLayout* form) {
   auto* heading = new QLabel(tr("<b>Step time calibration</b>"), this);
   heading->setToolTip(tr("How much of the chip's published peaks a real step achieves; the Step dock shows the "
                          "estimate these give"));
@@ -277,10 +300,6 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   });
   form->addRow(QString(), overlapTensor_);
 
-  setWhatsThis(tr("<b>Workload</b><br>What the memory and communication estimates assume: training with an "
-                  "optimizer, or serving with a KV cache."));
-  connect(document_, &ScenarioDocument::scenarioChanged, this, &TrainingPanel::syncFromScenario);
-  syncFromScenario();
 }
 
 void TrainingPanel::syncFromScenario() {

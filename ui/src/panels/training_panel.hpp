@@ -7,11 +7,18 @@
 
 #include <QWidget>
 
+#include <functional>
+
 class QCheckBox;
+class QFormLayout;
 class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
 class QSpinBox;
+
+namespace shardscope {
+struct Scenario;
+}
 
 namespace shardscope::ui {
 
@@ -35,6 +42,13 @@ public:
 
 private:
   void syncFromScenario();
+  // The rows of the form, in order: the training job, serving and HBM, the step calibration.
+  void addTrainingRows(QFormLayout* form);
+  void addServingRows(QFormLayout* form);
+  void addCalibrationRows(QFormLayout* form);
+  // One undoable edit of the workspace; `key` merges consecutive edits of one field.
+  void edit(const QString& text, const QString& key, const std::function<void(Scenario&)>& change);
+  QSpinBox* countSpin(int lo, int hi, const QString& tip);
 
   ScenarioDocument* document_;
   QComboBox* workload_;
