@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shardscope/cost/memory.hpp"
 
+#include "shardscope/models/layer_pattern.hpp"
+
 #include "shardscope/base/dtype.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/hardware/chips.hpp"
@@ -134,11 +136,11 @@ double kvCacheBytes(const ModelConfig& c, std::int64_t batch, std::int64_t conte
   // own inference and vLLM/SGLang do (not the decompressed per-head K and V of the naive HF code).
   const double perToken = c.usesMla() ? static_cast<double>(c.kv_lora_rank + c.qk_rope_head_dim)
                                       : 2.0 * ceilDiv(c.kv_heads, tensorDegree) * static_cast<double>(c.head_dim);
-  double tokens = 0;
-  for (std::int64_t layer = 0; layer < c.num_layers; ++layer) {
-    const std::int64_t kept = c.isSlidingLayer(layer) ? std::min(context, c.sliding_window) : context;
-    tokens += ceilDiv(kept, seqDegree);
-  }
+  // Sliding-window layers keep at most the window, the others the whole context.
+  const std::int64_t sliding = slidingLayerCount(c);
+  const double tokens =
+      static_cast<double>(sliding) * ceilDiv(sliding > 0 ? std::min(context, c.sliding_window) : 0, seqDegree) +
+      static_cast<double>(c.num_layers - sliding) * ceilDiv(context, seqDegree);
   return perToken * tokens * static_cast<double>(batch) * bytesPerElement;
 }
 

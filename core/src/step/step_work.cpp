@@ -13,6 +13,8 @@
 // activation) reads and writes activations at HBM speed.
 #include "step_internal.hpp"
 
+#include "shardscope/models/layer_pattern.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -136,22 +138,28 @@ Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture
   // split like the projections that make them.
   const double seq = static_cast<double>(o.seq_len);
   const auto* config = in.model->config ? &*in.model->config : nullptr;
-  for (std::int64_t layer = 0; layer < arch.layers; ++layer) {
-    const double window = config && config->isSlidingLayer(layer) ? static_cast<double>(config->sliding_window) : 0.0;
+  // Sliding-window layers and full-attention layers, each kind priced once and counted (the
+  // pattern is periodic: no loop over what may be billions of layers).
+  const std::int64_t slidingLayers = config ? std::min(slidingLayerCount(*config), arch.layers) : 0;
+  for (const auto& [window, layers] :
+       {std::pair{config ? static_cast<double>(config->sliding_window) : 0.0, slidingLayers},
+        std::pair{0.0, arch.layers - slidingLayers}}) {
+    if (layers <= 0) continue;
+    const double count = static_cast<double>(layers);
     const double perToken = 2 * keysPerQuery(seq, window) * (arch.q_dim + arch.v_dim);
     const double flops = perToken * tokens / w.attention_split;
     // Flash attention reads Q, K, V and writes O once per layer.
     const double bytes = tokens * 2 * (arch.q_dim + arch.v_dim) * ab / w.attention_split;
-    w.fwd_flops += flops;
-    w.fwd_hbm += bytes;
-    w.fwd_compute_s += flops * roof.compute;
-    w.fwd_roofline_s += roof.time(flops, bytes);
+    w.fwd_flops += count * flops;
+    w.fwd_hbm += count * bytes;
+    w.fwd_compute_s += count * flops * roof.compute;
+    w.fwd_roofline_s += count * roof.time(flops, bytes);
     const double again = traits.rerun_attention ? 1.0 : 0.0;
-    w.bwd_flops += (2 + again) * flops;
-    w.bwd_hbm += (2 + again) * bytes;
-    w.bwd_compute_s += (2 + again) * flops * roof.compute;
-    w.bwd_roofline_s += (2 + again) * roof.time(flops, bytes);
-    w.model_flops_step += 3 * perToken * stepTokens;
+    w.bwd_flops += count * (2 + again) * flops;
+    w.bwd_hbm += count * (2 + again) * bytes;
+    w.bwd_compute_s += count * (2 + again) * flops * roof.compute;
+    w.bwd_roofline_s += count * (2 + again) * roof.time(flops, bytes);
+    w.model_flops_step += count * 3 * perToken * stepTokens;
   }
 
   // Elementwise work per token and layer, forward (elements read and written): two norms (read and

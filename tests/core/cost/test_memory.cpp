@@ -4,6 +4,7 @@
 #include "shardscope/base/errors.hpp"
 #include "shardscope/analysis/engine_options.hpp"
 #include "shardscope/cost/memory.hpp"
+#include "shardscope/models/layer_pattern.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
 #include <catch2/catch.hpp>
@@ -138,6 +139,19 @@ TEST_CASE("KV cache by hand: GQA, tensor split, MLA latent, sliding windows", "[
   // 23 sliding layers keep 4096 tokens, 23 global keep 8192; 2 * 16 * 128 * 2 bytes = 8192 per token-layer
   CHECK(kvCacheBytes(gemma, 1, 8192, 2) == (23.0 * 4096 + 23.0 * 8192) * 8192);
   CHECK(kvCacheBytes(gemma, 1, 1000, 2) == 46.0 * 1000 * 8192); // below the window every layer keeps all
+  // The count comes from the pattern, not a loop over layers: every second layer of 46 is global.
+  CHECK(slidingLayerCount(gemma) == 23);
+  ModelConfig odd = gemma;
+  odd.num_layers = 47; // layers 2, 4, ..., 46 are global: 23 of them, 24 sliding
+  CHECK(slidingLayerCount(odd) == 24);
+  odd.sliding_window_pattern = 0; // no pattern: every layer slides
+  CHECK(slidingLayerCount(odd) == 47);
+  odd.num_layers = std::int64_t{1} << 31; // a declared 2^31 layers costs nothing to count
+  odd.sliding_window_pattern = 6;
+  CHECK(slidingLayerCount(odd) == (std::int64_t{1} << 31) - (std::int64_t{1} << 31) / 6);
+  CHECK(kvCacheBytes(odd, 1, 8192, 2) == (static_cast<double>(slidingLayerCount(odd)) * 4096 +
+                                          static_cast<double>((std::int64_t{1} << 31) / 6) * 8192) *
+                                             8192);
 }
 
 TEST_CASE("serving: weights plus KV cache per device, fullest device found", "[memory]") {
