@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <memory>
 #include <ostream>
+#include <cstdint>
 #include <sstream>
 
 namespace shardscope::cli {
@@ -42,7 +43,8 @@ void printRenderUsage(std::ostream& out) {
     out << "  " << kind.name << std::string(10 - std::min<std::size_t>(std::string_view(kind.name).size(), 9), ' ')
         << kind.summary << " (" << kind.size.width() << "x" << kind.size.height() << ")\n";
   out << "  --param PATH   with shards (required) or physical: that parameter's shards\n"
-         "  --size WxH     the image size, 16 to 16384 pixels a side (default: the view's, above)\n"
+         "  --size WxH     the image size, 16 to 16384 pixels a side and at most 64 megapixels\n"
+         "                 (8192x8192: a 256 MB image) (default: the view's, above)\n"
          "  --at F         the physical view at fraction F (0 to 1) of the played training step: chips\n"
          "                 filling as they compute, chunks on the rings of the running collectives\n"
          "  --animate      the played step as numbered frames in the directory --out names\n"
@@ -72,7 +74,10 @@ int parseFrames(const std::string& text) {
   return frames;
 }
 
-// "1200x800" within 16..16384 a side.
+// "1200x800" within 16..16384 a side and at most kMaxPixels in all: a 16384 x 16384 PNG took
+// 13.8 s and 1.1 GB, the image alone 1 GB.
+constexpr std::int64_t kMaxPixels = std::int64_t{8192} * 8192;
+
 QSize parseSize(const std::string& text) {
   int width = 0, height = 0;
   char x = 0;
@@ -80,6 +85,9 @@ QSize parseSize(const std::string& text) {
   if (!(in >> width >> x >> height) || x != 'x' || !in.eof() || width < 16 || height < 16 || width > 16384 ||
       height > 16384)
     throw UsageError("--size must be WxH between 16 and 16384, got '" + text + "'");
+  if (std::int64_t{width} * height > kMaxPixels)
+    throw UsageError("--size " + text + " is " + std::to_string(std::int64_t{width} * height / 1'000'000) +
+                     " megapixels; at most 64 (" + std::to_string(kMaxPixels) + " pixels, e.g. 8192x8192)");
   return {width, height};
 }
 

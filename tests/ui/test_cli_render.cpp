@@ -97,3 +97,24 @@ TEST_CASE("shardscope-cli render --view shards draws one parameter's blocks", "[
   CHECK(unknown.code == 1);
   CHECK(unknown.err.contains("no parameter named 'no.such.weight'"));
 }
+
+TEST_CASE("render keeps to the view's pixels: a long pipeline aggregates, a huge image is refused", "[ui][render]") {
+  shardscope::ui::test::app();
+  QTemporaryDir dir;
+  // GPipe with 16384 micro-batches on 4 ranks: 131,072 tasks in a 1400-pixel-wide timeline. Drawn
+  // one by one they made an SVG of about 80 MB (317 MB at 65536); a pixel column holds one now.
+  QFile workspace(dir.filePath("gpipe.json"));
+  REQUIRE(workspace.open(QIODevice::WriteOnly));
+  workspace.write(R"({"topology": {"chip": "h100", "shape": [4, 8]}, "model": {"preset": "llama-3.1-8b"},
+                      "mesh": {"axes": [{"name": "pp", "ici": 4}, {"name": "tp", "ici": 8}]},
+                      "pipeline": {"axis": "pp", "schedule": "GPipe", "microbatches": 16384}})");
+  workspace.close();
+  const QString svg = dir.filePath("pipeline.svg");
+  REQUIRE(cli({"render", "--view", "pipeline", "--out", svg, workspace.fileName()}).code == 0);
+  CHECK(QFile(svg).size() < 8'000'000);
+
+  const Run huge = cli({"render", "--view", "logical", "--size", "16384x16384", "--out", dir.filePath("h.png")});
+  CHECK(huge.code == 2);
+  CHECK(huge.err.contains("--size 16384x16384 is 268 megapixels; at most 64"));
+  CHECK(cli({"render", "--view", "logical", "--size", "8192x16", "--out", dir.filePath("w.png")}).code == 0);
+}

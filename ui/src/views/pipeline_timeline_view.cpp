@@ -358,19 +358,27 @@ void PipelineTimelineView::paintTimeline(QPainter& painter, const Geometry& g) c
   small.setPixelSize(static_cast<int>(std::clamp(g.rowHeight * 0.5, 8.0, 12.0)));
   painter.setFont(small);
   const QFontMetricsF fm(small);
+  // Tasks narrower than a pixel (GPipe with M = 65536 is half a million of them) are drawn once
+  // per pixel column and rank: the first task to reach a column paints it, the others in it are
+  // skipped, so the work and an SVG's size follow the view's width, not the schedule's length.
+  std::vector<double> paintedTo(p.ranks.size(), -1.0); // per rank: the right edge already painted
   for (std::size_t i = 0; i < tl.events.size(); ++i) {
     const auto& ev = tl.events[i];
     if (ev.rank < 0 || static_cast<std::size_t>(ev.rank) >= p.ranks.size()) continue;
     const auto& stages = p.ranks[static_cast<std::size_t>(ev.rank)].stages;
     const QRectF box = eventRectIn(g, static_cast<int>(i));
+    double& painted = paintedTo[static_cast<std::size_t>(ev.rank)];
     double t = ev.start;
     for (const auto& m : tl.members(ev)) {
       const QRectF r(xOf(g, t), box.top(), std::max(1.0, m.latency * g.timeScale), box.height());
       t += m.latency;
+      if (r.width() < 3 && r.right() <= painted + 0.5) continue; // its pixel column is painted
+      painted = std::max(painted, r.right());
       const auto chunk = std::find(stages.begin(), stages.end(), m.stage) - stages.begin();
       QColor fill = typeColor(m.type);
       if (chunk > 0) fill = fill.lighter(static_cast<int>(100 + std::min<std::ptrdiff_t>(chunk, 3) * 40));
       painter.fillRect(r, fill);
+      if (r.width() < 3) continue; // no separator or number on a sliver
       painter.setPen(QPen(pal.color(QPalette::Base), 1));
       painter.drawLine(QPointF(r.right(), r.top()), QPointF(r.right(), r.bottom()));
       const QString full = QStringLiteral("%1%2").arg(typeLetter(m.type)).arg(m.microbatch);
@@ -484,12 +492,32 @@ void PipelineTimelineView::paintMemory(QPainter& painter, const Geometry& g) con
     const double base = r.static_bytes();
     double lastY = yOf(base + r.activation_profile.front().activation_bytes);
     path.moveTo(xOf(g, 0), lastY);
+    // Steps within one pixel column collapse to the column's lowest and highest level (a schedule
+    // of 65536 micro-batches has 131072 steps per rank; the peaks must still show).
+    double column = -1, low = 0, high = 0;
+    auto flush = [&] {
+      if (column < 0) return;
+      path.lineTo(column, low);
+      path.lineTo(column, high);
+      path.lineTo(column, lastY);
+    };
     for (const auto& step : r.activation_profile) {
       const double x = xOf(g, step.time);
+      const double y = yOf(base + step.activation_bytes);
+      if (column >= 0 && std::floor(x) == std::floor(column)) {
+        low = std::min(low, y);
+        high = std::max(high, y);
+        lastY = y;
+        continue;
+      }
+      flush();
       path.lineTo(x, lastY);
-      lastY = yOf(base + step.activation_bytes);
-      path.lineTo(x, lastY);
+      column = x;
+      low = std::min(lastY, y);
+      high = std::max(lastY, y);
+      lastY = y;
     }
+    flush();
     path.lineTo(xOf(g, p.makespan), lastY);
     QColor c = categoricalColor(r.rank);
     if (!thick && emphasised >= 0) c.setAlpha(150);
