@@ -120,8 +120,8 @@ void printTimeline(const PipelineAnalysis& p, std::size_t width, std::ostream& o
       std::copy(label.begin(), label.end(), row.begin() + static_cast<std::ptrdiff_t>(from));
     }
   }
-  out << "timeline (one column = " << numberText(quantum / static_cast<double>(charsPerCell)) << " " << pipelineTimeUnitName(p.time_unit)
-      << (p.time_unit == PipelineTimeUnit::Task ? " units" : "") << "):\n";
+  out << "timeline (one column = " << numberText(quantum / static_cast<double>(charsPerCell)) << " "
+      << pipelineTimeUnitName(p.time_unit) << (p.time_unit == PipelineTimeUnit::Task ? " units" : "") << "):\n";
   for (std::size_t r = 0; r < rows.size(); ++r) {
     std::string label(1, 'r');
     label += std::to_string(r);
@@ -152,8 +152,9 @@ void printTable(const Analysis& a, std::size_t width, std::ostream& out) {
   if (p.scheduled) {
     out << "\n";
     printTimeline(p, width, out);
-    out << "\nmakespan " << numberText(p.makespan) << " " << pipelineTimeUnitName(p.time_unit) << (p.time_unit == PipelineTimeUnit::Task ? " units" : "")
-        << ", bubble " << fixed(100 * p.bubble_overall, 1) << "% (mean over ranks)\n\n";
+    out << "\nmakespan " << numberText(p.makespan) << " " << pipelineTimeUnitName(p.time_unit)
+        << (p.time_unit == PipelineTimeUnit::Task ? " units" : "") << ", bubble " << fixed(100 * p.bubble_overall, 1)
+        << "% (mean over ranks)\n\n";
     TextTable t;
     t.header = {"rank", "stages", "layers", "busy", "bubble", "peak in-flight"};
     t.right_aligned = {true, false, true, true, true, true};

@@ -76,7 +76,6 @@ std::string fixed(double x, int digits) {
   return buf;
 }
 
-
 std::vector<std::string> cells(const std::string& rank, const LayoutRow& r) {
   return {rank,
           r.mesh,

@@ -59,7 +59,6 @@ std::int64_t positive(const std::string& flag, const std::string& text) {
   return positiveFlag(flag, text, std::int64_t{1} << 40);
 }
 
-
 std::string fixed(double x, int digits) {
   std::ostringstream o;
   o << std::fixed << std::setprecision(digits) << x;
@@ -69,7 +68,8 @@ std::string fixed(double x, int digits) {
 std::string percent(double part, double whole) { return whole > 0 ? fixed(100 * part / whole, 0) + "%" : "-"; }
 
 std::string sourced(const SourcedValue& v, bool asSeconds = false) {
-  return (asSeconds ? formatSeconds(v.value) : fixed(v.value, 2)) + " (" + std::string(figureSourceName(v.source)) + ")";
+  return (asSeconds ? formatSeconds(v.value) : fixed(v.value, 2)) + " (" + std::string(figureSourceName(v.source)) +
+         ")";
 }
 
 void printStep(const Analysis& a, std::ostream& out) {
@@ -96,11 +96,11 @@ void printStep(const Analysis& a, std::ostream& out) {
     // What each piece holds that the model prices on its own (docs/step-time.md).
     const std::string padding = s.padding_s > 0 ? " (incl. tile padding " + formatSeconds(s.padding_s) + ")" : "";
     const std::string name = g.kind == StepPart::Compute ? "compute" + padding
-                             : g.kind == StepPart::Hbm   ? "HBM-bound (incl. optimizer " + formatSeconds(s.optimizer_s) +
-                                                     ", elementwise " + formatSeconds(s.elementwise_s) + ")"
+                             : g.kind == StepPart::Hbm ? "HBM-bound (incl. optimizer " + formatSeconds(s.optimizer_s) +
+                                                             ", elementwise " + formatSeconds(s.elementwise_s) + ")"
                              : g.kind == StepPart::Bubble   ? std::string("pipeline bubble")
                              : g.kind == StepPart::Handover ? std::string("pipeline hand-overs")
-                                                    : "exposed comm: " + g.axis;
+                                                            : "exposed comm: " + g.axis;
     parts.rows.push_back({name, formatSeconds(g.seconds), percent(g.seconds, s.time_s)});
   }
   parts.rows.push_back({"total", formatSeconds(s.time_s), "100%"});

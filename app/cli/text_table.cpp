@@ -45,5 +45,4 @@ void TextTable::printCsv(std::ostream& out) const {
   for (const auto& r : rows) line(r);
 }
 
-
 } // namespace shardscope::cli

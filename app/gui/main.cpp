@@ -27,8 +27,8 @@ namespace {
 // The command line, declared once for both passes below.
 struct Options {
   QCommandLineOption screenshot{
-      "screenshot", "Render the main window (1600x1000, or --size) after the first analysis, write it to FILE and exit.",
-      "FILE"};
+      "screenshot",
+      "Render the main window (1600x1000, or --size) after the first analysis, write it to FILE and exit.", "FILE"};
   QCommandLineOption size{"size", "The window size for --screenshot, e.g. 1366x768 (a laptop screen).", "WxH",
                           "1600x1000"};
   QCommandLineOption startupTime{"startup-time",

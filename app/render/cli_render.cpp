@@ -98,8 +98,8 @@ int runRender(const Args& args, Streams io) {
     printRenderUsage(io.out);
     return 0;
   }
-  static constexpr Flag kFlags[] = {{"--view"}, {"--out"},     {"--param"},  {"--size"},
-                                     {"--at"},   {"--frames"}, {"--format"}, {"--animate", false}};
+  static constexpr Flag kFlags[] = {{"--view"}, {"--out"},    {"--param"},  {"--size"},
+                                    {"--at"},   {"--frames"}, {"--format"}, {"--animate", false}};
   const ParsedArgs opts = parseArgs(args, kFlags, 1, "workspace file");
   const bool animate = opts.has("--animate");
   const bool played = animate || opts.has("--at");

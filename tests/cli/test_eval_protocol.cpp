@@ -57,7 +57,8 @@ TEST_CASE("eval answers a line over the length limit without keeping it, then re
   const Json a = Json::parse(first);
   CHECK(a["ok"] == false);
   CHECK(a["error"]["type"] == "ValueError");
-  CHECK(a["error"]["message"] == "request line longer than the limit of 64000000 bytes; the rest of the line is skipped");
+  CHECK(a["error"]["message"] ==
+        "request line longer than the limit of 64000000 bytes; the rest of the line is skipped");
   CHECK(Json::parse(second)["error"]["message"].get<std::string>().rfind("unknown op 'no_such_op'", 0) == 0);
   // The library entry point refuses the same lines.
   CHECK(Json::parse(evalLine(std::string(kMaxEvalLineBytes + 1, ' ')))["error"]["message"] ==

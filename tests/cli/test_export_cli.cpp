@@ -22,8 +22,7 @@ using test::runCli;
 namespace {
 
 std::filesystem::path tempFile(const std::string& name) {
-  return std::filesystem::temp_directory_path() /
-         ("shardscope-export-" + std::to_string(::getpid()) + "-" + name);
+  return std::filesystem::temp_directory_path() / ("shardscope-export-" + std::to_string(::getpid()) + "-" + name);
 }
 
 // Runs python3 on `script` with `file` as its argument; the exit status.

@@ -52,8 +52,8 @@ TEST_CASE("every JSON key the commands write appears in docs/", "[cli][docs]") {
   commands.push_back({"step", "--format", "json"});
   commands.push_back({"comm", "--format", "json", "--bytes", "1e9"});
   commands.push_back({"search", "--format", "json", "--top", "3", "--no-orders"});
-  commands.push_back({"pipeline", (examples / "llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json").string(),
-                      "--format", "json"});
+  commands.push_back(
+      {"pipeline", (examples / "llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json").string(), "--format", "json"});
   commands.push_back({"validate", "--format", "json"});
   commands.push_back({"lesson", "fsdp", "--format", "json"});
   std::set<std::string> keys;
@@ -67,7 +67,8 @@ TEST_CASE("every JSON key the commands write appears in docs/", "[cli][docs]") {
   const std::string docs = allDocs();
   std::vector<std::string> missing;
   for (const auto& key : keys) {
-    const std::regex word("(^|[^A-Za-z0-9_])" + std::regex_replace(key, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+    const std::regex word("(^|[^A-Za-z0-9_])" +
+                          std::regex_replace(key, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
                           "($|[^A-Za-z0-9_])");
     if (!std::regex_search(docs, word)) missing.push_back(key);
   }

@@ -103,12 +103,14 @@ TEST_CASE("search refuses a wrong command line with exit 2 and bad input with ex
       {{"search", ws, "--axes", "pp"}, 1, "ValueError: search: axis 'pp' is not one the rule presets know"},
       {{"search", ws, "--axes", "dp,tp", "--max", "dp=2,tp=2"}, 1, "no way to split 16 devices"},
       // A limit on an axis the search does not split over would be ignored without a word.
-      {{"search", ws, "--axes", "dp,fsdp", "--max", "tp=8"}, 1,
+      {{"search", ws, "--axes", "dp,fsdp", "--max", "tp=8"},
+       1,
        "search: max limits axis 'tp', which is not searched over (axes: dp, fsdp)"},
       {{"search", ws, "--axes", "dp,fsdp", "--max", "zz=8"}, 1, "max limits axis 'zz', which is not searched over"},
       {{"search", "/no/such/workspace.json"}, 1, "shardscope-cli search: "},
       // A pipeline would be dropped without a word and its rows compared at other tokens per step.
-      {{"search", SHARDSCOPE_SOURCE_DIR "/resources/scenarios/llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json"}, 1,
+      {{"search", SHARDSCOPE_SOURCE_DIR "/resources/scenarios/llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json"},
+       1,
        "search: the workspace runs a pipeline over 'pp'"},
   };
   for (const auto& c : cases) {

@@ -93,7 +93,8 @@ TEST_CASE("a MaxText config opens as an untitled workspace, by File > Open and b
 
   // Dropped on the window: accepted and opened after the drop returns.
   QMimeData mime;
-  mime.setUrls({QUrl::fromLocalFile(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/resources/scenarios/gpt2-h100-2-hosts.shardscope.json"))});
+  mime.setUrls({QUrl::fromLocalFile(
+      QStringLiteral(SHARDSCOPE_SOURCE_DIR "/resources/scenarios/gpt2-h100-2-hosts.shardscope.json"))});
   QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QApplication::sendEvent(&window, &enter);
   CHECK(enter.isAccepted());

@@ -70,8 +70,7 @@ TEST_CASE("the logical view draws sub-4-pixel cells as one image and keeps each 
   CHECK(QFileInfo(svg).size() < 400'000);
 }
 
-TEST_CASE("a pod's facets are drawn as framed blocks labelled with their coordinates and device ids",
-          "[ui][logical]") {
+TEST_CASE("a pod's facets are drawn as framed blocks labelled with their coordinates and device ids", "[ui][logical]") {
   test::app();
   ViewSelection selection;
   LogicalGridView view(&selection);

@@ -220,9 +220,9 @@ TEST_CASE("a pipeline plays rank by rank: the first task fills only rank 0's chi
   MainWindow window;
   window.show();
   QString error;
-  REQUIRE(window.openFile(QStringLiteral(SHARDSCOPE_SOURCE_DIR
-                                         "/resources/scenarios/llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json"),
-                          &error));
+  REQUIRE(window.openFile(
+      QStringLiteral(SHARDSCOPE_SOURCE_DIR "/resources/scenarios/llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json"),
+      &error));
   REQUIRE(window.waitForAnalysis(60000));
   const auto analysis = window.runner()->lastValid();
   REQUIRE(analysis->pipeline);
@@ -247,15 +247,16 @@ TEST_CASE("a pipeline plays rank by rank: the first task fills only rank 0's chi
   REQUIRE(pitch > 8);
   // Below the chip's middle: filled on rank 0 (compute colour), idle dark grey on rank 3.
   CHECK(colourDistance(image.pixelColor((a + QPointF(-0.2 * pitch, 0.25 * pitch)).toPoint()), computeColor()) < 40);
-  CHECK(colourDistance(image.pixelColor((b + QPointF(-0.2 * pitch, 0.25 * pitch)).toPoint()), QColor(150, 153, 160)) < 40);
+  CHECK(colourDistance(image.pixelColor((b + QPointF(-0.2 * pitch, 0.25 * pitch)).toPoint()), QColor(150, 153, 160)) <
+        40);
 }
 
 TEST_CASE("a 2-D torus all-gather runs on the rings of both dimensions, chunks where the hop count puts them",
           "[ui][play]") {
   test::app();
   // v4 4x4x4, mesh tp 4 x fsdp 16: tp takes z, each fsdp group takes x and y whole with their
-  // wraparound (one panel of the view), and the cost form gathers over both at once. Each line of 4 chips along either dimension is a closed
-  // ring of 3 hand-overs: at (1 + 1/4) / 3 of the gather every chunk is a quarter of the way from
+  // wraparound (one panel of the view), and the cost form gathers over both at once. Each line of 4 chips along either
+  // dimension is a closed ring of 3 hand-overs: at (1 + 1/4) / 3 of the gather every chunk is a quarter of the way from
   // a chip to its neighbour along that line.
   Scenario scenario = defaultScenario();
   scenario.topology = parseTopology("v4:4x4x4");

@@ -577,9 +577,9 @@ bool MainWindow::openFile(const QString& path, QString* error) {
   if (ScenarioDocument::isMaxTextConfig(path)) {
     // Imported: an untitled workspace (Save asks where); the status bar says what was read.
     settings.setLastDirectory(QFileInfo(path).absolutePath());
-    statusBar()->showMessage(tr("Imported the MaxText config %1: %2")
-                                 .arg(QFileInfo(path).fileName(), document_->importNotes().join("; ")),
-                             12000);
+    statusBar()->showMessage(
+        tr("Imported the MaxText config %1: %2").arg(QFileInfo(path).fileName(), document_->importNotes().join("; ")),
+        12000);
   } else if (isBundledExample(path)) {
     // The shipped examples open as untitled copies: Save asks where, nothing overwrites them.
     document_->detachFromFile();

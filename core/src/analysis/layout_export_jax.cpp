@@ -93,8 +93,8 @@ std::string exportJaxCode(const Scenario& scenario, const Analysis& a) {
        << "def make_mesh(devices=None):\n"
        << "    devices = jax.devices() if devices is None else devices\n"
        << "    grid = mesh_utils.create_device_mesh(\n"
-       << "        MESH_SHAPE, devices, contiguous_submeshes=" << (scenario.mesh.contiguous_submeshes ? "True" : "False")
-       << ", allow_split_physical_axes=" << split << ")\n"
+       << "        MESH_SHAPE, devices, contiguous_submeshes="
+       << (scenario.mesh.contiguous_submeshes ? "True" : "False") << ", allow_split_physical_axes=" << split << ")\n"
        << "    return Mesh(grid, AXIS_NAMES)\n\n";
   }
 

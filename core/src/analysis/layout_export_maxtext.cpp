@@ -21,8 +21,8 @@ namespace shardscope {
 namespace {
 
 struct MaxTextAxis {
-  std::string_view axis;     // the name in mesh_axes
-  std::string_view key;      // the middle of ici_<key>_parallelism / dcn_<key>_parallelism
+  std::string_view axis; // the name in mesh_axes
+  std::string_view key;  // the middle of ici_<key>_parallelism / dcn_<key>_parallelism
 };
 
 // base.yml's mesh_axes, in its order, with the parallelism key of each.
@@ -79,8 +79,8 @@ std::string maxTextRemat(Recompute r, std::vector<std::string>& notes) {
 
 // The preset's logical rules in MaxText's logical names, when the workspace uses a built-in
 // preset (its own path rules have no logical-name form).
-std::vector<std::pair<std::string, std::vector<std::string>>> presetLogicalRules(const std::string& preset,
-                                                                                  const std::vector<std::string>& batch) {
+std::vector<std::pair<std::string, std::vector<std::string>>>
+presetLogicalRules(const std::string& preset, const std::vector<std::string>& batch) {
   std::vector<std::string> embed, model, experts;
   if (preset == "fsdp" || preset == "fsdp-tp" || preset == "ep") embed = {"fsdp", "context"};
   if (preset == "sp") embed = {"context"};
@@ -157,17 +157,17 @@ MaxTextExport exportMaxTextOverrides(const Scenario& scenario, const Analysis& a
 
   const auto devices = static_cast<double>(a.mesh.devices.size());
   const auto& t = scenario.training;
-  const std::int64_t accumulation = scenario.pipeline && scenario.pipeline->microbatches
-                                        ? *scenario.pipeline->microbatches
-                                        : t.microbatches;
+  const std::int64_t accumulation =
+      scenario.pipeline && scenario.pipeline->microbatches ? *scenario.pipeline->microbatches : t.microbatches;
   if (devices > 0) {
     const double perDevice = static_cast<double>(t.micro_batch) / devices;
     y << "per_device_batch_size: " << number(perDevice) << "  # " << t.micro_batch << " sequences per micro-batch / "
       << a.mesh.devices.size() << " devices\n";
     if (static_cast<std::int64_t>(devices * perDevice) != t.micro_batch)
       out.notes.push_back("per_device_batch_size: MaxText truncates devices x per_device_batch_size to an integer; "
-                          "it gives " + std::to_string(static_cast<std::int64_t>(devices * perDevice)) +
-                          " sequences, not " + std::to_string(t.micro_batch));
+                          "it gives " +
+                          std::to_string(static_cast<std::int64_t>(devices * perDevice)) + " sequences, not " +
+                          std::to_string(t.micro_batch));
   }
   y << "gradient_accumulation_steps: " << accumulation << "\n"
     << "max_target_length: " << t.seq_len << "\n"

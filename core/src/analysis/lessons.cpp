@@ -90,8 +90,7 @@ Lesson lessonFromJson(const Json& root, const std::string& name, const std::stri
   const JsonField f = fileFields(root, source, "lesson");
   f.toObject();
   f.checkKeys({"format", "title", "summary", "order", "start", "steps"});
-  if (f["format"].toString() != "shardscope-lesson")
-    f["format"].fail("must be \"shardscope-lesson\"");
+  if (f["format"].toString() != "shardscope-lesson") f["format"].fail("must be \"shardscope-lesson\"");
   Lesson lesson;
   lesson.name = name;
   lesson.title = f["title"].toNonEmptyString();
@@ -161,19 +160,29 @@ std::optional<double> lessonFigureValue(const Analysis& a, const LessonWatch& wa
   const DeviceMemory* fullest =
       m.argmax >= 0 && static_cast<std::size_t>(m.argmax) < m.per_device.size() ? &m.per_device[m.argmax] : nullptr;
   switch (watch.figure) {
-  case LessonFigure::MemoryMax: return fullest ? std::optional<double>(m.max_bytes) : std::nullopt;
-  case LessonFigure::MemoryParams: return fullest ? std::optional<double>(fullest->params) : std::nullopt;
-  case LessonFigure::MemoryGrads: return fullest ? std::optional<double>(fullest->grads) : std::nullopt;
-  case LessonFigure::MemoryOptimizer: return fullest ? std::optional<double>(fullest->optimizer) : std::nullopt;
-  case LessonFigure::MemoryActivations: return fullest ? std::optional<double>(fullest->activations) : std::nullopt;
-  default: break;
+  case LessonFigure::MemoryMax:
+    return fullest ? std::optional<double>(m.max_bytes) : std::nullopt;
+  case LessonFigure::MemoryParams:
+    return fullest ? std::optional<double>(fullest->params) : std::nullopt;
+  case LessonFigure::MemoryGrads:
+    return fullest ? std::optional<double>(fullest->grads) : std::nullopt;
+  case LessonFigure::MemoryOptimizer:
+    return fullest ? std::optional<double>(fullest->optimizer) : std::nullopt;
+  case LessonFigure::MemoryActivations:
+    return fullest ? std::optional<double>(fullest->activations) : std::nullopt;
+  default:
+    break;
   }
   if (!a.step.estimated) return std::nullopt;
   switch (watch.figure) {
-  case LessonFigure::StepTime: return a.step.time_s;
-  case LessonFigure::Mfu: return a.step.mfu;
-  case LessonFigure::Compute: return a.step.compute_s;
-  case LessonFigure::ExposedComm: return a.step.exposed_comm_s;
+  case LessonFigure::StepTime:
+    return a.step.time_s;
+  case LessonFigure::Mfu:
+    return a.step.mfu;
+  case LessonFigure::Compute:
+    return a.step.compute_s;
+  case LessonFigure::ExposedComm:
+    return a.step.exposed_comm_s;
   case LessonFigure::Bubble: {
     double bubble = 0;
     for (const auto& segment : a.step.segments)
@@ -184,7 +193,8 @@ std::optional<double> lessonFigureValue(const Analysis& a, const LessonWatch& wa
     for (const auto& axis : a.step.per_axis)
       if (axis.axis == watch.axis) return axis.seconds;
     return 0.0; // an axis the mesh lacks (or of size 1) carries nothing
-  default: return std::nullopt;
+  default:
+    return std::nullopt;
   }
 }
 

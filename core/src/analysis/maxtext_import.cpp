@@ -85,7 +85,8 @@ std::vector<std::string> stringList(const Json& value, const std::string& key) {
   std::vector<std::string> out;
   if (!value.is_array()) throwValueError("MaxText key '" + key + "' must be a list of names, not " + dumpJson(value));
   for (const Json& v : value) {
-    if (!v.is_string()) throwValueError("MaxText key '" + key + "' must be a list of names; " + dumpJson(v) + " is not");
+    if (!v.is_string())
+      throwValueError("MaxText key '" + key + "' must be a list of names; " + dumpJson(v) + " is not");
     out.push_back(v.get<std::string>());
   }
   return out;

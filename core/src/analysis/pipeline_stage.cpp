@@ -391,7 +391,8 @@ void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step, std::vector
   step.timeline = pipelineStepSpans(p, handover, step.optimizer_s);
   step.tokens_per_s *= spmd / time;
   step.mfu *= spmd / time;
-  if (bubble > step.compute_s && bubble > step.hbm_s && bubble > step.exposed_comm_s) step.bound_by = {StepPart::Bubble, ""};
+  if (bubble > step.compute_s && bubble > step.hbm_s && bubble > step.exposed_comm_s)
+    step.bound_by = {StepPart::Bubble, ""};
 
   // The engine's sentence priced the layout without the pipeline; keep only what bounds a stage.
   std::string inside;

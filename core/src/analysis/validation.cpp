@@ -32,9 +32,27 @@ constexpr AxisName kAxes[] = {{"pipeline", "pp"}, {"data", "dp"},   {"fsdp", "fs
                               {"sequence", "sp"}, {"expert", "ep"}, {"tensor", "tp"}};
 
 ValidationRun readRun(const JsonField& r, const std::string& source, const std::string& citation) {
-  r.checkKeys({"id", "row", "framework", "model", "parallel_block", "hardware", "parallelism", "global_batch",
-               "micro_batch", "per_device_batch", "seq_len", "recompute", "sequence_parallel", "distributed_optimizer",
-               "precision", "optimizer", "measured", "attention_flops", "flops_counted", "attention", "notes"});
+  r.checkKeys({"id",
+               "row",
+               "framework",
+               "model",
+               "parallel_block",
+               "hardware",
+               "parallelism",
+               "global_batch",
+               "micro_batch",
+               "per_device_batch",
+               "seq_len",
+               "recompute",
+               "sequence_parallel",
+               "distributed_optimizer",
+               "precision",
+               "optimizer",
+               "measured",
+               "attention_flops",
+               "flops_counted",
+               "attention",
+               "notes"});
   ValidationRun run;
   run.source = source;
   run.citation = citation;
@@ -70,7 +88,8 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
     run.flops_count_recompute = r["flops_counted"].toChoice({"model", "with_recompute"}) == 1;
     if (run.flops_count_recompute && run.recompute != "full")
       r["flops_counted"].fail("is 'with_recompute', which counts the whole forward pass again: it needs recompute "
-                              "'full', got '" + run.recompute + "'");
+                              "'full', got '" +
+                              run.recompute + "'");
   }
   const JsonField m = r["measured"];
   m.checkKeys(
@@ -85,9 +104,10 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
   run.tokens_per_s_per_device = m["tokens_per_s_per_device"].optionalNumber(kPositive);
   run.memory_gib = m["memory_gib"].optionalNumber(kPositive);
   const bool usableHfu = run.hfu && run.flops_count_recompute;
-  if (!run.step_time_s && !run.mfu && !usableHfu && !run.tflops_per_device && !run.tokens_per_s && !run.tokens_per_s_per_device &&
-      !run.memory_gib)
-    m.fail("states no measured figure (step_time_s, mfu, tflops_per_device, tokens_per_s, memory_gib; hfu with flops_counted with_recompute)");
+  if (!run.step_time_s && !run.mfu && !usableHfu && !run.tflops_per_device && !run.tokens_per_s &&
+      !run.tokens_per_s_per_device && !run.memory_gib)
+    m.fail("states no measured figure (step_time_s, mfu, tflops_per_device, tokens_per_s, memory_gib; hfu with "
+           "flops_counted with_recompute)");
   return run;
 }
 

@@ -167,8 +167,7 @@ Scenario axisReportScenario(const Json& request) {
     const auto names = mesh["axis_names"].toStrings();
     const auto sizes = mesh["axis_sizes"].toInts();
     if (names.size() != sizes.size()) throwValueError("field 'mesh': axis_names and axis_sizes differ in length");
-    for (std::size_t i = 0; i < names.size(); ++i)
-      text += (i ? "," : "") + names[i] + ":" + std::to_string(sizes[i]);
+    for (std::size_t i = 0; i < names.size(); ++i) text += (i ? "," : "") + names[i] + ":" + std::to_string(sizes[i]);
   } else {
     throwValueError("field 'mesh' must be a string like \"fsdp:-1,tp:4\" or an object with axis_names and axis_sizes");
   }
@@ -178,8 +177,8 @@ Scenario axisReportScenario(const Json& request) {
 
 Json evalAxisReport(const Json& request, EvalContext& context) {
   const Scenario scenario = axisReportScenario(request);
-  const auto g = request.contains("scenario") ? cachedLinkGraph(scenario.topology, linkParamsOf(scenario))
-                                              : graphFor(request);
+  const auto g =
+      request.contains("scenario") ? cachedLinkGraph(scenario.topology, linkParamsOf(scenario)) : graphFor(request);
   const std::int64_t deviceCount = static_cast<std::int64_t>(g->devices().size());
   Analysis placed;
   if (auto it = request.find("mesh_grid"); it != request.end() && !it->is_null()) {

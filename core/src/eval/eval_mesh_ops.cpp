@@ -88,10 +88,10 @@ Json opCreateHybridDeviceMesh(const Json& request, EvalContext&) {
 }
 
 Json opMakeMesh(const Json& request, EvalContext& context) {
-  warnUnknownFields(request,
-                    {"op", "axis_sizes", "axis_sizes_repr", "axis_names", "axis_types", "devices", "device_kind",
-                     "platform"},
-                    "make_mesh", context.warnings);
+  warnUnknownFields(
+      request,
+      {"op", "axis_sizes", "axis_sizes_repr", "axis_names", "axis_types", "devices", "device_kind", "platform"},
+      "make_mesh", context.warnings);
   const DeviceList devices = parseDevices(request);
   const PyValue raw = rawShape(request, "axis_sizes");
   const auto names = stringList(requireField(request, "axis_names"), "axis_names");

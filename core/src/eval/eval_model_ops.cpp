@@ -9,6 +9,7 @@
 #include "shardscope/models/model_loaders.hpp"
 
 #include <array>
+#include <limits>
 #include <utility>
 
 namespace shardscope::eval {
@@ -29,8 +30,11 @@ Model requestModel(const Json& request) {
 
 constexpr NumberRange kAmount{0, 1e30}; // element and byte counts
 
+// Batch, sequence and degree counts: at most 2^40 (the workspace's bound), so that sums and
+// products of them stay far from int64's end (2^63 - 1 sequences once overflowed into "must not
+// be negative").
 std::int64_t intOr(const Json& request, const char* name, std::int64_t fallback) {
-  return fields(request)[name].intOr(fallback);
+  return fields(request)[name].intOr(fallback, {std::numeric_limits<std::int64_t>::min(), std::int64_t{1} << 40});
 }
 
 template <class E, std::size_t N>
@@ -74,11 +78,32 @@ Json opModelParams(const Json& request, EvalContext& context) {
 
 Json opMemoryEstimate(const Json& request, EvalContext& context) {
   refuseUnknownFields(request,
-                      {"op", "preset", "hf_config", "model", "name", "devices", "device_count", "param_dtype",
-                       "workload", "optimizer", "recompute", "master_weights_fp32", "grad_bytes_per_element",
-                       "micro_batch", "seq_len", "attention", "batch_degree", "seq_degree", "tensor_degree",
-                       "sequence_parallel", "include_output_layer", "serve_batch", "context_len", "kv_dtype",
-                       "device_kind", "hbm_bytes"},
+                      {"op",
+                       "preset",
+                       "hf_config",
+                       "model",
+                       "name",
+                       "devices",
+                       "device_count",
+                       "param_dtype",
+                       "workload",
+                       "optimizer",
+                       "recompute",
+                       "master_weights_fp32",
+                       "grad_bytes_per_element",
+                       "micro_batch",
+                       "seq_len",
+                       "attention",
+                       "batch_degree",
+                       "seq_degree",
+                       "tensor_degree",
+                       "sequence_parallel",
+                       "include_output_layer",
+                       "serve_batch",
+                       "context_len",
+                       "kv_dtype",
+                       "device_kind",
+                       "hbm_bytes"},
                       "memory_estimate");
   const Model model = requestModel(request);
   std::vector<DeviceParamShards> devices;

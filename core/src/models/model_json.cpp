@@ -70,14 +70,14 @@ Param paramFromJson(const JsonField& params, std::size_t index, const std::optio
 }
 
 // ModelConfig <-> JSON, field by field (the names of the struct members).
-#define SHARDSCOPE_CONFIG_INT_FIELDS(X)                                                                                \
-  X(num_layers)                                                                                                        \
-  X(hidden)                                                                                                            \
-  X(heads)                                                                                                             \
-  X(kv_heads)                                                                                                          \
-  X(head_dim) X(ffn) X(vocab) X(max_positions) X(experts) X(experts_per_token) X(moe_ffn) X(shared_experts)            \
-      X(first_dense_layers) X(q_lora_rank) X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim)       \
-          X(sliding_window) X(sliding_window_pattern)
+// Kept as written: clang-format reflows this list differently on every run.
+// clang-format off
+#define SHARDSCOPE_CONFIG_INT_FIELDS(X)                                                                   \
+  X(num_layers) X(hidden) X(heads) X(kv_heads) X(head_dim) X(ffn) X(vocab) X(max_positions)             \
+  X(experts) X(experts_per_token) X(moe_ffn) X(shared_experts) X(first_dense_layers) X(q_lora_rank)     \
+  X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim) X(sliding_window)               \
+  X(sliding_window_pattern)
+// clang-format on
 
 // Sizes that must be positive when given (0 would mean "no heads" rather than "not known": leave
 // the field out instead); every other count may be 0.

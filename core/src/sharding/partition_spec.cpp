@@ -243,7 +243,8 @@ private:
   char parseHexByte() {
     int value = 0;
     for (int i = 0; i < 2; ++i) {
-      if (atEnd() || !std::isxdigit(static_cast<unsigned char>(s_[pos_]))) fail("\\x must be followed by two hex digits");
+      if (atEnd() || !std::isxdigit(static_cast<unsigned char>(s_[pos_])))
+        fail("\\x must be followed by two hex digits");
       const char h = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_++])));
       value = value * 16 + (h <= '9' ? h - '0' : h - 'a' + 10);
     }

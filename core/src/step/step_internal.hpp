@@ -134,10 +134,10 @@ void deriveCollectives(const StepInputs& in, const StepOptions& o, const Archite
 // first forward or the last backward (which also carry the once-per-step collectives).
 struct PassOverlap {
   std::vector<double> instance; // per bucket: seconds it runs in this pass (0 for Critical buckets)
-  double comm = 0;               // their sum
-  double window = 0;             // the pass' compute (roofline) seconds
-  double exposed = 0;            // what the compute does not hide: max(comm - window, first layer's share)
-  double first = 0;              // the first layer's share of the hideable traffic, never hidden
+  double comm = 0;              // their sum
+  double window = 0;            // the pass' compute (roofline) seconds
+  double exposed = 0;           // what the compute does not hide: max(comm - window, first layer's share)
+  double first = 0;             // the first layer's share of the hideable traffic, never hidden
 };
 PassOverlap passOverlap(const std::vector<Bucket>& buckets, const Work& work, std::int64_t microbatches,
                         std::int64_t layers, bool forward, bool special);

@@ -211,7 +211,8 @@ std::vector<std::vector<int>> collectiveRings(const Mesh& mesh, int axis, bool p
     for (std::int64_t i = 0; i < inner; ++i) {
       std::vector<int> group;
       group.reserve(static_cast<std::size_t>(size));
-      for (std::int64_t k = 0; k < size; ++k) group.push_back(cells[static_cast<std::size_t>((o * size + k) * inner + i)]);
+      for (std::int64_t k = 0; k < size; ++k)
+        group.push_back(cells[static_cast<std::size_t>((o * size + k) * inner + i)]);
       if (perDimension)
         appendDimensionLines(mesh, group, out);
       else

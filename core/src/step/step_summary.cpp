@@ -164,10 +164,13 @@ namespace shardscope {
 
 std::string boundText(const StepBound& bound) {
   switch (bound.part) {
-  case StepPart::Comm: return "comm:" + bound.axis;
+  case StepPart::Comm:
+    return "comm:" + bound.axis;
   case StepPart::Bubble:
-  case StepPart::Handover: return "pipeline";
-  default: return std::string(stepPartName(bound.part));
+  case StepPart::Handover:
+    return "pipeline";
+  default:
+    return std::string(stepPartName(bound.part));
   }
 }
 

@@ -163,7 +163,8 @@ TEST_CASE("the analyze eval op answers a workspace, and the mesh error for a bad
   CHECK(evalRequest(request)["error"]["message"] == "mesh.axes[0].ici must be an integer, got \"two\"");
 
   // A misspelt option is refused, not ignored.
-  const Json typo = evalRequest({{"op", "analyze"}, {"scenario", scenarioToJson(defaultScenario())}, {"perdevice", true}});
+  const Json typo =
+      evalRequest({{"op", "analyze"}, {"scenario", scenarioToJson(defaultScenario())}, {"perdevice", true}});
   CHECK(typo["ok"] == false);
   CHECK(typo["error"]["message"] == "analyze: unknown field 'perdevice' (known: op, scenario, per_device)");
 }

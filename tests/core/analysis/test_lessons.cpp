@@ -79,7 +79,8 @@ TEST_CASE("a lesson step's merge patch: objects merge, null removes, the mesh fo
 }
 
 TEST_CASE("a bad lesson file gets one error naming the file and key", "[lessons]") {
-  const auto file = std::filesystem::temp_directory_path() / ("shardscope-lesson-" + std::to_string(::getpid()) + ".json");
+  const auto file =
+      std::filesystem::temp_directory_path() / ("shardscope-lesson-" + std::to_string(::getpid()) + ".json");
   std::ofstream(file) << R"({"format": "shardscope-lesson", "title": "x",
     "steps": [{"title": "a", "text": "b", "watch": [{"figure": "memory.maxx", "expect": "up"}]}]})";
   CHECK_THROWS_WITH(loadLessonFile(file), Catch::Contains("steps[0].watch[0].figure") && Catch::Contains("memory.max"));

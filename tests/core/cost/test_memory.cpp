@@ -149,9 +149,9 @@ TEST_CASE("KV cache by hand: GQA, tensor split, MLA latent, sliding windows", "[
   odd.num_layers = std::int64_t{1} << 31; // a declared 2^31 layers costs nothing to count
   odd.sliding_window_pattern = 6;
   CHECK(slidingLayerCount(odd) == (std::int64_t{1} << 31) - (std::int64_t{1} << 31) / 6);
-  CHECK(kvCacheBytes(odd, 1, 8192, 2) == (static_cast<double>(slidingLayerCount(odd)) * 4096 +
-                                          static_cast<double>((std::int64_t{1} << 31) / 6) * 8192) *
-                                             8192);
+  CHECK(kvCacheBytes(odd, 1, 8192, 2) ==
+        (static_cast<double>(slidingLayerCount(odd)) * 4096 + static_cast<double>((std::int64_t{1} << 31) / 6) * 8192) *
+            8192);
 }
 
 TEST_CASE("serving: weights plus KV cache per device, fullest device found", "[memory]") {

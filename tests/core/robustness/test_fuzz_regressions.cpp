@@ -75,9 +75,8 @@ TEST_CASE("fuzz regression: a MaxText rule holding invalid UTF-8 is refused with
   const Json base = parseYamlText(std::string(std::istreambuf_iterator<char>(baseFile), {}), "base.yml");
   const Json rule = parseYamlText(finding("maxtext-rule-invalid-utf8.yml"), "fuzz.yml");
   MaxTextImportNotes notes;
-  REQUIRE_THROWS_WITH(
-      scenarioFromMaxTextConfig(mergeMaxTextConfig(base, Json::object(), rule), notes),
-      Catch::Matchers::EndsWith("] must be [logical name, mesh axes], not [\"embed\xef\xbf\xbd\"]"));
+  REQUIRE_THROWS_WITH(scenarioFromMaxTextConfig(mergeMaxTextConfig(base, Json::object(), rule), notes),
+                      Catch::Matchers::EndsWith("] must be [logical name, mesh axes], not [\"embed\xef\xbf\xbd\"]"));
 }
 
 TEST_CASE("fuzz regression: a MaxText dimension holding invalid UTF-8 is refused naming the key", "[fuzz][maxtext]") {

@@ -69,7 +69,8 @@ TEST_CASE("hostile tail: unknown request fields are refused by our ops and noted
         "model_params: unknown field 'include_param' (known: op, preset, hf_config, model, name, include_params)");
   const Json memory = evalRequest(Json::parse(R"({"op": "memory_estimate", "preset": "gpt2", "seqlen": 4096})"));
   CHECK(memory["ok"] == false);
-  CHECK(memory["error"]["message"].get<std::string>().rfind("memory_estimate: unknown field 'seqlen' (known: op, ", 0) == 0);
+  CHECK(memory["error"]["message"].get<std::string>().rfind("memory_estimate: unknown field 'seqlen' (known: op, ",
+                                                            0) == 0);
 
   // The reference ops answer as the reference does and say what they ignored.
   const Json mesh = evalRequest(Json::parse(
@@ -90,4 +91,15 @@ TEST_CASE("hostile tail: unknown request fields are refused by our ops and noted
   for (const auto& w : schedule["warnings"])
     noted = noted || w.get<std::string>().rfind("pipeline_schedule: unknown field 'num_stage'", 0) == 0;
   CHECK(noted);
+}
+
+TEST_CASE("hostile tail: eval counts past 2^40 are refused, not overflowed", "[hostile][eval]") {
+  // 2^63 - 1 concurrent sequences once overflowed into "batch and context must not be negative".
+  const Json a = evalRequest(Json::parse(
+      R"({"op": "memory_estimate", "preset": "gpt2", "workload": "serving", "serve_batch": 9223372036854775807})"));
+  CHECK(a["ok"] == false);
+  CHECK(a["error"]["message"] == "field 'serve_batch' must be at most 1099511627776, got 9223372036854775807");
+  const Json b = evalRequest(Json::parse(
+      R"({"op": "memory_estimate", "preset": "gpt2", "workload": "serving", "serve_batch": 1099511627776})"));
+  CHECK(b["ok"] == true);
 }

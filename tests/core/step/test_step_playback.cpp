@@ -26,7 +26,8 @@ struct Expected {
 
 } // namespace
 
-TEST_CASE("the played step: passes, streamed gathers, critical collectives and the update by hand", "[step][playback]") {
+TEST_CASE("the played step: passes, streamed gathers, critical collectives and the update by hand",
+          "[step][playback]") {
   // Two micro-batches of a 4-layer model: forward 1 s, backward 2 s of compute per micro-batch.
   step::Work work;
   work.fwd_roofline_s = 1.0;
@@ -53,10 +54,10 @@ TEST_CASE("the played step: passes, streamed gathers, critical collectives and t
   // Backward 0: no gather; compute 1.2..3.2; critical 0.6 x 2/6 = 0.2: 3.2..3.4. Micro-batch 1
   // repeats from 3.4; the optimizer update runs 6.8..7.3 = 2 x 3 s + 0.2 + 0.6 + 0.5.
   const std::vector<Expected> expected{
-      {StepPart::Comm, true, 0, 0.0, 0.4},    {StepPart::Compute, true, 0, 0.1, 1.1},
-      {StepPart::Comm, true, 0, 1.1, 1.2},    {StepPart::Compute, false, 0, 1.2, 3.2},
-      {StepPart::Comm, false, 0, 3.2, 3.4},   {StepPart::Comm, true, 1, 3.4, 3.8},
-      {StepPart::Compute, true, 1, 3.5, 4.5}, {StepPart::Comm, true, 1, 4.5, 4.6},
+      {StepPart::Comm, true, 0, 0.0, 0.4},     {StepPart::Compute, true, 0, 0.1, 1.1},
+      {StepPart::Comm, true, 0, 1.1, 1.2},     {StepPart::Compute, false, 0, 1.2, 3.2},
+      {StepPart::Comm, false, 0, 3.2, 3.4},    {StepPart::Comm, true, 1, 3.4, 3.8},
+      {StepPart::Compute, true, 1, 3.5, 4.5},  {StepPart::Comm, true, 1, 4.5, 4.6},
       {StepPart::Compute, false, 1, 4.6, 6.6}, {StepPart::Comm, false, 1, 6.6, 6.8},
       {StepPart::Hbm, false, 1, 6.8, 7.3},
   };
@@ -140,7 +141,8 @@ TEST_CASE("the default workspace's played step adds up to its step figures", "[s
   for (std::size_t i = 1; i < step.timeline.size(); ++i) CHECK(step.timeline[i - 1].start <= step.timeline[i].start);
 }
 
-TEST_CASE("under a pipeline the played step is the schedule: each rank's tasks and its hand-overs", "[step][playback][pipeline]") {
+TEST_CASE("under a pipeline the played step is the schedule: each rank's tasks and its hand-overs",
+          "[step][playback][pipeline]") {
   // Llama-3.1-70B on four H100 hosts, a Std1F1B pipeline over pp = 4 with M = 8 micro-batches.
   Scenario s = defaultScenario();
   s.topology = parseTopology("h100:4x8");
@@ -177,7 +179,8 @@ TEST_CASE("under a pipeline the played step is the schedule: each rank's tasks a
     ++tasks;
   }
   CHECK(tasks == 64);
-  for (int r = 0; r < 4; ++r) CHECK(busy[static_cast<std::size_t>(r)] == Approx(a.pipeline->ranks[static_cast<std::size_t>(r)].busy));
+  for (int r = 0; r < 4; ++r)
+    CHECK(busy[static_cast<std::size_t>(r)] == Approx(a.pipeline->ranks[static_cast<std::size_t>(r)].busy));
   // Activations cross 3 rank boundaries forward and their gradients 3 back, for each micro-batch.
   CHECK(forward == 3 * 8);
   CHECK(backward == 3 * 8);
@@ -194,7 +197,8 @@ TEST_CASE("under a pipeline the played step is the schedule: each rank's tasks a
   CHECK(running == 1);
 }
 
-TEST_CASE("a collective over two whole wrapped torus dimensions runs on one ring per line of each", "[step][playback]") {
+TEST_CASE("a collective over two whole wrapped torus dimensions runs on one ring per line of each",
+          "[step][playback]") {
   // v4 4x4x4 (every dimension wraps), mesh fsdp 16 x tp 4: each fsdp group of 16 chips takes two
   // physical dimensions whole. The cost form gathers over both at once (V / (W n_axes)), so the
   // rings are the group's lines along each dimension: 4 + 4 rings of 4 per group, 4 groups.

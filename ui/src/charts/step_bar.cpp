@@ -44,8 +44,9 @@ std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis) {
   const double hbm = hbmOnly;
   double bubble = 0;
   const PipelineAnalysis* pipe =
-      analysis.pipeline && analysis.pipeline->scheduled && analysis.pipeline->time_unit == PipelineTimeUnit::Seconds ? &*analysis.pipeline
-                                                                                               : nullptr;
+      analysis.pipeline && analysis.pipeline->scheduled && analysis.pipeline->time_unit == PipelineTimeUnit::Seconds
+          ? &*analysis.pipeline
+          : nullptr;
   double handover = 0;
   if (pipe) {
     // The estimate's figures are already one device's share of the layers; the schedule's idle

@@ -34,7 +34,6 @@ struct StepBarSegment {
 // Empty when the step was not estimated.
 std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis);
 
-
 class StepBar : public QWidget {
   Q_OBJECT
 public:

@@ -61,7 +61,8 @@ bool ScenarioDocument::load(const QString& path, QString* error) {
       MaxTextImportNotes notes;
       loaded = importMaxText({file}, {}, notes);
       for (const auto& n : notes.notes) importNotes_ << QString::fromStdString(n);
-      importNotes_ << tr("%1 MaxText keys read, %2 left alone").arg(notes.used_keys.size()).arg(notes.unused_keys.size());
+      importNotes_
+          << tr("%1 MaxText keys read, %2 left alone").arg(notes.used_keys.size()).arg(notes.unused_keys.size());
     } else {
       // Core's reader, as the CLI's: size-capped, depth-bounded, its errors naming the file and the
       // field, never echoing the file's raw bytes.

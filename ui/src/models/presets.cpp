@@ -5,7 +5,6 @@
 #include "shardscope/sharding/logical_axes.hpp"
 #include "shardscope/models/model_loaders.hpp"
 
-
 namespace shardscope::ui {
 
 QStringList modelPresetNames() {
@@ -32,7 +31,8 @@ QString rulePresetDescription(const QString& name) {
 
 QStringList meshPresetNames() {
   QStringList names;
-  for (const auto& preset : meshPresets()) names << QString::fromUtf8(preset.name.data(), qsizetype(preset.name.size()));
+  for (const auto& preset : meshPresets())
+    names << QString::fromUtf8(preset.name.data(), qsizetype(preset.name.size()));
   return names;
 }
 

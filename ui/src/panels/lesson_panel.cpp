@@ -81,7 +81,8 @@ void LessonPanel::onLessonChosen(int index) {
   const Lesson& lesson = all_[static_cast<std::size_t>(index)];
   QString summary = QString::fromStdString(lesson.summary);
   if (!lesson.start.empty())
-    summary += tr(" Written for the example %1; its steps apply to any workspace.").arg(QString::fromStdString(lesson.start));
+    summary +=
+        tr(" Written for the example %1; its steps apply to any workspace.").arg(QString::fromStdString(lesson.start));
   summary_->setText(summary);
   for (std::size_t i = 0; i < lesson.steps.size(); ++i)
     steps_->addItem(QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(lesson.steps[i].title)));

@@ -126,7 +126,7 @@ void StepTimelineStrip::paintEvent(QPaintEvent*) {
         p.fillRect(QRectF(r.left(), r.bottom() - 2, r.width(), 2), c);
       }
     } else {
-      p.fillRect(r, s.part == StepPart::Hbm              ? QColor(0x76b7b2)
+      p.fillRect(r, s.part == StepPart::Hbm     ? QColor(0x76b7b2)
                     : s.rank >= 0 && !s.forward ? computeColor().darker(150)
                                                 : computeColor());
     }
@@ -163,8 +163,10 @@ StepPlayer::StepPlayer(ViewSelection* selection, QWidget* parent)
     return b;
   };
   play_ = button(QStyle::SP_MediaPlay, tr("Play"), tr("Play or pause the step (F5)"));
-  stop_ = button(QStyle::SP_MediaStop, tr("Stop"), tr("Stop: back to the start, the views to their colours (Shift+F5)"));
-  previous_ = button(QStyle::SP_MediaSkipBackward, tr("Previous"), tr("The previous event: a span starts or ends (Shift+F6)"));
+  stop_ =
+      button(QStyle::SP_MediaStop, tr("Stop"), tr("Stop: back to the start, the views to their colours (Shift+F5)"));
+  previous_ =
+      button(QStyle::SP_MediaSkipBackward, tr("Previous"), tr("The previous event: a span starts or ends (Shift+F6)"));
   next_ = button(QStyle::SP_MediaSkipForward, tr("Next"), tr("The next event: a span starts or ends (F6)"));
   speed_ = new QComboBox(this);
   for (int s : {5, 10, 20, 60}) speed_->addItem(tr("step in %1 s").arg(s), s);

@@ -73,7 +73,6 @@ TrainingPanel::TrainingPanel(ScenarioDocument* document, QWidget* parent) : QWid
   syncFromScenario();
 }
 
-
 void TrainingPanel::edit(const QString& text, const QString& key, const std::function<void(Scenario&)>& change) {
   document_->edit(text, change, key);
 }
@@ -140,8 +139,8 @@ void TrainingPanel::addTrainingRows(QFormLayout* form) {
   });
   form->addRow(tr("Sequence length"), seqLen_);
   microbatches_ = countSpin(1, 1 << 30,
-                       tr("Gradient accumulation: micro-batches per optimizer step (the global batch is "
-                          "micro-batch × this). Memory holds one; the step time runs them all."));
+                            tr("Gradient accumulation: micro-batches per optimizer step (the global batch is "
+                               "micro-batch × this). Memory holds one; the step time runs them all."));
   connect(microbatches_, &QSpinBox::valueChanged, this, [=, this](int v) {
     edit(tr("Micro-batches per step"), "training.microbatches", [v](Scenario& s) { s.training.microbatches = v; });
   });
@@ -205,7 +204,6 @@ void TrainingPanel::addTrainingRows(QFormLayout* form) {
          [on](Scenario& s) { s.training.sequence_parallel = on; });
   });
   form->addRow(QString(), sequenceParallel_);
-
 }
 
 // Serving's batch, context and KV cache dtype, and the HBM override both workloads use.
@@ -244,7 +242,6 @@ void TrainingPanel::addServingRows(QFormLayout* form) {
     });
   });
   form->addRow(tr("HBM per chip"), hbm_);
-
 }
 
 // The step estimate's calibration (the workspace's performance section, docs/step-time.md).
@@ -299,7 +296,6 @@ void TrainingPanel::addCalibrationRows(QFormLayout* form) {
          [on](Scenario& s) { s.performance.overlap_tensor_comm = on; });
   });
   form->addRow(QString(), overlapTensor_);
-
 }
 
 void TrainingPanel::syncFromScenario() {
@@ -356,9 +352,10 @@ void TrainingPanel::syncFromScenario() {
   for (QWidget* w :
        {static_cast<QWidget*>(optimizer_), static_cast<QWidget*>(master_), static_cast<QWidget*>(zero_),
         static_cast<QWidget*>(microBatch_), static_cast<QWidget*>(seqLen_), static_cast<QWidget*>(recompute_),
-        static_cast<QWidget*>(attention_), static_cast<QWidget*>(microbatches_), static_cast<QWidget*>(sequenceParallel_),
-        static_cast<QWidget*>(flopsFraction_), static_cast<QWidget*>(linkFraction_),
-        static_cast<QWidget*>(hbmFraction_), static_cast<QWidget*>(hopLatency_), static_cast<QWidget*>(overlapTensor_)})
+        static_cast<QWidget*>(attention_), static_cast<QWidget*>(microbatches_),
+        static_cast<QWidget*>(sequenceParallel_), static_cast<QWidget*>(flopsFraction_),
+        static_cast<QWidget*>(linkFraction_), static_cast<QWidget*>(hbmFraction_), static_cast<QWidget*>(hopLatency_),
+        static_cast<QWidget*>(overlapTensor_)})
     w->setEnabled(training);
   for (QWidget* w :
        {static_cast<QWidget*>(serveBatch_), static_cast<QWidget*>(contextLen_), static_cast<QWidget*>(kvDtype_)})

@@ -88,7 +88,9 @@ private:
     bool interactive = false;
     bool dark = false;
     QColor text, linkColor, wrapColor;
-    QRectF map(const QRectF& r) const { return QRectF(frame.origin + r.topLeft() * frame.scale, r.size() * frame.scale); }
+    QRectF map(const QRectF& r) const {
+      return QRectF(frame.origin + r.topLeft() * frame.scale, r.size() * frame.scale);
+    }
     QPointF mapPt(QPointF p) const { return frame.origin + p * frame.scale; }
   };
   // render()'s stages, in drawing order.

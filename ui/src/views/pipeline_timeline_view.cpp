@@ -227,7 +227,8 @@ std::vector<int> PipelineTimelineView::waitedFor(int event) const {
 QString PipelineTimelineView::timeText(double t) const {
   // Seconds from the step estimate as durations read (1.26 s, 412 ms); task units keep at most two decimals, trailing
   // zeros dropped: 33, 26.5, 0.25.
-  if (analysis_ && analysis_->pipeline && analysis_->pipeline->time_unit == PipelineTimeUnit::Seconds) return formatSeconds(t);
+  if (analysis_ && analysis_->pipeline && analysis_->pipeline->time_unit == PipelineTimeUnit::Seconds)
+    return formatSeconds(t);
   return QString::number(std::round(t * 100) / 100, 'g', 12);
 }
 
@@ -441,9 +442,10 @@ void PipelineTimelineView::paintTimeline(QPainter& painter, const Geometry& g) c
   painter.drawText(QRectF(g.timeline.right() + 6, g.timeline.bottom(), kStatsWidth, kAxisHeight),
                    Qt::AlignLeft | Qt::AlignTop,
                    p.time_unit == PipelineTimeUnit::Task ? tr("makespan %1 units").arg(timeText(p.makespan))
-                                         : tr("makespan %1").arg(timeText(p.makespan)));
+                                                         : tr("makespan %1").arg(timeText(p.makespan)));
   painter.drawText(QRectF(g.timeline.left() - g.labelWidth, g.timeline.bottom() + 3, g.labelWidth - 10, kAxisHeight),
-                   Qt::AlignRight | Qt::AlignTop, p.time_unit == PipelineTimeUnit::Task ? tr("task units") : tr("time"));
+                   Qt::AlignRight | Qt::AlignTop,
+                   p.time_unit == PipelineTimeUnit::Task ? tr("task units") : tr("time"));
 }
 
 void PipelineTimelineView::paintMemory(QPainter& painter, const Geometry& g) const {

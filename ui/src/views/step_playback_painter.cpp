@@ -22,7 +22,10 @@ QString latin(std::string_view s) { return QString::fromLatin1(s.data(), static_
 QString passText(const StepSpan& span) {
   const QString pass = span.forward ? QObject::tr("forward") : QObject::tr("backward");
   if (span.microbatches > 1)
-    return QObject::tr("%1, micro-batches %2–%3").arg(pass).arg(span.microbatch + 1).arg(span.microbatch + span.microbatches);
+    return QObject::tr("%1, micro-batches %2–%3")
+        .arg(pass)
+        .arg(span.microbatch + 1)
+        .arg(span.microbatch + span.microbatches);
   return QObject::tr("%1, micro-batch %2").arg(pass).arg(span.microbatch + 1);
 }
 
@@ -75,8 +78,9 @@ QString stepMomentText(const StepEstimate& step, double seconds) {
       running.prepend(QObject::tr("computing %1").arg(percent(progress)));
     else
       running << QObject::tr("%1 %2 (%3%4) %5")
-                     .arg(QString::fromStdString(s.axis), latin(collectiveName(s.kind)), QString::fromStdString(s.purpose),
-                          s.exposed ? QObject::tr(", exposed") : QString(), percent(progress));
+                     .arg(QString::fromStdString(s.axis), latin(collectiveName(s.kind)),
+                          QString::fromStdString(s.purpose), s.exposed ? QObject::tr(", exposed") : QString(),
+                          percent(progress));
   }
   if (!pass.isEmpty()) parts << pass;
   if (running.isEmpty()) running << QObject::tr("idle");
@@ -116,7 +120,7 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
     const StepSpan* w = all ? all : work[static_cast<std::size_t>(pos)];
     painter.fillRect(r, w ? QColor(222, 225, 231) : QColor(150, 153, 160));
     if (!w) continue;
-    const QColor fill = w->part == StepPart::Hbm ? QColor(0x76b7b2)
+    const QColor fill = w->part == StepPart::Hbm      ? QColor(0x76b7b2)
                         : w->rank >= 0 && !w->forward ? computeColor().darker(150)
                                                       : computeColor();
     const double h = r.height() * spanProgress(*w, seconds);
@@ -206,8 +210,8 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
       painter.setRenderHint(QPainter::Antialiasing, true);
       continue;
     }
-    painter.setPen(QPen(line, std::clamp(pixelsPerChip * 0.08, 1.0, 3.0), s.exposed ? Qt::SolidLine : Qt::DashLine,
-                        Qt::RoundCap));
+    painter.setPen(
+        QPen(line, std::clamp(pixelsPerChip * 0.08, 1.0, 3.0), s.exposed ? Qt::SolidLine : Qt::DashLine, Qt::RoundCap));
     painter.drawLines(links);
     const double radius = std::clamp(pixelsPerChip * 0.12, 2.0, 6.0);
     painter.setPen(QPen(color.darker(160), 1));

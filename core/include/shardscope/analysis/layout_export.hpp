@@ -22,8 +22,8 @@ inline constexpr std::size_t kMaxExportedDeviceIds = 8192;
 std::string exportJaxCode(const Scenario& scenario, const Analysis& analysis);
 
 struct MaxTextExport {
-  std::string yaml;                // key: value lines, each with what it reproduces
-  std::vector<std::string> notes;  // what MaxText cannot reproduce exactly, in words
+  std::string yaml;               // key: value lines, each with what it reproduces
+  std::vector<std::string> notes; // what MaxText cannot reproduce exactly, in words
 };
 // Throws ValueError naming a mesh axis MaxText has no counterpart for (its axes: data, stage,
 // fsdp, fsdp_transpose, context, tensor, tensor_sequence, expert, ... and our dp, pp, sp, tp, ep).

@@ -31,7 +31,7 @@ struct ValidationRun {
   std::optional<double> micro_batch;                             // sequences per micro-batch per data-parallel replica
   std::optional<double> per_device_batch;
   std::int64_t seq_len = 0;
-  std::string recompute; // the framework's policy name
+  std::string recompute;                              // the framework's policy name
   AttentionKernel attention = AttentionKernel::Flash; // "attention": what the source's code ran
   bool sequence_parallel = false, distributed_optimizer = false;
   std::string precision = "bf16", optimizer = "adamw";

@@ -76,7 +76,7 @@ struct StepOptions {
   std::int64_t seq_len = 4096;
   Recompute recompute = Recompute::Selective;
   AttentionKernel attention = AttentionKernel::Flash; // materialized: the scores' HBM traffic
-  bool sequence_parallel = false; // Megatron SP: tensor-parallel all-gather/reduce-scatter pairs
+  bool sequence_parallel = false;                     // Megatron SP: tensor-parallel all-gather/reduce-scatter pairs
   int zero_stage = 0;
   Optimizer optimizer = Optimizer::AdamW;
   bool master_weights_fp32 = false;
@@ -190,12 +190,12 @@ struct StepSpan {
   std::string axis;                  // Comm: the mesh axis
   int axis_index = -1;               // Comm: its index in the mesh
   Collective kind = Collective::AllGather;
-  std::string purpose;          // Comm: as StepCollective::purpose
-  std::int64_t microbatch = 0;  // the pass' first micro-batch (0-based)
+  std::string purpose;           // Comm: as StepCollective::purpose
+  std::int64_t microbatch = 0;   // the pass' first micro-batch (0-based)
   std::int64_t microbatches = 1; // identical middle passes are merged beyond 64 micro-batches
-  bool forward = true;          // the pass: forward or backward (the optimizer: false)
-  bool exposed = false;         // Comm: on the critical path, after the pass' compute
-  double start = 0, end = 0;    // seconds from the step's start
+  bool forward = true;           // the pass: forward or backward (the optimizer: false)
+  bool exposed = false;          // Comm: on the critical path, after the pass' compute
+  double start = 0, end = 0;     // seconds from the step's start
   // Under a pipeline (analysis/pipeline_step_timeline.cpp): the pipeline rank that runs the span
   // (-1: every device), the stage of its first task, and for a Handover the rank receiving it
   // (-1: the fill and drain hand-overs the step adds on its critical path).
