@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  clang libclang-rt-14-dev llvm
+  clang clang-format libclang-rt-14-dev llvm
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libqt6svg6 libgl1-mesa-dev
   qt6-qpa-plugins
   libboost-graph-dev libboost-regex-dev
