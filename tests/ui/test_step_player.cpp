@@ -9,6 +9,7 @@
 #include "document/scenario_document.hpp"
 #include "panels/step_player.hpp"
 #include "views/color_scales.hpp"
+#include "views/device_overlay.hpp"
 #include "views/mesh_index.hpp"
 #include "views/physical_view.hpp"
 #include "views/step_playback_painter.hpp"
@@ -308,4 +309,41 @@ TEST_CASE("a 2-D torus all-gather runs on the rings of both dimensions, chunks w
     }
   }
   CHECK(dimensionsChecked.size() == 2); // lines along both of the group's dimensions were checked
+}
+
+TEST_CASE("the Play dock's memory lane follows the selected device's bytes through the step", "[ui][play]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  StepPlayer* player = window.stepPlayer();
+  ViewSelection* selection = window.selection();
+  const auto analysis = window.runner()->lastValid();
+  REQUIRE(analysis);
+  REQUIRE_FALSE(analysis->pipeline);
+  const StepTimelineStrip* strip = player->strip();
+  // No device selected: the fullest. At the end of the first forward pass it holds everything the
+  // memory estimate counts; after the update, all but the activations.
+  REQUIRE(strip->memoryDevice() == analysis->memory.argmax);
+  const DeviceMemory& d = analysis->memory.per_device[static_cast<std::size_t>(analysis->memory.argmax)];
+  const StepSpan* forward = nullptr;
+  for (const auto& s : analysis->step.timeline)
+    if (s.part == StepPart::Compute && s.rank < 0 && s.forward) {
+      forward = &s;
+      break;
+    }
+  REQUIRE(forward);
+  CHECK(strip->memoryAt(forward->end) == Approx(d.total()));
+  CHECK(strip->memoryAt(forward->start + 0.5 * (forward->end - forward->start)) ==
+        Approx(d.total() - 0.5 * d.activations));
+  CHECK(strip->memoryAt(analysis->step.time_s) == Approx(d.total() - d.activations));
+  // The caption says it at the cursor.
+  selection->setPlayTime(forward->end);
+  CHECK(player->momentText().contains(
+      QStringLiteral("device %1 holds %2")
+          .arg(analysis->mesh.devices[static_cast<std::size_t>(analysis->memory.argmax)].id)
+          .arg(formatBytes(d.total()))));
+  // Selecting another device moves the lane to it.
+  selection->setDevice(1);
+  CHECK(strip->memoryDevice() == 1);
 }

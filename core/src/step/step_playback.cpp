@@ -156,6 +156,23 @@ double previousSpanEdge(const StepEstimate& step, double t) {
   return previous;
 }
 
+double activationShareAt(const StepEstimate& step, double t) {
+  double held = 0; // after the last pass that ended by t
+  for (const auto& s : step.timeline) {
+    if (s.part != StepPart::Compute || s.rank >= 0 || s.start > t) continue;
+    const double k = static_cast<double>(std::max<std::int64_t>(1, s.microbatches));
+    if (t >= s.end) {
+      held = s.forward ? 1.0 : 0.0;
+      continue;
+    }
+    // Inside the span: which of its k passes, and how far through it.
+    const double within = spanProgress(s, t) * k;
+    const double part = within - std::floor(within);
+    return s.forward ? part : 1.0 - part;
+  }
+  return held;
+}
+
 int ringStepsOf(Collective kind, std::int64_t ranks) {
   if (ranks <= 1) return 0;
   const int steps = static_cast<int>(std::min<std::int64_t>(ranks - 1, 1 << 20));

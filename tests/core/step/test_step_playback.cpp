@@ -241,3 +241,25 @@ TEST_CASE("a collective over two whole wrapped torus dimensions runs on one ring
   // The tp axis (one dimension): its 16 groups of 4.
   CHECK(collectiveRings(a.mesh, 1, false).size() == 16);
 }
+
+TEST_CASE("the activations a device holds rise through each forward and fall through its backward",
+          "[step][playback]") {
+  // The default workspace with two micro-batches: forward 0, backward 0, forward 1, backward 1.
+  Scenario s = defaultScenario();
+  s.training.microbatches = 2;
+  const Analysis a = analyze(s);
+  REQUIRE(a.step.estimated);
+  std::vector<const StepSpan*> passes;
+  for (const auto& span : a.step.timeline)
+    if (span.part == StepPart::Compute && span.rank < 0) passes.push_back(&span);
+  REQUIRE(passes.size() == 4);
+  REQUIRE(passes[0]->forward);
+  REQUIRE_FALSE(passes[1]->forward);
+  auto at = [&](const StepSpan* p, double f) { return p->start + f * (p->end - p->start); };
+  CHECK(activationShareAt(a.step, 0.0) == Approx(0.0));
+  CHECK(activationShareAt(a.step, at(passes[0], 0.25)) == Approx(0.25));
+  CHECK(activationShareAt(a.step, at(passes[0], 1.0)) == Approx(1.0)); // held until the backward starts
+  CHECK(activationShareAt(a.step, at(passes[1], 0.75)) == Approx(0.25));
+  CHECK(activationShareAt(a.step, at(passes[2], 0.5)) == Approx(0.5));
+  CHECK(activationShareAt(a.step, a.step.time_s) == Approx(0.0)); // the update: everything freed
+}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "charts/memory_chart.hpp"
 
+#include "views/color_scales.hpp"
+
 #include "charts/chart_legend.hpp"
 #include "views/device_overlay.hpp"
 #include "views/view_selection.hpp"
@@ -203,7 +205,9 @@ void MemoryChart::rebuild() {
   auto* series = new QStackedBarSeries;
 
   const char* names[] = {"Parameters", "Gradients", "Optimizer", "Activations", "KV cache"};
-  const QColor colors[] = {QColor(0x4e79a7), QColor(0xf28e2b), QColor(0x59a14f), QColor(0xe15759), QColor(0xb07aa1)};
+  const QColor colors[] = {memoryPartColor(MemoryPart::Parameters), memoryPartColor(MemoryPart::Gradients),
+                           memoryPartColor(MemoryPart::Optimizer), memoryPartColor(MemoryPart::Activations),
+                           memoryPartColor(MemoryPart::KvCache)};
   for (int c = 0; c < 5; ++c) {
     auto* set = new QBarSet(tr(names[c]));
     set->setColor(colors[c]);

@@ -26,8 +26,9 @@ namespace {
 
 constexpr int kLabelWidth = 84;
 constexpr int kLaneHeight = 16;
-constexpr int kAxisHeight = 16; // the time labels under the lanes
-constexpr int kFrameMs = 33;    // ~30 frames a second
+constexpr int kAxisHeight = 16;   // the time labels under the lanes
+constexpr int kMemoryHeight = 28; // the memory lane under the others
+constexpr int kFrameMs = 33;      // ~30 frames a second
 
 // The lanes: the whole step's compute first, then each pipeline rank (its tasks, and the
 // hand-overs it sends as a thin stripe), then each axis that carries a collective, in mesh order.
@@ -70,15 +71,72 @@ void StepTimelineStrip::setCursor(double seconds) {
   update();
 }
 
+void StepTimelineStrip::setMemoryDevice(int position) {
+  memoryDevice_ = position;
+  update();
+}
+
+bool StepTimelineStrip::showsMemory() const {
+  return analysis_ && analysis_->step.estimated && !analysis_->pipeline && !analysis_->memory.per_device.empty();
+}
+
+int StepTimelineStrip::memoryDevice() const {
+  if (!showsMemory()) return -1;
+  const auto n = static_cast<int>(analysis_->memory.per_device.size());
+  return memoryDevice_ >= 0 && memoryDevice_ < n ? memoryDevice_ : std::max(0, analysis_->memory.argmax);
+}
+
+double StepTimelineStrip::memoryAt(double seconds) const {
+  const int pos = memoryDevice();
+  if (pos < 0) return 0;
+  const DeviceMemory& d = analysis_->memory.per_device[static_cast<std::size_t>(pos)];
+  return d.total() - d.activations + d.activations * activationShareAt(analysis_->step, seconds);
+}
+
+void StepTimelineStrip::paintMemoryLane(QPainter& p, const QRectF& lane, double end) const {
+  const QPalette pal = palette();
+  const int pos = memoryDevice();
+  const DeviceMemory& d = analysis_->memory.per_device[static_cast<std::size_t>(pos)];
+  const double hbm = analysis_->memory.hbm_bytes;
+  const double top = std::max(d.total(), hbm) * 1.05;
+  if (top <= 0) return;
+  auto yOf = [&](double bytes) { return lane.bottom() - bytes / top * lane.height(); };
+  p.fillRect(lane, pal.color(QPalette::AlternateBase));
+  // One sample per pixel column: static bytes plus the activations held at that instant.
+  QPolygonF line;
+  for (int x = 0; x <= static_cast<int>(lane.width()); ++x) {
+    const double t = end * x / std::max(1.0, lane.width());
+    line << QPointF(lane.left() + x, yOf(memoryAt(t)));
+  }
+  QPolygonF area = line;
+  area << QPointF(lane.right(), lane.bottom()) << QPointF(lane.left(), lane.bottom());
+  QColor fill = memoryPartColor(MemoryPart::Activations);
+  fill.setAlpha(110);
+  p.setPen(Qt::NoPen);
+  p.setBrush(fill);
+  p.drawPolygon(area);
+  p.setPen(QPen(memoryPartColor(MemoryPart::Activations).darker(130), 1.2));
+  p.setBrush(Qt::NoBrush);
+  p.drawPolyline(line);
+  if (hbm > 0) {
+    p.setPen(QPen(QColor(0xd73027), 1, Qt::DashLine));
+    p.drawLine(QPointF(lane.left(), yOf(hbm)), QPointF(lane.right(), yOf(hbm)));
+  }
+  p.setPen(pal.color(QPalette::Text));
+  p.drawText(QRectF(4, lane.top(), kLabelWidth - 8, lane.height()), Qt::AlignRight | Qt::AlignVCenter,
+             tr("memory d%1").arg(analysis_->mesh.devices[static_cast<std::size_t>(pos)].id));
+}
+
 QSize StepTimelineStrip::sizeHint() const {
   const int lanes = analysis_ ? static_cast<int>(lanesOf(analysis_->step).size()) : 1;
-  return {480, lanes * kLaneHeight + kAxisHeight + 4};
+  return {480, lanes * kLaneHeight + (showsMemory() ? kMemoryHeight + 2 : 0) + kAxisHeight + 4};
 }
 
 QSize StepTimelineStrip::minimumSizeHint() const { return {200, sizeHint().height()}; }
 
 QRectF StepTimelineStrip::laneArea() const {
-  return QRectF(kLabelWidth, 2, std::max(1, width() - kLabelWidth - 8), height() - kAxisHeight - 4);
+  const int memory = showsMemory() ? kMemoryHeight + 2 : 0;
+  return QRectF(kLabelWidth, 2, std::max(1, width() - kLabelWidth - 8), height() - kAxisHeight - 4 - memory);
 }
 
 double StepTimelineStrip::secondsAt(double x) const {
@@ -131,16 +189,23 @@ void StepTimelineStrip::paintEvent(QPaintEvent*) {
                                                 : computeColor());
     }
   }
+  // The memory lane: the followed device's bytes over the step, against its HBM.
+  double timeTop = area.bottom();
+  if (showsMemory()) {
+    const QRectF lane(area.left(), area.bottom() + 2, area.width(), kMemoryHeight);
+    paintMemoryLane(p, lane, end);
+    timeTop = lane.bottom();
+  }
   // Time labels: the start, the middle and the end.
   p.setPen(pal.color(QPalette::Text));
-  const double y = area.bottom() + 2;
+  const double y = timeTop + 2;
   p.drawText(QRectF(area.left(), y, 80, kAxisHeight), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("0"));
   p.drawText(QRectF(area.center().x() - 40, y, 80, kAxisHeight), Qt::AlignCenter, formatSeconds(end / 2));
   p.drawText(QRectF(area.right() - 80, y, 80, kAxisHeight), Qt::AlignRight | Qt::AlignVCenter, formatSeconds(end));
   if (cursor_ >= 0) {
     p.setPen(QPen(QColor(0xd62728), 2));
     const double x = xOf(std::min(cursor_, end));
-    p.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()));
+    p.drawLine(QPointF(x, area.top()), QPointF(x, timeTop));
   }
 }
 
@@ -197,6 +262,11 @@ StepPlayer::StepPlayer(ViewSelection* selection, QWidget* parent)
   connect(next_, &QToolButton::clicked, this, &StepPlayer::nextEvent);
   connect(strip_, &StepTimelineStrip::scrubbed, this, &StepPlayer::seek);
   connect(selection_, &ViewSelection::playTimeChanged, this, &StepPlayer::refresh);
+  // The memory lane follows the selected device (the fullest when none is selected).
+  connect(selection_, &ViewSelection::changed, this, [this] {
+    strip_->setMemoryDevice(selection_->device());
+    refresh();
+  });
   refresh();
 }
 
@@ -280,7 +350,16 @@ void StepPlayer::refresh() {
     moment_->setText(tr("Press Play (F5) to watch this step on the physical view: chips fill as they compute, "
                         "chunks move on each axis' rings while its collectives run."));
   else
-    moment_->setText(stepMomentText(analysis_->step, t));
+    moment_->setText(stepMomentText(analysis_->step, t) + memoryText(t));
+}
+
+// " · device 3 holds 34.8 GiB of 95 GiB": the memory lane's value at the cursor.
+QString StepPlayer::memoryText(double seconds) const {
+  const int pos = strip_->memoryDevice();
+  if (pos < 0) return {};
+  return tr(" · device %1 holds %2 of %3")
+      .arg(analysis_->mesh.devices[static_cast<std::size_t>(pos)].id)
+      .arg(formatBytes(strip_->memoryAt(seconds)), formatBytes(analysis_->memory.hbm_bytes));
 }
 
 } // namespace shardscope::ui

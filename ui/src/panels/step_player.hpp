@@ -15,6 +15,7 @@
 #include <memory>
 
 class QComboBox;
+class QPainter;
 class QLabel;
 class QToolButton;
 
@@ -29,6 +30,13 @@ public:
   explicit StepTimelineStrip(QWidget* parent = nullptr);
   void setAnalysis(std::shared_ptr<const Analysis> analysis);
   void setCursor(double seconds); // negative: none
+  // The device whose memory the bottom lane follows through the step (its static bytes plus the
+  // share of a micro-batch's activations it holds: activationShareAt); -1 for the fullest.
+  void setMemoryDevice(int position);
+  // That device's position and bytes at `seconds` (0 without an estimate or under a pipeline,
+  // whose dock shows each rank's memory over the schedule).
+  int memoryDevice() const;
+  double memoryAt(double seconds) const;
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;
   // Seconds at a widget x (clamped to the step); the lane area's left edge and width.
@@ -44,8 +52,11 @@ protected:
 
 private:
   QRectF laneArea() const;
+  bool showsMemory() const;
+  void paintMemoryLane(QPainter& p, const QRectF& lane, double end) const;
   std::shared_ptr<const Analysis> analysis_;
   double cursor_ = -1;
+  int memoryDevice_ = -1;
 };
 
 class StepPlayer : public QWidget {
@@ -70,6 +81,7 @@ public slots:
 private:
   void advance();
   void refresh();
+  QString memoryText(double seconds) const;
   double end() const;
 
   ViewSelection* selection_;

@@ -53,4 +53,20 @@ QColor commColor(int axisIndex) {
 
 QColor computeColor() { return QColor(0x4e79a7); }
 
+QColor memoryPartColor(MemoryPart part) {
+  switch (part) {
+  case MemoryPart::Parameters:
+    return QColor(0x4e79a7);
+  case MemoryPart::Gradients:
+    return QColor(0xf28e2b);
+  case MemoryPart::Optimizer:
+    return QColor(0x59a14f);
+  case MemoryPart::Activations:
+    return QColor(0xe15759);
+  case MemoryPart::KvCache:
+    return QColor(0xb07aa1);
+  }
+  return QColor(0x4e79a7);
+}
+
 } // namespace shardscope::ui

@@ -18,5 +18,9 @@ QColor heatColor(double t);
 QColor commColor(int axisIndex);
 // Work (compute) in the step bar and the step player.
 QColor computeColor();
+// The memory categories as the memory chart stacks them (and the Play dock's memory lane fills
+// its activations).
+enum class MemoryPart { Parameters, Gradients, Optimizer, Activations, KvCache };
+QColor memoryPartColor(MemoryPart part);
 
 } // namespace shardscope::ui

@@ -34,6 +34,13 @@ double previousSpanEdge(const StepEstimate& step, double t);
 // and by the pipeline's timeline.
 void finishTimeline(std::vector<StepSpan>& spans, double start, double optimizerSeconds, std::int64_t lastMicrobatch);
 
+// The share of one micro-batch's activations a device holds at t (0 to 1), read from the
+// whole-step compute spans (rank -1): rising through a forward pass as its layers keep their
+// activations, held until the backward starts, falling through the backward as they are freed. A
+// span that merges k identical passes rises (or falls) k times. 0 before the first pass, and
+// under a pipeline (its ranks' memory profiles hold the micro-batches in flight).
+double activationShareAt(const StepEstimate& step, double t);
+
 // Ring steps a collective takes over `ranks` devices: p - 1 hand-overs for an all-gather, a
 // reduce-scatter or an all-to-all (as the cost form prices it), 2 (p - 1) for an all-reduce
 // (a reduce-scatter then an all-gather); 0 for one device.
