@@ -51,6 +51,23 @@ int colourDistance(QColor a, QColor b) {
   return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
 }
 
+// The first fsdp all-gather of the step.
+const StepSpan* firstFsdpGather(const Analysis& analysis) {
+  for (const auto& s : analysis.step.timeline)
+    if (s.part == StepPart::Comm && s.kind == Collective::AllGather && s.axis == "fsdp") return &s;
+  return nullptr;
+}
+
+// The physical view of `analysis` at `size`, grabbed at `fraction` of `span`.
+QImage grabAt(PhysicalView& view, ViewSelection& selection, const std::shared_ptr<const Analysis>& analysis, QSize size,
+              const StepSpan& span, double fraction) {
+  view.setAnimationsEnabled(false);
+  view.resize(size);
+  view.setAnalysis(analysis);
+  selection.setPlayTime(span.start + (span.end - span.start) * fraction);
+  return view.grab().toImage();
+}
+
 } // namespace
 
 TEST_CASE("the physical view draws the played step's compute at its instant", "[ui][play]") {
@@ -179,25 +196,15 @@ TEST_CASE("a 4-device ring all-gather's chunks are drawn where the hop count put
   scenario.rules.preset = "fsdp";
   auto analysis = std::make_shared<const Analysis>(analyze(scenario));
   REQUIRE(analysis->step.estimated);
-  const StepSpan* gather = nullptr;
-  for (const auto& s : analysis->step.timeline)
-    if (s.part == StepPart::Comm && s.kind == Collective::AllGather && s.axis == "fsdp") {
-      gather = &s;
-      break;
-    }
+  const StepSpan* gather = firstFsdpGather(*analysis);
   REQUIRE(gather);
-  ViewSelection selection;
-  PhysicalView view(&selection);
-  view.setAnimationsEnabled(false);
-  view.resize(900, 700);
-  view.setAnalysis(analysis);
   // A ring of 4 takes 3 hand-overs; at (1 + 1/4) / 3 of the span the second hand-over is a
   // quarter done: each chunk a quarter of the way from a device to its ring neighbour (and, the
   // ring being closed on the torus, one a quarter of the way back).
-  const double t = gather->start + (gather->end - gather->start) * (1.25 / 3.0);
-  REQUIRE(spanProgress(*gather, t) == Approx(1.25 / 3.0));
-  selection.setPlayTime(t);
-  const QImage image = view.grab().toImage();
+  ViewSelection selection;
+  PhysicalView view(&selection);
+  const QImage image = grabAt(view, selection, analysis, QSize(900, 700), *gather, 1.25 / 3.0);
+  REQUIRE(spanProgress(*gather, selection.playTime()) == Approx(1.25 / 3.0));
   const MeshIndex index(analysis->mesh);
   const auto ring = index.groupMembers(0, 0);
   REQUIRE(ring.size() == 4);
@@ -269,21 +276,11 @@ TEST_CASE("a 2-D torus all-gather runs on the rings of both dimensions, chunks w
   const int fsdp = analysis->mesh.axisIndex("fsdp");
   REQUIRE(fsdp == 1);
   REQUIRE(analysis->comm[1].wraps);
-  const StepSpan* gather = nullptr;
-  for (const auto& s : analysis->step.timeline)
-    if (s.part == StepPart::Comm && s.kind == Collective::AllGather && s.axis == "fsdp") {
-      gather = &s;
-      break;
-    }
+  const StepSpan* gather = firstFsdpGather(*analysis);
   REQUIRE(gather);
   ViewSelection selection;
   PhysicalView view(&selection);
-  view.setAnimationsEnabled(false);
-  view.resize(1400, 900);
-  view.setAnalysis(analysis);
-  const double t = gather->start + (gather->end - gather->start) * (1.25 / 3.0);
-  selection.setPlayTime(t);
-  const QImage image = view.grab().toImage();
+  const QImage image = grabAt(view, selection, analysis, QSize(1400, 900), *gather, 1.25 / 3.0);
   image.save(QDir::temp().filePath("shardscope-2d-torus-gather.png"));
   const QColor chunk = commColor(fsdp);
   const auto rings = axisRingsOf(*analysis)[1];
