@@ -18,6 +18,7 @@
 
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
+#include "shardscope/hardware/link_graph.hpp"
 #include "shardscope/hardware/topology.hpp"
 #include "shardscope/step/step_playback.hpp"
 
@@ -343,4 +344,49 @@ TEST_CASE("the Play dock's memory lane follows the selected device's bytes throu
   // Selecting another device moves the lane to it.
   selection->setDevice(1);
   CHECK(strip->memoryDevice() == 1);
+}
+
+TEST_CASE("the links a played collective loads: ring edges routed over the physical links", "[ui][play]") {
+  test::app();
+  // v4 2x2x1 (no wraparound), fsdp 4: one ring in mesh order, chips (0,0) (1,0) (0,1) (1,1). The
+  // edges (1,0)->(0,1) and (1,1)->(0,0) cross the square's diagonal, routed x first: 2 hops each.
+  // Link (0,0)-(1,0) carries edges 0->1 and 1->2; (0,0)-(0,1) edges 1->2 and 3->0; (0,1)-(1,1)
+  // edges 2->3 and 3->0; (1,0)-(1,1) none. Three links at load 2, 6 in all.
+  Scenario scenario = defaultScenario();
+  scenario.topology = parseTopology("v4:2x2x1");
+  scenario.mesh.axes = {{"fsdp", 4, 1}};
+  scenario.rules.preset = "fsdp";
+  const auto square = analyze(scenario);
+  const auto squareLoads = ringLinkLoadsOf(square, axisRingsOf(square));
+  REQUIRE(squareLoads.per_axis.size() == 1);
+  int loaded = 0, total = 0;
+  for (int load : squareLoads.per_axis[0]) {
+    loaded += load > 0 ? 1 : 0;
+    total += load;
+    CHECK((load == 0 || load == 2));
+  }
+  CHECK(loaded == 3);
+  CHECK(total == 6);
+  // v5p 4x4x1 (no wraparound below a full cube), fsdp 16: one open ring of 16 in mesh order. Its
+  // edges add up to the ring's hop count, each hop one link crossed: sum of loads = sum of hops.
+  scenario.topology = parseTopology("v5p:4x4x1");
+  scenario.mesh.axes = {{"fsdp", 16, 1}};
+  const auto line = analyze(scenario);
+  const auto rings = axisRingsOf(line);
+  REQUIRE(rings[0].size() == 1);
+  const auto lineLoads = ringLinkLoadsOf(line, rings);
+  int hops = 0;
+  const auto& ring = rings[0][0];
+  for (std::size_t k = 0; k < ring.size(); ++k)
+    hops += line.links->hops(
+        line.links->nodeOfDevice(line.mesh.devices[static_cast<std::size_t>(ring[k])].id),
+        line.links->nodeOfDevice(line.mesh.devices[static_cast<std::size_t>(ring[(k + 1) % ring.size()])].id));
+  int sum = 0, busiest = 0;
+  for (int load : lineLoads.per_axis[0]) {
+    sum += load;
+    busiest = std::max(busiest, load);
+  }
+  CHECK(sum == hops);
+  CHECK(hops > 16);    // the open ring's closing edge comes back across the slice
+  CHECK(busiest == 2); // so some links carry two of its edges: drawn hotter than the rest
 }

@@ -90,6 +90,7 @@ void PhysicalView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   analysis_ = std::move(analysis);
   index_ = analysis_ ? MeshIndex(analysis_->mesh) : MeshIndex();
   playRings_.reset();
+  playLoads_.reset();
   if (!sameDevices) {
     layoutAspect_ = 0; // rebuild for the new hardware
     resetZoom();
@@ -231,7 +232,7 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
           const QRectF r = L->deviceRect(pos);
           return r.isNull() ? QRectF() : c.map(r);
         },
-        s * L->deviceRect(0).width());
+        s * L->deviceRect(0).width(), &playLoads());
 
   paintSelection(c);
   painter.restore();
@@ -463,7 +464,8 @@ void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
                          ? tr("Played pipeline · fill: each rank's task done (dark: backward; grey: idle, the "
                               "bubble) · green: hand-overs between ranks · rings: running collectives")
                          : tr("Played step · fill: the pass' compute done (grey: waiting) · lines: running "
-                              "collectives' rings (dashed: hidden) · dots: chunks in flight"));
+                              "collectives' rings (dashed: hidden) · dots: chunks in flight · wide links: ring "
+                              "edges per link (red: the busiest)"));
     return;
   }
   double x = legend.left();
@@ -486,6 +488,11 @@ void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
   painter.setPen(text);
   painter.drawText(QRectF(x, legend.top(), legend.right() - x, legend.height()), Qt::AlignLeft | Qt::AlignVCenter,
                    lg.title);
+}
+
+const RingLinkLoads& PhysicalView::playLoads() const {
+  if (!playLoads_) playLoads_ = std::make_unique<RingLinkLoads>(ringLinkLoadsOf(*analysis_, playRings()));
+  return *playLoads_;
 }
 
 const AxisRings& PhysicalView::playRings() const {

@@ -71,6 +71,7 @@ private:
   QRectF playCaptionArea(QPainter& painter, const QRectF& target) const;
   // Every axis' rings for the played step, built on the first played frame of an analysis.
   const AxisRings& playRings() const;
+  const RingLinkLoads& playLoads() const;
 
   struct Frame {
     QRectF area;      // where the layout is drawn
@@ -123,6 +124,7 @@ private:
   QString emptyMessage_;
   QString summary_; // the header line describing the hardware
   mutable std::unique_ptr<AxisRings> playRings_;
+  mutable std::unique_ptr<RingLinkLoads> playLoads_;
 };
 
 } // namespace shardscope::ui

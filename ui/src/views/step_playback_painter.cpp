@@ -5,6 +5,7 @@
 #include "views/device_overlay.hpp"
 #include "views/mesh_index.hpp"
 
+#include "shardscope/hardware/link_graph.hpp"
 #include "shardscope/step/step_playback.hpp"
 
 #include <QPainter>
@@ -45,6 +46,85 @@ AxisRings axisRingsOf(const Analysis& analysis) {
   }
   return rings;
 }
+
+RingLinkLoads ringLinkLoadsOf(const Analysis& analysis, const AxisRings& rings) {
+  RingLinkLoads out;
+  if (!analysis.links) return out;
+  const LinkGraph& graph = *analysis.links;
+  const auto& devices = analysis.mesh.devices;
+  std::vector<int> nodeOf(devices.size(), -1);
+  out.node_position.assign(graph.nodeCount(), -1);
+  for (std::size_t pos = 0; pos < devices.size(); ++pos) {
+    nodeOf[pos] = graph.nodeOfDevice(devices[pos].id);
+    if (nodeOf[pos] >= 0 && out.node_position[static_cast<std::size_t>(nodeOf[pos])] < 0)
+      out.node_position[static_cast<std::size_t>(nodeOf[pos])] = static_cast<int>(pos);
+  }
+  std::vector<std::pair<int, int>> route;
+  out.per_axis.assign(rings.size(), std::vector<int>(graph.links().size(), 0));
+  for (std::size_t a = 0; a < rings.size(); ++a)
+    for (const auto& ring : rings[a]) {
+      const std::size_t edges = ring.size() < 2 ? 0 : ring.size() == 2 ? 1 : ring.size();
+      for (std::size_t k = 0; k < edges; ++k) {
+        const int from = nodeOf[static_cast<std::size_t>(ring[k])];
+        const int to = nodeOf[static_cast<std::size_t>(ring[(k + 1) % ring.size()])];
+        if (from < 0 || to < 0 || from == to) continue;
+        route.clear();
+        graph.route(from, to, route);
+        for (const auto& [link, direction] : route) ++out.per_axis[a][static_cast<std::size_t>(link)];
+      }
+    }
+  return out;
+}
+
+namespace {
+
+// The links the running collectives load, coloured by their load (heat: the busiest red), drawn
+// chip centre to chip centre between neighbours side by side; otherwise as two stubs at the end
+// chips (a wraparound's pointing out of the slice, others towards each other).
+void paintLinkLoads(QPainter& painter, const Analysis& analysis, const RingLinkLoads& loads,
+                    const std::vector<int>& runningAxes, const std::function<QRectF(int)>& chipRect,
+                    double pixelsPerChip) {
+  const auto& links = analysis.links->links();
+  std::vector<int> total(links.size(), 0);
+  int busiest = 0;
+  for (int axis : runningAxes) {
+    if (axis < 0 || static_cast<std::size_t>(axis) >= loads.per_axis.size()) continue;
+    const auto& perLink = loads.per_axis[static_cast<std::size_t>(axis)];
+    for (std::size_t l = 0; l < perLink.size(); ++l) busiest = std::max(busiest, total[l] += perLink[l]);
+  }
+  if (busiest == 0) return;
+  auto centre = [&](int node) {
+    const int pos = node >= 0 && static_cast<std::size_t>(node) < loads.node_position.size()
+                        ? loads.node_position[static_cast<std::size_t>(node)]
+                        : -1;
+    const QRectF r = pos >= 0 ? chipRect(pos) : QRectF();
+    return r.isNull() ? QPointF(-1e9, -1e9) : r.center();
+  };
+  const double width = std::clamp(pixelsPerChip * 0.22, 2.0, 7.0);
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    if (total[l] == 0 || links[l].b < 0) continue;
+    const QPointF a = centre(links[l].a), b = centre(links[l].b);
+    if (a.x() < -1e8 || b.x() < -1e8) continue;
+    QColor c = heatColor(static_cast<double>(total[l]) / busiest);
+    c.setAlpha(150);
+    painter.setPen(QPen(c, width, Qt::SolidLine, Qt::FlatCap));
+    const QPointF along = b - a;
+    const double length = std::hypot(along.x(), along.y());
+    if (length <= 0) continue;
+    // Neighbours drawn side by side get the whole link; a wraparound, or a link between chips the
+    // view draws apart (z between panels), two short stubs at its ends: long bands across the view
+    // would hide everything under them.
+    if (!links[l].wrap && length <= 2.5 * pixelsPerChip) {
+      painter.drawLine(a, b);
+      continue;
+    }
+    const QPointF stub = along / length * (pixelsPerChip * 0.6) * (links[l].wrap ? -1.0 : 1.0);
+    painter.drawLine(a, a + stub);
+    painter.drawLine(b, b - stub);
+  }
+}
+
+} // namespace
 
 QString stepMomentText(const StepEstimate& step, double seconds) {
   if (!step.estimated || step.timeline.empty()) return QObject::tr("The step was not estimated: nothing to play.");
@@ -89,7 +169,8 @@ QString stepMomentText(const StepEstimate& step, double seconds) {
 }
 
 void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRings& rings, const MeshIndex& index,
-                       double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip) {
+                       double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip,
+                       const RingLinkLoads* loads) {
   const StepEstimate& step = analysis.step;
   if (!step.estimated || step.timeline.empty()) return;
   const int n = static_cast<int>(analysis.mesh.devices.size());
@@ -159,6 +240,16 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
       painter.drawEllipse(at, radius, radius);
       painter.setBrush(Qt::NoBrush);
     }
+  }
+
+  // The physical links the running collectives load, by load, under their rings.
+  if (loads && analysis.links) {
+    std::vector<int> runningAxes;
+    for (std::size_t i : running)
+      if (step.timeline[i].part == StepPart::Comm) runningAxes.push_back(index.axisIndex(step.timeline[i].axis));
+    std::sort(runningAxes.begin(), runningAxes.end());
+    runningAxes.erase(std::unique(runningAxes.begin(), runningAxes.end()), runningAxes.end());
+    paintLinkLoads(painter, analysis, *loads, runningAxes, chipRect, pixelsPerChip);
   }
 
   // Collectives: each running span's axis, its rings, and the chunks in flight.

@@ -35,10 +35,23 @@ QString stepMomentText(const StepEstimate& step, double seconds);
 using AxisRings = std::vector<std::vector<std::vector<int>>>; // [axis][ring][member] device positions
 AxisRings axisRingsOf(const Analysis& analysis);
 
+// Per mesh axis, how many of its ring edges each physical link carries when all its rings run at
+// once (each edge routed as the link graph routes it: dimension order on a torus), and a device
+// position on each chip node. What the played step colours the links by: the sum over the axes
+// whose collectives run at the instant. Built once per analysis.
+struct RingLinkLoads {
+  std::vector<std::vector<int>> per_axis; // [axis][link id]
+  std::vector<int> node_position;         // [chip node] a device position on it, -1 for none
+};
+RingLinkLoads ringLinkLoadsOf(const Analysis& analysis, const AxisRings& rings);
+
 // `chipRect(pos)`: where device position `pos` is drawn (null when not drawn); `pixelsPerChip`
 // decides how much detail fits.
+// `loads` (may be null): the physical links coloured by how many ring edges of the running
+// collectives go through each (heat colours, the busiest at the top of the scale), under the rings.
 void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRings& rings, const MeshIndex& index,
-                       double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip);
+                       double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip,
+                       const RingLinkLoads* loads = nullptr);
 // stepMomentText in a box right-aligned in `area` (elided to fit); nothing when `area` is empty.
 void paintStepCaption(QPainter& painter, const StepEstimate& step, double seconds, const QRectF& area);
 
