@@ -464,8 +464,8 @@ void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
                          ? tr("Played pipeline · fill: each rank's task done (dark: backward; grey: idle, the "
                               "bubble) · green: hand-overs between ranks · rings: running collectives")
                          : tr("Played step · fill: the pass' compute done (grey: waiting) · lines: running "
-                              "collectives' rings (dashed: hidden) · dots: chunks in flight · wide links: ring "
-                              "edges per link (red: the busiest)"));
+                              "collectives' rings (dashed: hidden) · dots: chunks · wide: link load (red: "
+                              "busiest)"));
     return;
   }
   double x = legend.left();
