@@ -30,8 +30,10 @@ void usage(std::ostream& out) {
          "resources/validation directory) through the same analysis as a workspace, and prints\n"
          "predicted against measured step time (the measurement's MFU or TFLOP/s converted with\n"
          "the published model-FLOPs convention: 6 x matmul parameters + 12 x layers x seq x\n"
-         "attention width, per token), the error, and a summary: runs within 15%, mean absolute\n"
-         "percentage error (MAPE), the worst run. docs/validation.md explains the suite.\n\n"
+         "attention width, per token; 8 x and 16 x on the layers for a run whose TFLOP/s count\n"
+         "the recomputed forward, \"flops_counted\": \"with_recompute\"), the error, and a summary:\n"
+         "runs within 15%, mean absolute percentage error (MAPE), the worst run. docs/validation.md\n"
+         "explains the suite.\n\n"
          "  --format F  table (default) or json\n"
          "  --fit       per chip, the flops_fraction each run implies and their median\n"
          "  --workspace RUN  print the workspace the run RUN (its id) becomes, to open in the app\n";
