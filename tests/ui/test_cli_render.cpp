@@ -118,3 +118,17 @@ TEST_CASE("render keeps to the view's pixels: a long pipeline aggregates, a huge
   CHECK(huge.err.contains("--size 16384x16384 is 268 megapixels; at most 64"));
   CHECK(cli({"render", "--view", "logical", "--size", "8192x16", "--out", dir.filePath("w.png")}).code == 0);
 }
+
+TEST_CASE("render says nothing on stderr when it succeeds, XDG_RUNTIME_DIR unset or not", "[ui][render]") {
+  shardscope::ui::test::app();
+  QTemporaryDir dir;
+  // Qt's "QStandardPaths: XDG_RUNTIME_DIR not set, defaulting to ..." was printed on every run.
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove(QStringLiteral("XDG_RUNTIME_DIR"));
+  p.setProcessEnvironment(env);
+  p.start(QStringLiteral(SHARDSCOPE_CLI_PATH), {"render", "--view", "logical", "--out", dir.filePath("l.png")});
+  REQUIRE(p.waitForFinished(60000));
+  CHECK(p.exitCode() == 0);
+  CHECK(QString::fromUtf8(p.readAllStandardError()).isEmpty());
+}
