@@ -52,6 +52,15 @@ int colourDistance(QColor a, QColor b) {
   return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
 }
 
+// A workspace of `axes` on `topology` with the fsdp rule set: every weight gathered over fsdp.
+Scenario fsdpScenario(const std::string& topology, std::vector<MeshAxis> axes) {
+  Scenario scenario = defaultScenario();
+  scenario.topology = parseTopology(topology);
+  scenario.mesh.axes = std::move(axes);
+  scenario.rules.preset = "fsdp";
+  return scenario;
+}
+
 // The first fsdp all-gather of the step.
 const StepSpan* firstFsdpGather(const Analysis& analysis) {
   for (const auto& s : analysis.step.timeline)
@@ -191,10 +200,7 @@ TEST_CASE("shardscope-cli render --at and --animate draw the played step", "[ui]
 TEST_CASE("a 4-device ring all-gather's chunks are drawn where the hop count puts them", "[ui][play]") {
   test::app();
   // v4 2x2x1 with one fsdp axis of 4: every weight is all-gathered over a ring of 4 each forward.
-  Scenario scenario = defaultScenario();
-  scenario.topology = parseTopology("v4:2x2x1");
-  scenario.mesh.axes = {{"fsdp", 4, 1}};
-  scenario.rules.preset = "fsdp";
+  Scenario scenario = fsdpScenario("v4:2x2x1", {{"fsdp", 4, 1}});
   auto analysis = std::make_shared<const Analysis>(analyze(scenario));
   REQUIRE(analysis->step.estimated);
   const StepSpan* gather = firstFsdpGather(*analysis);
@@ -267,10 +273,7 @@ TEST_CASE("a 2-D torus all-gather runs on the rings of both dimensions, chunks w
   // wraparound (one panel of the view), and the cost form gathers over both at once. Each line of 4 chips along either
   // dimension is a closed ring of 3 hand-overs: at (1 + 1/4) / 3 of the gather every chunk is a quarter of the way from
   // a chip to its neighbour along that line.
-  Scenario scenario = defaultScenario();
-  scenario.topology = parseTopology("v4:4x4x4");
-  scenario.mesh.axes = {{"tp", 4, 1}, {"fsdp", 16, 1}};
-  scenario.rules.preset = "fsdp";
+  Scenario scenario = fsdpScenario("v4:4x4x4", {{"tp", 4, 1}, {"fsdp", 16, 1}});
   scenario.training.batch_axes = {"fsdp"};
   auto analysis = std::make_shared<const Analysis>(analyze(scenario));
   REQUIRE(analysis->step.estimated);
@@ -352,10 +355,7 @@ TEST_CASE("the links a played collective loads: ring edges routed over the physi
   // edges (1,0)->(0,1) and (1,1)->(0,0) cross the square's diagonal, routed x first: 2 hops each.
   // Link (0,0)-(1,0) carries edges 0->1 and 1->2; (0,0)-(0,1) edges 1->2 and 3->0; (0,1)-(1,1)
   // edges 2->3 and 3->0; (1,0)-(1,1) none. Three links at load 2, 6 in all.
-  Scenario scenario = defaultScenario();
-  scenario.topology = parseTopology("v4:2x2x1");
-  scenario.mesh.axes = {{"fsdp", 4, 1}};
-  scenario.rules.preset = "fsdp";
+  Scenario scenario = fsdpScenario("v4:2x2x1", {{"fsdp", 4, 1}});
   const auto square = analyze(scenario);
   const auto squareLoads = ringLinkLoadsOf(square, axisRingsOf(square));
   REQUIRE(squareLoads.per_axis.size() == 1);
