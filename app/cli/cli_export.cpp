@@ -45,7 +45,7 @@ int runExport(const Args& args, Streams io) {
   const Analysis analysis = analyze(scenario);
   for (const auto& d : analysis.diagnostics)
     if (d.severity == Diagnostic::Severity::Error)
-      throwValueError("the workspace does not analyse: [" + d.section + "] " + d.message);
+      throwValueError("the workspace does not analyse: [" + sectionName(d.section) + "] " + d.message);
 
   std::string text;
   if (*as == "jax") {

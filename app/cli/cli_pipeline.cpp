@@ -187,18 +187,18 @@ void printTable(const Analysis& a, std::size_t width, std::ostream& out) {
         for (double v : {r.param_bytes, r.grad_bytes, r.optimizer_bytes, r.activation_bytes})
           row.push_back(formatBytes(v));
         if (kv) row.push_back(formatBytes(r.kv_cache_bytes));
-        row.push_back(formatBytes(r.total_bytes()));
+        row.push_back(formatBytes(r.totalBytes()));
       }
       t.rows.push_back(std::move(row));
     }
     t.print(out);
     if (p.has_memory && p.worst_rank >= 0) {
       const auto& worst = p.ranks[static_cast<std::size_t>(p.worst_rank)];
-      out << "fullest: rank " << worst.rank << ", " << formatBytes(worst.total_bytes()) << " of "
+      out << "fullest: rank " << worst.rank << ", " << formatBytes(worst.totalBytes()) << " of "
           << (p.hbm_bytes > 0 ? formatBytes(p.hbm_bytes) + " HBM" : std::string("an unknown HBM")) << ": "
-          << (p.hbm_bytes <= 0                    ? "no HBM figure for this chip"
-              : worst.total_bytes() > p.hbm_bytes ? "OUT OF MEMORY"
-                                                  : "fits")
+          << (p.hbm_bytes <= 0                   ? "no HBM figure for this chip"
+              : worst.totalBytes() > p.hbm_bytes ? "OUT OF MEMORY"
+                                                 : "fits")
           << "\n";
     }
   }
@@ -214,8 +214,8 @@ void printTable(const Analysis& a, std::size_t width, std::ostream& out) {
     t.print(out);
   }
   for (const auto& d : a.diagnostics)
-    if (d.section == "pipeline" && d.severity != Diagnostic::Severity::Info)
-      out << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << d.section << "] "
+    if (d.section == DiagnosticSection::Pipeline && d.severity != Diagnostic::Severity::Info)
+      out << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << sectionName(d.section) << "] "
           << (d.subject.empty() ? "" : d.subject + ": ") << d.message << "\n";
 }
 
@@ -293,7 +293,7 @@ int runPipeline(const Args& args, Streams io) {
   }
   // A pipeline that could not be set up, or that jaxpp would refuse (a process in two groups).
   for (const auto& d : analysis.diagnostics)
-    if (d.section == "pipeline" && d.severity == Diagnostic::Severity::Error) return 1;
+    if (d.section == DiagnosticSection::Pipeline && d.severity == Diagnostic::Severity::Error) return 1;
   return 0;
 }
 

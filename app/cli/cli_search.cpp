@@ -26,7 +26,7 @@ namespace {
 void usage(std::ostream& out) {
   out << "Usage: shardscope-cli search [WORKSPACE.json] [--axes dp,fsdp,tp] [--top N] [--max AXIS=N,...]\n"
          "                             [--presets A,B] [--zero 0,1,2] [--recompute none,selective,full]\n"
-         "                             [--no-orders] [--format table|json]\n\n"
+         "                             [--no-orders] [--max-candidates N] [--format table|json]\n\n"
          "Which layout should I run? Every way to split the workspace's devices over the axes (each\n"
          "axis order JAX places differently, each rule preset, ZeRO stage and recompute policy) is run\n"
          "through the full analysis (placement, shards, memory, step time) and ranked by step time\n"
@@ -41,6 +41,8 @@ void usage(std::ostream& out) {
          "  --zero 0,1,2        ZeRO stages to try (default: the workspace's)\n"
          "  --recompute P,...   recompute policies to try: none, selective, full (default: the workspace's)\n"
          "  --no-orders         only the canonical axis order (dp, fsdp, ep, sp, tp)\n"
+         "  --max-candidates N  analyse at most N candidates (default 20000, at most 1000000), shared\n"
+         "                      fairly by the families of layouts; the rest are counted as rejected\n"
          "  --format F          table (default) or json (the eval op `search`'s result, docs/eval.md)\n\n"
          "Step time and MFU are from the step estimate (docs/step-time.md); memory is the fullest\n"
          "device's bytes against the chip's HBM. Exit status 1 when the search cannot use the options\n"
@@ -99,7 +101,15 @@ void printResult(const LayoutSearchResult& r, std::ostream& out) {
     // The workspace's own layout, evaluated the same way, under the ranked rows.
     t.rows.push_back(cells(r.current->fits ? "now" : "now (OOM)", *r.current));
   }
-  if (r.rows.empty()) out << "no candidate layout fits in HBM\n";
+  if (r.rows.empty()) {
+    // Under the candidate limit some were never analysed: the headline must not claim they fail.
+    const auto over = r.rejected.find("over the candidate limit");
+    if (over == r.rejected.end())
+      out << "no candidate layout fits in HBM\n";
+    else
+      out << "no analysed candidate layout fits in HBM; " << over->second
+          << " candidates over the limit were not analysed (--max-candidates, or fewer --axes)\n";
+  }
   t.print(out);
   if (!r.current) out << "now: the workspace's own layout cannot be placed\n";
 
@@ -126,8 +136,8 @@ int runSearch(const Args& args, Streams io) {
     return 0;
   }
   static constexpr Flag kFlags[] = {
-      {"--axes"},  {"--top"}, {"--max"}, {"--presets"}, {"--zero"}, {"--recompute"}, {"--no-orders", false},
-      {"--format"}};
+      {"--axes"},           {"--top"},   {"--max"}, {"--presets"}, {"--zero"}, {"--recompute"}, {"--no-orders", false},
+      {"--max-candidates"}, {"--format"}};
   const ParsedArgs opts = parseArgs(args, kFlags, 1, "workspace file");
   const std::string format = opts.valueOr("--format", "table");
   if (format != "table" && format != "json") throw UsageError("--format must be table or json, got '" + format + "'");
@@ -171,6 +181,8 @@ int runSearch(const Args& args, Streams io) {
     }
   }
   options.orders = !opts.has("--no-orders");
+  if (const auto v = opts.value("--max-candidates"))
+    options.max_candidates = positiveInt("--max-candidates", *v, 1000000);
 
   const Scenario scenario =
       opts.positionals().empty() ? defaultScenario() : loadScenarioFile(opts.positionals().front());

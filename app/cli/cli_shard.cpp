@@ -77,7 +77,8 @@ std::string diagnosticLine(const Diagnostic& d) {
   const char* severity = d.severity == Diagnostic::Severity::Error     ? "error"
                          : d.severity == Diagnostic::Severity::Warning ? "warning"
                                                                        : "note";
-  return std::string(severity) + " [" + d.section + "] " + (d.subject.empty() ? "" : d.subject + ": ") + d.message;
+  return std::string(severity) + " [" + sectionName(d.section) + "] " + (d.subject.empty() ? "" : d.subject + ": ") +
+         d.message;
 }
 
 void printSummary(const Analysis& a, std::ostream& out) {

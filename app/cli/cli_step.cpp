@@ -172,8 +172,8 @@ int runStep(const Args& args, Streams io) {
     printStep(analysis, io.out);
     for (const auto& d : analysis.diagnostics)
       if (d.severity != Diagnostic::Severity::Info)
-        io.err << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << d.section << "] "
-               << (d.subject.empty() ? "" : d.subject + ": ") << d.message << "\n";
+        io.err << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << sectionName(d.section)
+               << "] " << (d.subject.empty() ? "" : d.subject + ": ") << d.message << "\n";
   }
   for (const auto& d : analysis.diagnostics)
     if (d.severity == Diagnostic::Severity::Error) return 1;

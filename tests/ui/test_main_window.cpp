@@ -8,7 +8,7 @@
 #include "charts/comm_chart.hpp"
 #include "charts/memory_chart.hpp"
 #include "panels/sharding_panel.hpp"
-#include "views/mesh_index.hpp"
+#include "shardscope/sharding/mesh_index.hpp"
 #include "views/physical_view.hpp"
 #include "views/view_catalog.hpp"
 #include "document/scenario_document.hpp"

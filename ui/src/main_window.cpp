@@ -282,10 +282,12 @@ void MainWindow::createActions() {
   add(file, tr("Save &As…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] { saveDialog(true); });
   file->addSeparator();
   QMenu* exportMenu = file->addMenu(tr("&Export View"));
-  for (const auto& [kind, view] : views_)
+  for (const auto& entry : views_) {
+    const auto* kind = entry.first; // a plain variable: clang 14 cannot capture a structured binding
     add(exportMenu, QCoreApplication::translate("ViewKind", kind->menuText),
         kind == views_.front().first ? QKeySequence(Qt::CTRL | Qt::Key_E) : QKeySequence(),
         [this, kind] { exportDialog(*kind); });
+  }
   QMenu* layoutMenu = file->addMenu(tr("Export &Layout"));
   add(layoutMenu, tr("As &JAX Code…"), QKeySequence(), [this] { exportLayoutDialog(false); });
   add(layoutMenu, tr("As &MaxText Overrides…"), QKeySequence(), [this] { exportLayoutDialog(true); });
@@ -539,7 +541,8 @@ void MainWindow::onAnalysisFinished() {
   if (warnings > 0) {
     QStringList lines;
     for (const auto& d : analysis->diagnostics)
-      if (d.severity != Diagnostic::Severity::Info) lines << QString::fromStdString(d.section + ": " + d.message);
+      if (d.severity != Diagnostic::Severity::Info)
+        lines << QString::fromStdString(sectionName(d.section) + ": " + d.message);
     statusError_->setText(tr("%n warning(s): %1", nullptr, warnings).arg(lines.front()));
     statusError_->setToolTip(lines.join("\n"));
   }

@@ -80,7 +80,7 @@ Json pipelineJson(const PipelineAnalysis& p, const Mesh& mesh) {
       rank["optimizer_bytes"] = r.optimizer_bytes;
       rank["activation_bytes"] = r.activation_bytes;
       if (r.kv_cache_bytes > 0) rank["kv_cache_bytes"] = r.kv_cache_bytes;
-      rank["total_bytes"] = r.total_bytes();
+      rank["total_bytes"] = r.totalBytes();
       rank["peak_time"] = r.peak_time;
     }
     perRank.push_back(std::move(rank));
@@ -316,7 +316,7 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
   Json diagnostics = Json::array();
   for (const auto& d : a.diagnostics)
     diagnostics.push_back({{"severity", severityName(d.severity)},
-                           {"section", d.section},
+                           {"section", sectionName(d.section)},
                            {"subject", d.subject},
                            {"message", d.message}});
   out["diagnostics"] = std::move(diagnostics);

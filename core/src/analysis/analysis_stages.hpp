@@ -89,6 +89,7 @@ void estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Mode
                       std::span<const AxisReport> axes, AnalysisCache::Memo& memo, Analysis& out);
 
 // Appends a diagnostic.
-void note(Analysis& out, Diagnostic::Severity severity, std::string section, std::string subject, std::string message);
+void note(Analysis& out, Diagnostic::Severity severity, DiagnosticSection section, std::string subject,
+          std::string message);
 
 } // namespace shardscope::analysis

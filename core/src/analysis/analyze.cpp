@@ -35,7 +35,8 @@ Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atom
   bool stopped = false;
   auto cancelled = [&] {
     if (!stopped && cancel && cancel->load(std::memory_order_relaxed)) {
-      out.diagnostics.push_back({Diagnostic::Severity::Warning, "analysis", "", "cancelled by a newer edit"});
+      out.diagnostics.push_back(
+          {Diagnostic::Severity::Warning, DiagnosticSection::Analysis, "", "cancelled by a newer edit"});
       stopped = true;
     }
     return stopped;

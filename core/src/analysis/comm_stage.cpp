@@ -41,7 +41,7 @@ std::vector<AxisReport> reportCommunication(const Scenario& scenario, Analysis& 
     }
     return reports;
   } catch (const Error& e) {
-    note(out, Diagnostic::Severity::Error, "comm", "", e.what());
+    note(out, Diagnostic::Severity::Error, DiagnosticSection::Comm, "", e.what());
     return {};
   }
 }

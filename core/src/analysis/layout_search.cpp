@@ -6,6 +6,8 @@
 #include "analysis_stages.hpp"
 #include "layout_candidates.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/parallel_for.hpp"
+#include "shardscope/base/units.hpp"
 #include "shardscope/hardware/topology.hpp"
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <cstdio>
 #include <mutex>
 #include <set>
-#include <thread>
 #include <unordered_set>
 
 namespace shardscope {
@@ -40,21 +41,7 @@ struct Outcome {
 const char* const kNoPlacement = "JAX cannot place it";
 const char* const kNoFit = "does not fit in HBM";
 const char* const kTpOverHeads = "tp larger than the model's attention heads";
-
-std::string gib(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / double(1 << 30));
-  return buf;
-}
-
-std::string seconds(double s) {
-  char buf[32];
-  if (s >= 1)
-    std::snprintf(buf, sizeof buf, "%.2f s", s);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f ms", s * 1e3);
-  return buf;
-}
+const char* const kOverLimit = "over the candidate limit";
 
 // The row of an analysed layout: its mesh (the axes > 1, in mesh order), rules, knobs, memory and
 // step figures. Used for every candidate and for the scenario's own layout.
@@ -80,7 +67,7 @@ LayoutRow rowOf(const Analysis& a, const std::vector<MeshAxis>& axes, std::strin
     row.bound_by = boundText(a.step.bound_by);
     row.why = a.step.summary;
   } else {
-    row.why = "step time not estimated; " + gib(row.max_bytes) + " on the fullest device";
+    row.why = "step time not estimated; " + formatBytes(row.max_bytes) + " on the fullest device";
   }
   row.scenario = std::move(scenario);
   return row;
@@ -234,7 +221,8 @@ Outcome evaluate(const Scenario& base, const Candidate& c, AnalysisCache& cache,
     return out;
   }
   for (const auto& d : a.diagnostics) {
-    if (d.severity == Diagnostic::Severity::Error && (d.section == "rules" || d.section == "model")) {
+    if (d.severity == Diagnostic::Severity::Error &&
+        (d.section == DiagnosticSection::Rules || d.section == DiagnosticSection::Model)) {
       out.rejected = "rules or model failed";
       return out;
     }
@@ -262,14 +250,12 @@ bool better(const LayoutRow& x, const LayoutRow& y) {
 
 std::string rulesLabelOf(const RulesChoice& r) { return r.rules.empty() ? r.preset : "custom"; }
 
-} // namespace
-
-LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOptions& options,
-                                 const LayoutSearchProgress& progress, const std::atomic<bool>* cancel) {
-  LayoutSearchResult result;
+// The model every candidate shares; refused when it cannot rank layouts (no step time without an
+// architecture config).
+std::shared_ptr<const Model> searchModel(const Scenario& scenario) {
   AnalysisCache probeCache;
   Analysis probe;
-  const auto model = analysis::loadModel(scenario.model, probeCache.memo(), probe);
+  auto model = analysis::loadModel(scenario.model, probeCache.memo(), probe);
   if (!model) {
     const std::string why =
         probe.diagnostics.empty() ? "the model could not be loaded" : probe.diagnostics.back().message;
@@ -279,8 +265,12 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
     throwValueError("search: model '" + model->name +
                     "' has no architecture config (layers, hidden size, heads), so no step time can be estimated to "
                     "rank layouts by; use a preset or a Hugging Face config.json");
-  const bool moe = model->config->experts > 0;
+  return model;
+}
 
+// The axes to split over, checked: known to the rule presets, each once, and every size limit on one
+// of them (a limit on an axis not searched would be silently ignored).
+std::vector<std::string> searchAxes(const Scenario& scenario, const LayoutSearchOptions& options, bool moe) {
   // The candidates are SPMD layouts of the whole device set: a pipeline would be silently dropped
   // and its rows compared at other tokens per step. Refused until the search places pipelines.
   if (scenario.pipeline)
@@ -289,80 +279,61 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
                     "remove the pipeline section to search the SPMD layouts of these devices");
   std::vector<std::string> axes = options.axes;
   if (axes.empty()) axes = search::defaultSearchAxes(moe, scenario.training.seq_len);
-  {
-    std::set<std::string> seen;
-    for (const auto& a : axes) {
-      if (search::canonicalRank(a) < 0)
-        throwValueError("search: axis '" + a + "' is not one the rule presets know (dp, fsdp, ep, sp, tp)");
-      if (!seen.insert(a).second) throwValueError("search: axis '" + a + "' is listed twice");
-    }
-    if (axes.empty()) throwValueError("search: no axis to search over");
+  std::set<std::string> seen;
+  for (const auto& a : axes) {
+    if (search::canonicalRank(a) < 0)
+      throwValueError("search: axis '" + a + "' is not one the rule presets know (dp, fsdp, ep, sp, tp)");
+    if (!seen.insert(a).second) throwValueError("search: axis '" + a + "' is listed twice");
   }
+  if (axes.empty()) throwValueError("search: no axis to search over");
   for (const auto& [name, limit] : options.max_size) {
     if (limit < 1) throwValueError("search: the limit of axis '" + name + "' must be at least 1");
-    // A limit on an axis the search does not split over would be silently ignored.
-    if (std::find(axes.begin(), axes.end(), name) == axes.end()) {
+    if (seen.count(name) == 0) {
       std::string list;
       for (const auto& a : axes) list += (list.empty() ? "" : ", ") + a;
       throwValueError("search: max limits axis '" + name + "', which is not searched over (axes: " + list + ")");
     }
   }
+  return axes;
+}
 
-  const auto devices = makeDevices(scenario.topology);
-  const std::int64_t slices = std::max(1, scenario.topology.slices);
-  const std::int64_t perSlice = static_cast<std::int64_t>(devices.size()) / slices;
-  auto meshes = search::meshChoices(axes, perSlice, slices, options.max_size, options.orders);
-  if (meshes.empty())
-    throwValueError("search: no way to split " + std::to_string(devices.size()) + " devices over " +
-                    std::to_string(axes.size()) + " axes within the limits");
-
-  // Rule sets and knobs.
+// Rule sets to try: the options' presets, or the scenario's own choice plus "fsdp-tp" ("ep" for an
+// MoE model) when that is another choice.
+std::vector<std::pair<std::string, RulesChoice>> ruleSetsOf(const Scenario& scenario,
+                                                            const LayoutSearchOptions& options, bool moe) {
   std::vector<std::pair<std::string, RulesChoice>> ruleSets;
-  if (options.presets.empty()) {
-    ruleSets.emplace_back(rulesLabelOf(scenario.rules), scenario.rules);
-    const std::string extra = moe ? "ep" : "fsdp-tp";
-    if (!(scenario.rules.rules.empty() && scenario.rules.preset == extra))
-      ruleSets.emplace_back(extra, RulesChoice{extra, {}});
-  } else {
+  if (!options.presets.empty()) {
     for (const auto& p : options.presets) ruleSets.emplace_back(p, RulesChoice{p, {}});
+    return ruleSets;
   }
-  const std::vector<int> zeros =
-      options.zero_stages.empty() ? std::vector<int>{scenario.training.zero_stage} : options.zero_stages;
-  const std::vector<Recompute> recomputes =
-      options.recompute.empty() ? std::vector<Recompute>{scenario.training.recompute} : options.recompute;
+  ruleSets.emplace_back(rulesLabelOf(scenario.rules), scenario.rules);
+  const std::string extra = moe ? "ep" : "fsdp-tp";
+  if (!(scenario.rules.rules.empty() && scenario.rules.preset == extra))
+    ruleSets.emplace_back(extra, RulesChoice{extra, {}});
+  return ruleSets;
+}
 
-  // A tensor axis wider than the attention heads cannot split them: refused before any analysis.
-  const std::int64_t heads = model->config ? model->config->heads : 0;
+// A tensor axis wider than the attention heads cannot split them: such meshes are moved out of
+// `meshes` and returned, to be refused before any analysis.
+std::vector<MeshChoice> takeTooWide(std::vector<MeshChoice>& meshes, std::int64_t heads) {
   std::vector<MeshChoice> tooWide;
-  if (heads > 0) {
-    std::vector<MeshChoice> kept;
-    for (auto& m : meshes) (m.sizeOf("tp") > heads ? tooWide : kept).push_back(std::move(m));
-    meshes = std::move(kept);
-  }
+  if (heads <= 0) return tooWide;
+  std::vector<MeshChoice> kept;
+  for (auto& m : meshes) (m.sizeOf("tp") > heads ? tooWide : kept).push_back(std::move(m));
+  meshes = std::move(kept);
+  return tooWide;
+}
 
-  // Merge orders JAX places alike: place each mesh once (on the worker threads; the keys are
-  // compared afterwards in enumeration order, so the first order of each placement is kept).
-  const int threads = std::max(1, std::min(options.threads, 64));
-  auto onWorkers = [&](std::size_t count, const std::function<void(std::size_t)>& job) {
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-      for (;;) {
-        if (cancel && cancel->load()) return;
-        const std::size_t k = next.fetch_add(1);
-        if (k >= count) return;
-        job(k);
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads && static_cast<std::size_t>(t) < count; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-  };
+// Merges orders JAX places alike: each mesh is placed once (on the worker threads; the keys are
+// compared afterwards in enumeration order, so the first order of each placement is kept). Counts
+// the merged ones in `result.merged` and the ones JAX cannot place in `unplaceable`.
+std::vector<MeshChoice> distinctPlacements(const Scenario& scenario, const DeviceList& devices,
+                                           std::vector<MeshChoice> meshes, int threads, const std::atomic<bool>* cancel,
+                                           LayoutSearchResult& result, std::int64_t& unplaceable) {
   std::vector<std::optional<std::string>> keys(meshes.size());
-  onWorkers(meshes.size(), [&](std::size_t i) {
-    const Candidate probeCandidate{
-        meshes[i], "", scenario.rules, scenario.training.zero_stage, scenario.training.recompute, {}};
-    const Scenario placedScenario = scenarioOf(scenario, probeCandidate);
+  parallelFor(meshes.size(), threads, cancel, [&](std::size_t i, int) {
+    const Candidate probe{meshes[i], "", scenario.rules, scenario.training.zero_stage, scenario.training.recompute, {}};
+    const Scenario placedScenario = scenarioOf(scenario, probe);
     try {
       const auto placed = analysis::placeMesh(placedScenario, devices);
       keys[i] = meshes[i].axes.size() >= 2 ? placementKey(placed.grid, placedScenario.mesh.axes, devices.size())
@@ -372,30 +343,34 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
     }
   });
   {
-    // Each analysis below builds a device list and several per-device arrays of this size. glibc
-    // serves blocks above its mmap threshold with fresh mappings (page faults on every use) until
-    // one such block has been freed, which raises the threshold past it: free one now, so the
-    // thousands of candidates reuse heap memory (4-8x faster on the 8960-chip pod).
+    // Each analysis builds a device list and several per-device arrays of this size. glibc serves
+    // blocks above its mmap threshold with fresh mappings (page faults on every use) until one such
+    // block has been freed, which raises the threshold past it: free one now, so the thousands of
+    // candidates reuse heap memory (4-8x faster on the 8960-chip pod).
     DeviceList warm = devices;
   }
   std::vector<MeshChoice> distinct;
-  std::int64_t unplaceable = 0;
-  {
-    std::unordered_set<std::string> seen;
-    for (std::size_t i = 0; i < meshes.size(); ++i) {
-      if (cancel && cancel->load()) break;
-      if (!keys[i]) {
-        ++unplaceable;
-        continue;
-      }
-      if (!keys[i]->empty() && !seen.insert(*keys[i]).second) {
-        ++result.merged;
-        continue;
-      }
-      distinct.push_back(std::move(meshes[i]));
+  std::unordered_set<std::string> seen;
+  for (std::size_t i = 0; i < meshes.size(); ++i) {
+    if (cancel && cancel->load()) break;
+    if (!keys[i]) {
+      ++unplaceable;
+      continue;
     }
+    if (!keys[i]->empty() && !seen.insert(*keys[i]).second) {
+      ++result.merged;
+      continue;
+    }
+    distinct.push_back(std::move(meshes[i]));
   }
+  return distinct;
+}
 
+// Every (rules, mesh, ZeRO stage, recompute) combination; the too-wide meshes come last, refused.
+std::vector<Candidate> enumerateCandidates(const std::vector<std::pair<std::string, RulesChoice>>& ruleSets,
+                                           const std::vector<MeshChoice>& distinct,
+                                           const std::vector<MeshChoice>& tooWide, const std::vector<int>& zeros,
+                                           const std::vector<Recompute>& recomputes) {
   std::vector<Candidate> candidates;
   for (const auto& [label, rules] : ruleSets)
     for (const auto& m : distinct)
@@ -405,134 +380,207 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
     for (const auto& m : tooWide)
       for (int z : zeros)
         for (Recompute r : recomputes) candidates.push_back({m, label, rules, z, r, kTpOverHeads});
-  if (unplaceable > 0) result.rejected[kNoPlacement] += unplaceable;
-  result.candidates_total = static_cast<std::int64_t>(candidates.size()) + unplaceable;
-  if (static_cast<std::int64_t>(candidates.size()) > options.max_candidates) {
-    result.rejected["over the candidate limit"] +=
-        static_cast<std::int64_t>(candidates.size()) - options.max_candidates;
-    candidates.resize(static_cast<std::size_t>(options.max_candidates));
-  }
+  return candidates;
+}
 
-  // Memory does not depend on the order of the axes (the same shards, only on other devices), so
-  // the first order of each size assignment is analysed first and, when it does not fit, the other
-  // orders are refused for the same reason without analysing them.
-  std::vector<std::size_t> leaderOf(candidates.size());
-  {
-    std::map<std::string, std::size_t> firstOfGroup;
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      auto sorted = candidates[i].mesh.axes;
-      std::sort(sorted.begin(), sorted.end(), [](const MeshAxis& x, const MeshAxis& y) { return x.name < y.name; });
-      std::string key = candidates[i].rulesLabel + "|" + std::to_string(candidates[i].zero) + "|" +
-                        std::to_string(static_cast<int>(candidates[i].recompute));
-      for (const auto& a : sorted) key += "|" + a.name + ":" + std::to_string(a.ici) + "x" + std::to_string(a.dcn);
-      leaderOf[i] = firstOfGroup.try_emplace(key, i).first->second;
-    }
+// Keeps at most `limit` candidates, shared fairly by the families (which axes are > 1): taken in
+// turn from each family until the limit, each family's in enumeration order, so a cap never leaves
+// whole families unevaluated while others are evaluated in full. Returns how many were dropped.
+std::int64_t capCandidates(std::vector<Candidate>& candidates, std::int64_t limit) {
+  if (limit < 0) limit = 0;
+  if (static_cast<std::int64_t>(candidates.size()) <= limit) return 0;
+  std::map<std::string, std::vector<std::size_t>> byFamily;
+  std::vector<const std::vector<std::size_t>*> order; // families in order of first appearance
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto [it, inserted] = byFamily.try_emplace(candidates[i].mesh.family());
+    if (inserted) order.push_back(&it->second);
+    it->second.push_back(i);
   }
+  std::vector<std::size_t> kept;
+  for (std::size_t round = 0; static_cast<std::int64_t>(kept.size()) < limit; ++round)
+    for (const auto* members : order) {
+      if (round < members->size()) kept.push_back((*members)[round]);
+      if (static_cast<std::int64_t>(kept.size()) == limit) break;
+    }
+  std::sort(kept.begin(), kept.end());
+  std::vector<Candidate> capped;
+  capped.reserve(kept.size());
+  for (std::size_t i : kept) capped.push_back(std::move(candidates[i]));
+  const auto dropped = static_cast<std::int64_t>(candidates.size() - capped.size());
+  candidates = std::move(capped);
+  return dropped;
+}
+
+// Memory does not depend on the order of the axes (the same shards, only on other devices), so the
+// first order of each size assignment leads its group: it is analysed first and, when it does not
+// fit, the other orders are refused for the same reason without analysing them. leaderOf[i] is the
+// index of candidate i's leader (i itself for a leader).
+std::vector<std::size_t> groupLeaders(const std::vector<Candidate>& candidates) {
+  std::vector<std::size_t> leaderOf(candidates.size());
+  std::map<std::string, std::size_t> firstOfGroup;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto sorted = candidates[i].mesh.axes;
+    std::sort(sorted.begin(), sorted.end(), [](const MeshAxis& x, const MeshAxis& y) { return x.name < y.name; });
+    std::string key = candidates[i].rulesLabel + "|" + std::to_string(candidates[i].zero) + "|" +
+                      std::to_string(static_cast<int>(candidates[i].recompute));
+    for (const auto& a : sorted) key += "|" + a.name + ":" + std::to_string(a.ici) + "x" + std::to_string(a.dcn);
+    leaderOf[i] = firstOfGroup.try_emplace(key, i).first->second;
+  }
+  return leaderOf;
+}
+
+// Analyses the candidates on worker threads, leaders first: each worker keeps its own cache (the
+// model loaded once per worker), and all share the ring reports of the device groups seen so far.
+// Returns one outcome per candidate; `evaluated` counts those analysed or refused before a cancel.
+std::vector<Outcome> analyseCandidates(const Scenario& scenario, const std::vector<Candidate>& candidates, int threads,
+                                       const LayoutSearchProgress& progress, const std::atomic<bool>* cancel,
+                                       std::int64_t& evaluated) {
+  const auto leaderOf = groupLeaders(candidates);
   std::vector<std::size_t> leaders, followers;
   for (std::size_t i = 0; i < candidates.size(); ++i) (leaderOf[i] == i ? leaders : followers).push_back(i);
 
-  // Analyse on worker threads; each keeps its own cache (model loaded once per worker), and all
-  // share the ring reports of the device groups seen so far.
   std::vector<Outcome> outcomes(candidates.size());
   std::atomic<std::int64_t> done{0};
   const auto total = static_cast<std::int64_t>(candidates.size());
   std::mutex progressMutex;
   AxisReportCache axisCache;
+  std::vector<AnalysisCache> caches(static_cast<std::size_t>(workerCount(candidates.size(), threads)));
   auto runPhase = [&](const std::vector<std::size_t>& batch, bool followersPhase) {
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-      AnalysisCache cache;
-      for (;;) {
-        if (cancel && cancel->load()) return;
-        const std::size_t k = next.fetch_add(1);
-        if (k >= batch.size()) return;
-        const std::size_t i = batch[k];
-        const Outcome& leader = outcomes[leaderOf[i]];
-        if (!candidates[i].refused.empty()) {
-          outcomes[i].rejected = candidates[i].refused;
-        } else if (followersPhase && leader.out_of_memory) {
-          outcomes[i].rejected = leader.rejected; // same shards, same memory: does not fit either
-          outcomes[i].out_of_memory = true;
-        } else {
-          outcomes[i] = evaluate(scenario, candidates[i], cache, axisCache, cancel);
-        }
-        const auto n = done.fetch_add(1) + 1;
-        if (progress && (n % 16 == 0 || n == total)) {
-          std::lock_guard lock(progressMutex);
-          progress(n, total);
-        }
+    parallelFor(batch.size(), threads, cancel, [&](std::size_t k, int worker) {
+      const std::size_t i = batch[k];
+      const Outcome& leader = outcomes[leaderOf[i]];
+      if (!candidates[i].refused.empty()) {
+        outcomes[i].rejected = candidates[i].refused;
+      } else if (followersPhase && leader.out_of_memory) {
+        outcomes[i].rejected = leader.rejected; // same shards, same memory: does not fit either
+        outcomes[i].out_of_memory = true;
+      } else {
+        outcomes[i] = evaluate(scenario, candidates[i], caches[static_cast<std::size_t>(worker)], axisCache, cancel);
       }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads && static_cast<std::size_t>(t) < batch.size(); ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
+      const auto n = done.fetch_add(1) + 1;
+      if (progress && (n % 16 == 0 || n == total)) {
+        std::lock_guard lock(progressMutex);
+        progress(n, total);
+      }
+    });
   };
   runPhase(leaders, false);
   runPhase(followers, true);
-  result.cancelled = cancel && cancel->load();
-  result.evaluated = done.load();
+  evaluated = done.load();
+  return outcomes;
+}
 
-  // Rank, and keep the best of each family (fitting or not) for the explanations.
+// The ranking's inputs per family: its best row (fitting or not) and its rejections by reason.
+struct FamilyRecord {
+  std::optional<LayoutRow> best;
+  std::map<std::string, std::int64_t> rejected;
+};
+
+// Ranks the fitting rows into `result.rows` (best first, at most `top`), counts rejections, and
+// returns each family's record for the explanations.
+std::map<std::string, FamilyRecord> rankOutcomes(const std::vector<Candidate>& candidates,
+                                                 std::vector<Outcome>& outcomes, std::size_t top,
+                                                 LayoutSearchResult& result) {
   std::vector<LayoutRow> fitting;
-  std::map<std::string, LayoutRow> bestOfFamily;
-  std::map<std::string, std::map<std::string, std::int64_t>> rejectedOfFamily;
+  std::map<std::string, FamilyRecord> families;
+  for (const auto& c : candidates) families.try_emplace(c.mesh.family());
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     auto& o = outcomes[i];
-    const std::string family = candidates[i].mesh.family();
+    FamilyRecord& family = families[candidates[i].mesh.family()];
     if (!o.rejected.empty()) {
       ++result.rejected[o.rejected];
-      ++rejectedOfFamily[family][o.rejected];
+      ++family.rejected[o.rejected];
     }
     if (!o.row || !o.row->fits) continue;
-    auto it = bestOfFamily.find(family);
-    if (it == bestOfFamily.end() || better(*o.row, it->second)) bestOfFamily[family] = *o.row;
+    if (!family.best || better(*o.row, *family.best)) family.best = *o.row;
     fitting.push_back(std::move(*o.row));
   }
   std::stable_sort(fitting.begin(), fitting.end(), better); // ties keep enumeration order
-  if (fitting.size() > options.top) fitting.resize(options.top);
+  if (fitting.size() > top) fitting.resize(top);
   result.rows = std::move(fitting);
+  return families;
+}
 
-  // The user's own layout, evaluated the same way.
+// The user's own layout, evaluated the same way; nullopt when it cannot be placed.
+std::optional<LayoutRow> currentRow(const Scenario& scenario, const std::atomic<bool>* cancel) {
   try {
     AnalysisCache cache;
     const Analysis a = analyze(scenario, cache, cancel);
     std::vector<MeshAxis> own;
     for (const auto& p : a.axes) own.push_back({p.name, p.ici, p.dcn, AxisType::Explicit});
-    result.current = rowOf(a, own, rulesLabelOf(scenario.rules), scenario.training.zero_stage,
-                           scenario.training.recompute, scenario);
+    return rowOf(a, own, rulesLabelOf(scenario.rules), scenario.training.zero_stage, scenario.training.recompute,
+                 scenario);
   } catch (const Error&) {
-    // The user's layout cannot be placed: the table says so by its absence.
+    return std::nullopt; // the table says so by its absence
   }
+}
 
-  // Why each other family lost.
-  const LayoutRow* best = result.rows.empty() ? nullptr : &result.rows.front();
-  std::set<std::string> families;
-  for (const auto& c : candidates) families.insert(c.mesh.family());
-  for (const auto& family : families) {
-    const auto it = bestOfFamily.find(family);
-    if (it == bestOfFamily.end()) {
+// One line per family: best overall, its best member and what it costs against the best, or why
+// none of it is usable.
+std::vector<std::string> familyLines(const std::map<std::string, FamilyRecord>& families, const LayoutRow* best) {
+  std::vector<std::string> lines;
+  for (const auto& [family, record] : families) {
+    if (!record.best) {
       std::string reasons;
-      for (const auto& [why, n] : rejectedOfFamily[family])
+      for (const auto& [why, n] : record.rejected)
         reasons += (reasons.empty() ? "" : ", ") + std::to_string(n) + " " + why;
-      result.families.push_back(family + ": none usable (" + (reasons.empty() ? "not evaluated" : reasons) + ")");
+      lines.push_back(family + ": none usable (" + (reasons.empty() ? "not evaluated" : reasons) + ")");
       continue;
     }
-    const LayoutRow& r = it->second;
+    const LayoutRow& r = *record.best;
     if (best && r.mesh == best->mesh && r.rules == best->rules) {
-      result.families.push_back(family + ": best overall, " + r.mesh +
-                                (r.step_time_s ? " at " + seconds(*r.step_time_s) : ""));
+      lines.push_back(family + ": best overall, " + r.mesh +
+                      (r.step_time_s ? " at " + formatSeconds(*r.step_time_s) : ""));
       continue;
     }
     std::string line = family + ": best is " + r.mesh;
     if (best && r.step_time_s && best->step_time_s && *best->step_time_s > 0) {
       char pct[32];
       std::snprintf(pct, sizeof pct, " (+%.0f%% step time)", 100.0 * (*r.step_time_s / *best->step_time_s - 1.0));
-      line += " at " + seconds(*r.step_time_s) + pct;
+      line += " at " + formatSeconds(*r.step_time_s) + pct;
     }
     if (!r.why.empty()) line += ": " + r.why;
-    result.families.push_back(line);
+    lines.push_back(line);
   }
+  return lines;
+}
+
+} // namespace
+
+LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOptions& options,
+                                 const LayoutSearchProgress& progress, const std::atomic<bool>* cancel) {
+  LayoutSearchResult result;
+  const auto model = searchModel(scenario);
+  const bool moe = model->config->experts > 0;
+  const auto axes = searchAxes(scenario, options, moe);
+
+  const auto devices = makeDevices(scenario.topology);
+  const std::int64_t slices = std::max(1, scenario.topology.slices);
+  const std::int64_t perSlice = static_cast<std::int64_t>(devices.size()) / slices;
+  auto meshes = search::meshChoices(axes, perSlice, slices, options.max_size, options.orders);
+  if (meshes.empty())
+    throwValueError("search: no way to split " + std::to_string(devices.size()) + " devices over " +
+                    std::to_string(axes.size()) + " axes within the limits");
+  const auto tooWide = takeTooWide(meshes, model->config->heads);
+
+  std::int64_t unplaceable = 0;
+  const auto distinct =
+      distinctPlacements(scenario, devices, std::move(meshes), options.threads, cancel, result, unplaceable);
+  const std::vector<int> zeros =
+      options.zero_stages.empty() ? std::vector<int>{scenario.training.zero_stage} : options.zero_stages;
+  const std::vector<Recompute> recomputes =
+      options.recompute.empty() ? std::vector<Recompute>{scenario.training.recompute} : options.recompute;
+  auto candidates = enumerateCandidates(ruleSetsOf(scenario, options, moe), distinct, tooWide, zeros, recomputes);
+  if (unplaceable > 0) result.rejected[kNoPlacement] += unplaceable;
+  result.candidates_total = static_cast<std::int64_t>(candidates.size()) + unplaceable;
+  if (const auto dropped = capCandidates(candidates, options.max_candidates); dropped > 0)
+    result.rejected[kOverLimit] += dropped;
+
+  auto outcomes = analyseCandidates(scenario, candidates, options.threads, progress, cancel, result.evaluated);
+  result.cancelled = cancel && cancel->load();
+  const auto families = rankOutcomes(candidates, outcomes, options.top, result);
+  result.current = currentRow(scenario, cancel);
+  result.families = familyLines(families, result.rows.empty() ? nullptr : &result.rows.front());
   return result;
 }
 

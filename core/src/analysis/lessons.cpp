@@ -214,7 +214,7 @@ std::vector<LessonStepResult> walkLesson(const Lesson& lesson, const Scenario& s
       r.scenario = applyLessonStep(current, step);
       const Analysis after = analyze(r.scenario, cache);
       for (const auto& d : after.diagnostics)
-        if (d.severity == Diagnostic::Severity::Error) throwValueError("[" + d.section + "] " + d.message);
+        if (d.severity == Diagnostic::Severity::Error) throwValueError("[" + sectionName(d.section) + "] " + d.message);
       for (const auto& w : step.watch) {
         LessonFigureChange f;
         f.figure = lessonFigureName(w.figure, w.axis);

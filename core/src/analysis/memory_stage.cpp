@@ -22,14 +22,14 @@ std::int64_t degreeOf(const std::vector<std::string>& names, const Mesh& mesh, c
     if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), name) !=
         names.begin() + static_cast<std::ptrdiff_t>(i)) {
       if (out)
-        note(*out, Diagnostic::Severity::Warning, "memory", name,
+        note(*out, Diagnostic::Severity::Warning, DiagnosticSection::Memory, name,
              std::string("the ") + what + " axis '" + name + "' is listed twice; it splits activations once");
       continue;
     }
     const auto size = mesh.axisSize(name);
     if (size == 0) {
       if (out)
-        note(*out, Diagnostic::Severity::Info, "memory", name,
+        note(*out, Diagnostic::Severity::Info, DiagnosticSection::Memory, name,
              std::string("the ") + what + " axis '" + name + "' is not in the mesh, so it does not split activations");
       continue;
     }
@@ -141,7 +141,7 @@ MemoryOptions deviceMemoryOptions(const Scenario& scenario, const ShardGroups& p
   options.seq_degree = degreeOf(scenario.training.seq_axes, out.mesh, "sequence", noteMissingAxes ? &out : nullptr);
   options.tensor_degree = tensorDegreeOf(scenario, plan, model, out.mesh);
   if (noteMissingAxes && scenario.training.sequence_parallel && options.tensor_degree == 1)
-    note(out, Diagnostic::Severity::Info, "memory", "",
+    note(out, Diagnostic::Severity::Info, DiagnosticSection::Memory, "",
          "training.sequence_parallel has no effect: no mesh axis splits the layers' weights (no tensor axis)");
   return options;
 }
@@ -168,9 +168,9 @@ void estimateDeviceMemory(const Scenario& scenario, const Model& model, const Sh
     m.argmax = estimate.argmax;
     m.hbm_bytes = estimate.hbm_bytes;
     m.out_of_memory = estimate.out_of_memory;
-    for (const auto& text : estimate.notes) note(out, Diagnostic::Severity::Info, "memory", "", text);
+    for (const auto& text : estimate.notes) note(out, Diagnostic::Severity::Info, DiagnosticSection::Memory, "", text);
   } catch (const Error& e) {
-    note(out, Diagnostic::Severity::Error, "memory", "", e.what());
+    note(out, Diagnostic::Severity::Error, DiagnosticSection::Memory, "", e.what());
   }
 }
 

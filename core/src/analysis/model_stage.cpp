@@ -48,7 +48,8 @@ Model load(const ModelChoice& choice) {
 
 } // namespace
 
-void note(Analysis& out, Diagnostic::Severity severity, std::string section, std::string subject, std::string message) {
+void note(Analysis& out, Diagnostic::Severity severity, DiagnosticSection section, std::string subject,
+          std::string message) {
   out.diagnostics.push_back({severity, std::move(section), std::move(subject), std::move(message)});
 }
 
@@ -61,13 +62,15 @@ std::shared_ptr<const Model> loadModel(const ModelChoice& choice, AnalysisCache:
   }
   try {
     auto model = std::make_shared<const Model>(load(choice));
-    for (const auto& text : model->notes) note(out, Diagnostic::Severity::Info, "model", model->name, text);
+    for (const auto& text : model->notes)
+      note(out, Diagnostic::Severity::Info, DiagnosticSection::Model, model->name, text);
     std::lock_guard lock(c.mutex);
     c.key = key;
     c.model = model;
     return model;
   } catch (const Error& e) {
-    note(out, Diagnostic::Severity::Error, "model", choice.path.empty() ? choice.preset : choice.path, e.what());
+    note(out, Diagnostic::Severity::Error, DiagnosticSection::Model, choice.path.empty() ? choice.preset : choice.path,
+         e.what());
     return nullptr;
   }
 }

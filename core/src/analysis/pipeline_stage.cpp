@@ -112,14 +112,14 @@ void checkProcessGroups(const PipelineAnalysis& p, Analysis& out) {
     if (groups.size() < 2) continue;
     if (++straddling > kNamed) continue;
     const std::vector<std::int64_t> list(groups.begin(), groups.end());
-    note(out, Diagnostic::Severity::Error, "pipeline", "process " + std::to_string(process),
+    note(out, Diagnostic::Severity::Error, DiagnosticSection::Pipeline, "process " + std::to_string(process),
          "process " + std::to_string(process) + " holds devices of pipeline groups " + intList(list) + " along '" +
              p.axis + "'; jaxpp requires each process to lie in one MPMD group (MpmdMesh raises \"Process " +
              std::to_string(process) + " found in two mpmd indices: " + std::to_string(list[0]) + " " +
              std::to_string(list[1]) + "\"). Put '" + p.axis + "' on the axis that crosses hosts.");
   }
   if (straddling > kNamed)
-    note(out, Diagnostic::Severity::Error, "pipeline", "processes",
+    note(out, Diagnostic::Severity::Error, DiagnosticSection::Pipeline, "processes",
          std::to_string(straddling - kNamed) + " more processes (" + std::to_string(straddling) + " of " +
              std::to_string(groupsOf.size()) + " in all) hold devices of several pipeline groups along '" + p.axis +
              "'");
@@ -189,7 +189,7 @@ void fillMemory(const Scenario& scenario, const Model& model, const ShardGroups&
   for (auto* axes : {&local.training.batch_axes, &local.training.seq_axes}) {
     const auto it = std::find(axes->begin(), axes->end(), p.axis);
     if (it == axes->end()) continue;
-    note(out, Diagnostic::Severity::Warning, "pipeline", p.axis,
+    note(out, Diagnostic::Severity::Warning, DiagnosticSection::Pipeline, p.axis,
          "'" + p.axis + "' is the pipeline axis and also listed in training." +
              (axes == &local.training.batch_axes ? "batch_axes" : "seq_axes") +
              "; micro-batches pass through every stage, so it does not split them here");
@@ -201,7 +201,7 @@ void fillMemory(const Scenario& scenario, const Model& model, const ShardGroups&
         g.layout.axis_used[static_cast<std::size_t>(p.axis_index)])
       ++sharded;
   if (sharded > 0)
-    note(out, Diagnostic::Severity::Warning, "pipeline", p.axis,
+    note(out, Diagnostic::Severity::Warning, DiagnosticSection::Pipeline, p.axis,
          std::to_string(sharded) + " parameter group(s) have specs using the pipeline axis '" + p.axis +
              "'; jaxpp removes the MPMD axis from specs, so each group holds them whole along it");
 
@@ -269,7 +269,7 @@ void fillMemory(const Scenario& scenario, const Model& model, const ShardGroups&
   mem.mean_bytes = mem.per_device.empty() ? 0.0 : sum / static_cast<double>(mem.per_device.size());
   mem.hbm_bytes = estimate.hbm_bytes;
   mem.out_of_memory = mem.hbm_bytes > 0 && mem.max_bytes > mem.hbm_bytes;
-  note(out, Diagnostic::Severity::Info, "pipeline", "",
+  note(out, Diagnostic::Severity::Info, DiagnosticSection::Pipeline, "",
        "memory per device is its pipeline rank's: its stages' layers, and the activations of the micro-batches "
        "the " +
            std::string(pipelineScheduleKindName(p.schedule)) + " schedule keeps in flight on it");
@@ -279,7 +279,7 @@ void fillTransfers(const Scenario& scenario, const Model* model, const ShardGrou
                    Analysis& out) {
   if (!out.links || !plan) return;
   if (!model || !model->config || model->config->hidden <= 0) {
-    note(out, Diagnostic::Severity::Info, "pipeline", "",
+    note(out, Diagnostic::Severity::Info, DiagnosticSection::Pipeline, "",
          "the model has no hidden size: the stage-to-stage activation transfers are not priced");
     return;
   }
@@ -434,7 +434,7 @@ void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGr
   p.fuse_steady_state = cfg.fuse_steady_state;
   auto fail = [&](const std::string& field, const std::string& message) {
     if (p.error.empty()) p.error = message;
-    note(out, Diagnostic::Severity::Error, "pipeline", field, message);
+    note(out, Diagnostic::Severity::Error, DiagnosticSection::Pipeline, field, message);
   };
   try {
     p.axis_index = out.mesh.axisIndex(cfg.axis);
@@ -498,7 +498,7 @@ void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGr
       p.layers_per_stage = pipelineLayerSplit(modelLayers, p.num_stages);
     }
     if (modelLayers <= 0 && model)
-      note(out, Diagnostic::Severity::Info, "pipeline", "",
+      note(out, Diagnostic::Severity::Info, DiagnosticSection::Pipeline, "",
            "the model has no layer count: stages are timed alike and memory per rank is not estimated");
     if (!p.layers_per_stage.empty())
       for (auto& rank : p.ranks)
@@ -552,7 +552,7 @@ void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGr
     fillTransfers(scenario, model, plan, p, out);
     if (p.time_unit == PipelineTimeUnit::Seconds) {
       pipelineStepTime(p, out.step, out.comm);
-      note(out, Diagnostic::Severity::Info, "step", "", out.step.notes.back());
+      note(out, Diagnostic::Severity::Info, DiagnosticSection::Step, "", out.step.notes.back());
     }
   } catch (const Error& e) {
     fail("pipeline", std::string("pipeline: ") + e.what());

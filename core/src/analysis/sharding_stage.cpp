@@ -93,7 +93,7 @@ std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::share
     out.params = ParamTable(modelPtr, dtype.name, std::move(groups), plan.group_of);
     return plan;
   } catch (const Error& e) {
-    note(out, Diagnostic::Severity::Error, "rules", scenario.rules.preset, e.what());
+    note(out, Diagnostic::Severity::Error, DiagnosticSection::Rules, scenario.rules.preset, e.what());
     return std::nullopt;
   }
 }

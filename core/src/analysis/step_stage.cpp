@@ -68,11 +68,12 @@ void estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Mode
         return note.rfind("axis '" + scenario.pipeline->axis + "' (", 0) == 0;
       });
   } catch (const Error& e) {
-    note(out, Diagnostic::Severity::Error, "step", "", e.what());
+    note(out, Diagnostic::Severity::Error, DiagnosticSection::Step, "", e.what());
     return notEstimated(out, e.what());
   }
-  for (const auto& why : out.step.not_estimated) note(out, Diagnostic::Severity::Warning, "step", "", why);
-  for (const auto& text : out.step.notes) note(out, Diagnostic::Severity::Info, "step", "", text);
+  for (const auto& why : out.step.not_estimated)
+    note(out, Diagnostic::Severity::Warning, DiagnosticSection::Step, "", why);
+  for (const auto& text : out.step.notes) note(out, Diagnostic::Severity::Info, DiagnosticSection::Step, "", text);
   for (std::size_t i = 0; i < out.comm.size() && i < out.step.per_axis.size(); ++i) {
     const StepAxis& s = out.step.per_axis[i];
     AxisComm& c = out.comm[i];

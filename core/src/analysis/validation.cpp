@@ -271,7 +271,8 @@ ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache) {
     const Scenario scenario = runScenario(run);
     const Analysis a = analyze(scenario, cache);
     for (const auto& d : a.diagnostics)
-      if (d.severity == Diagnostic::Severity::Error && r.error.empty()) r.error = d.section + ": " + d.message;
+      if (d.severity == Diagnostic::Severity::Error && r.error.empty())
+        r.error = sectionName(d.section) + ": " + d.message;
     const ChipSpec* chip = findChip(run.chip);
     const ModelConfig config = modelConfigFromHf(scenario.model.inline_config);
     const double tokens = static_cast<double>(run.global_batch) * static_cast<double>(run.seq_len);

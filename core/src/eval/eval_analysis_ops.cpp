@@ -17,7 +17,8 @@ Json opAnalyze(const Json& request, EvalContext& context) {
   const Analysis analysis = analyze(scenario);
   for (const auto& d : analysis.diagnostics)
     if (d.severity != Diagnostic::Severity::Info)
-      context.warnings.push_back("[" + d.section + "] " + (d.subject.empty() ? "" : d.subject + ": ") + d.message);
+      context.warnings.push_back("[" + sectionName(d.section) + "] " + (d.subject.empty() ? "" : d.subject + ": ") +
+                                 d.message);
   return analysisToJson(analysis, boolField(request, "per_device", false));
 }
 

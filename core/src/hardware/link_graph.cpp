@@ -119,181 +119,203 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
   if (params.ici_latency < 0 || params.uplink_latency < 0)
     throwValueError("link graph: link latencies must not be negative");
   if (devices.empty()) throwValueError("link graph: no devices");
-
-  auto addLink = [&](int a, int b, LinkClass cls, bool wrap, double bw, double lat, int dim = -1) {
-    links_.push_back({a, b, cls, wrap, dim, bw, lat});
-    return static_cast<int>(links_.size() - 1);
-  };
-
   if (platform_ == Platform::Tpu) {
-    dims_ = spec.shape;
-    slices_ = spec.slices;
-    for (int k : dims_)
-      if (k <= 0) throwValueError("link graph: slice dimensions must be positive");
-    if (slices_ <= 0) throwValueError("link graph: slices must be positive");
-    wrap_ = params.wrap ? *params.wrap : defaultWrap(chip, dims_);
-    if (params.twisted) {
-      if (!twistableShape(dims_)) throwValueError("link graph: a twisted torus needs a k x k x 2k slice");
-      if (!(wrap_[0] && wrap_[1] && wrap_[2]))
-        throwValueError("link graph: a twisted torus needs wraparound on every axis");
-      twisted_ = true;
-    }
-    const int X = dims_[0], Y = dims_[1], Z = dims_[2];
-    const std::int64_t perSlice = std::int64_t{X} * Y * Z;
-    const std::int64_t total = perSlice * slices_;
-    if (total > kMaxTopologyDevices)
-      throwValueError("link graph: more than " + std::to_string(kMaxTopologyDevices) + " chips");
-    nodes_.resize(static_cast<std::size_t>(total));
-    for (std::int64_t n = 0; n < total; ++n) {
-      auto& node = nodes_[static_cast<std::size_t>(n)];
-      const std::int64_t local = n % perSlice;
-      node.coords = {static_cast<int>(local % X), static_cast<int>(local / X % Y),
-                     static_cast<int>(local / (std::int64_t{X} * Y))};
-      node.slice = static_cast<int>(n / perSlice);
-      node.host = -1;
-    }
-    for (const auto& d : devices) {
-      if (!d.coords) throwValueError("link graph: TPU device " + describeDevice(d) + " has no coords");
-      const auto& c = *d.coords;
-      const int s = d.slice_index.value_or(0);
-      for (int a = 0; a < 3; ++a)
-        if (c[static_cast<std::size_t>(a)] < 0 || c[static_cast<std::size_t>(a)] >= dims_[static_cast<std::size_t>(a)])
-          throwValueError("link graph: device " + describeDevice(d) + " lies outside the " + formatTopology(spec) +
-                          " slice");
-      if (s < 0 || s >= slices_)
-        throwValueError("link graph: device " + describeDevice(d) + " has a slice index outside 0.." +
-                        std::to_string(slices_ - 1));
-      const int node = static_cast<int>(s * perSlice + c[0] + std::int64_t{X} * (c[1] + std::int64_t{Y} * c[2]));
-      if (nodes_[static_cast<std::size_t>(node)].host < 0)
-        nodes_[static_cast<std::size_t>(node)].host = d.process_index;
-      if (!impl_->nodeOfId.emplace(d.id, node).second)
-        throwValueError("link graph: device id " + std::to_string(d.id) + " appears twice");
-    }
-    // The long axis of a twisted shape, and the offset its wrap links add.
-    int longAxis = 0;
-    for (int a = 1; a < 3; ++a)
-      if (dims_[static_cast<std::size_t>(a)] > dims_[static_cast<std::size_t>(longAxis)]) longAxis = a;
-    // Effective wrap: a wrap link on an axis of length <= 2 would duplicate the open link, unless
-    // it is a twisted wrap (it lands elsewhere along the long axis).
-    std::array<bool, 3> effWrap{};
-    for (std::size_t a = 0; a < 3; ++a)
-      effWrap[a] = wrap_[a] && (dims_[a] > 2 || (twisted_ && static_cast<int>(a) != longAxis));
-    longAxis_ = longAxis;
-    const int twist = dims_[static_cast<std::size_t>(longAxis)] / 2;
-    plusLink_.assign(nodes_.size() * 3, -1);
-    minusLink_.assign(nodes_.size() * 3, -1);
-    links_.reserve(nodes_.size() * 3 + (slices_ > 1 ? nodes_.size() : 0));
-    for (std::size_t n = 0; n < nodes_.size(); ++n) {
-      const auto& node = nodes_[n];
-      const std::int64_t base = std::int64_t{node.slice} * perSlice;
-      for (int a = 0; a < 3; ++a) {
-        const auto ua = static_cast<std::size_t>(a);
-        const int k = dims_[ua];
-        if (k < 2) continue;
-        auto c = node.coords;
-        bool isWrap = false;
-        if (c[ua] + 1 < k) {
-          ++c[ua];
-        } else if (effWrap[ua]) {
-          c[ua] = 0;
-          isWrap = true;
-          if (twisted_ && a != longAxis) {
-            const auto ul = static_cast<std::size_t>(longAxis);
-            c[ul] = (c[ul] + twist) % dims_[ul];
-          }
-        } else {
-          continue;
-        }
-        const int to = static_cast<int>(base + c[0] + std::int64_t{X} * (c[1] + std::int64_t{Y} * c[2]));
-        const int id =
-            addLink(static_cast<int>(n), to, LinkClass::Ici, isWrap, params.ici_bandwidth, params.ici_latency, a);
-        plusLink_[n * 3 + ua] = id;
-        minusLink_[static_cast<std::size_t>(to) * 3 + ua] = id;
-      }
-    }
+    placeTpuChips(chip);
+    addTorusLinks();
   } else {
-    // GPUs (and CPUs): one node per device in list order, all-to-all inside each switch domain.
-    int domain = params.nvlink_domain > 0 ? params.nvlink_domain : std::max(1, chip.host_block[0]);
-    if (domain > kMaxNvlinkDomain)
-      throwValueError("link graph: nvlink_domain must be at most " + std::to_string(kMaxNvlinkDomain));
-    // CPU devices share one host's memory: one all-to-all domain unless told otherwise.
-    if (platform_ == Platform::Cpu && params.nvlink_domain <= 0)
-      domain = static_cast<int>(std::min<std::size_t>(devices.size(), kMaxNvlinkDomain));
-    domain = std::min<int>(domain, static_cast<int>(devices.size()));
-    // All-to-all costs domain^2/2 links per domain: bound the total before allocating.
-    const double allToAll = static_cast<double>(devices.size()) * (domain - 1) / 2.0;
-    if (allToAll > kMaxSwitchLinks) {
-      // Suggest the setting only to callers who set it (eval's link_params); elsewhere the remedy
-      // is a smaller topology.
-      const auto fits = static_cast<std::int64_t>(2 * kMaxSwitchLinks / (domain - 1));
-      throwValueError("link graph: " + std::to_string(devices.size()) +
-                      (platform_ == Platform::Cpu ? " CPU devices" : " GPUs") + " in all-to-all groups of " +
-                      std::to_string(domain) + " need " + std::to_string(static_cast<std::int64_t>(allToAll)) +
-                      " links, more than the " + std::to_string(static_cast<std::int64_t>(kMaxSwitchLinks)) +
-                      " modelled; " +
-                      (params.nvlink_domain > 0 ? "lower link_params.nvlink_domain or use fewer devices"
-                                                : "use at most " + std::to_string(fits) + " devices"));
-    }
-    dims_ = {domain, 1, 1};
-    slices_ =
-        static_cast<int>((devices.size() + static_cast<std::size_t>(domain) - 1) / static_cast<std::size_t>(domain));
-    nodes_.resize(devices.size());
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      nodes_[i].coords = {static_cast<int>(i % static_cast<std::size_t>(domain)), 0, 0};
-      nodes_[i].slice = static_cast<int>(i / static_cast<std::size_t>(domain));
-      nodes_[i].host = devices[i].process_index;
-      if (!impl_->nodeOfId.emplace(devices[i].id, static_cast<int>(i)).second)
-        throwValueError("link graph: device id " + std::to_string(devices[i].id) + " appears twice");
-    }
-    for (int s = 0; s < slices_; ++s) {
-      domainBase_.push_back(static_cast<int>(links_.size()));
-      const int first = s * domain;
-      const int last = std::min<int>(first + domain, static_cast<int>(nodes_.size()));
-      for (int i = first; i < last; ++i)
-        for (int j = i + 1; j < last; ++j)
-          addLink(i, j, LinkClass::NvLink, false, params.ici_bandwidth, params.ici_latency);
-    }
+    addSwitchDomains(chip);
   }
   localLinks_ = links_.size();
+  addUplinks();
+  buildSearchGraph();
+}
 
-  // Uplinks to the fabric once there is more than one slice/domain to talk to.
-  uplink_.assign(nodes_.size(), -1);
-  if (slices_ > 1) {
-    const LinkClass cls = platform_ == Platform::Tpu ? LinkClass::Dcn : LinkClass::Network;
-    for (std::size_t n = 0; n < nodes_.size(); ++n)
-      uplink_[n] = addLink(static_cast<int>(n), -1, cls, false, params.uplink_bandwidth, params.uplink_latency);
+int LinkGraph::addLink(int a, int b, LinkClass cls, bool wrap, double bandwidth, double latency, int dim) {
+  links_.push_back({a, b, cls, wrap, dim, bandwidth, latency});
+  return static_cast<int>(links_.size() - 1);
+}
+
+// TPU: one node per chip position of every slice (x fastest), each owned by the host of the device
+// placed there; the slice shape, wraps and twist checked.
+void LinkGraph::placeTpuChips(const ChipSpec& chip) {
+  dims_ = spec_.shape;
+  slices_ = spec_.slices;
+  for (int k : dims_)
+    if (k <= 0) throwValueError("link graph: slice dimensions must be positive");
+  if (slices_ <= 0) throwValueError("link graph: slices must be positive");
+  wrap_ = params_.wrap ? *params_.wrap : defaultWrap(chip, dims_);
+  if (params_.twisted) {
+    if (!twistableShape(dims_)) throwValueError("link graph: a twisted torus needs a k x k x 2k slice");
+    if (!(wrap_[0] && wrap_[1] && wrap_[2]))
+      throwValueError("link graph: a twisted torus needs wraparound on every axis");
+    twisted_ = true;
   }
+  const int X = dims_[0], Y = dims_[1], Z = dims_[2];
+  const std::int64_t perSlice = std::int64_t{X} * Y * Z;
+  const std::int64_t total = perSlice * slices_;
+  if (total > kMaxTopologyDevices)
+    throwValueError("link graph: more than " + std::to_string(kMaxTopologyDevices) + " chips");
+  nodes_.resize(static_cast<std::size_t>(total));
+  for (std::int64_t n = 0; n < total; ++n) {
+    auto& node = nodes_[static_cast<std::size_t>(n)];
+    const std::int64_t local = n % perSlice;
+    node.coords = {static_cast<int>(local % X), static_cast<int>(local / X % Y),
+                   static_cast<int>(local / (std::int64_t{X} * Y))};
+    node.slice = static_cast<int>(n / perSlice);
+    node.host = -1;
+  }
+  for (const auto& d : devices_) {
+    if (!d.coords) throwValueError("link graph: TPU device " + describeDevice(d) + " has no coords");
+    const auto& c = *d.coords;
+    const int s = d.slice_index.value_or(0);
+    for (int a = 0; a < 3; ++a)
+      if (c[static_cast<std::size_t>(a)] < 0 || c[static_cast<std::size_t>(a)] >= dims_[static_cast<std::size_t>(a)])
+        throwValueError("link graph: device " + describeDevice(d) + " lies outside the " + formatTopology(spec_) +
+                        " slice");
+    if (s < 0 || s >= slices_)
+      throwValueError("link graph: device " + describeDevice(d) + " has a slice index outside 0.." +
+                      std::to_string(slices_ - 1));
+    const int node = static_cast<int>(s * perSlice + c[0] + std::int64_t{X} * (c[1] + std::int64_t{Y} * c[2]));
+    if (nodes_[static_cast<std::size_t>(node)].host < 0) nodes_[static_cast<std::size_t>(node)].host = d.process_index;
+    if (!impl_->nodeOfId.emplace(d.id, node).second)
+      throwValueError("link graph: device id " + std::to_string(d.id) + " appears twice");
+  }
+}
 
+// TPU: one ICI link from every chip to its + neighbour along each axis of length >= 2, the wrap
+// links where the torus closes (shifted along the long axis on a twisted torus).
+void LinkGraph::addTorusLinks() {
+  const int X = dims_[0], Y = dims_[1], Z = dims_[2];
+  const std::int64_t perSlice = std::int64_t{X} * Y * Z;
+  // The long axis of a twisted shape, and the offset its wrap links add.
+  int longAxis = 0;
+  for (int a = 1; a < 3; ++a)
+    if (dims_[static_cast<std::size_t>(a)] > dims_[static_cast<std::size_t>(longAxis)]) longAxis = a;
+  // Effective wrap: a wrap link on an axis of length <= 2 would duplicate the open link, unless
+  // it is a twisted wrap (it lands elsewhere along the long axis).
+  std::array<bool, 3> effWrap{};
+  for (std::size_t a = 0; a < 3; ++a)
+    effWrap[a] = wrap_[a] && (dims_[a] > 2 || (twisted_ && static_cast<int>(a) != longAxis));
+  longAxis_ = longAxis;
+  const int twist = dims_[static_cast<std::size_t>(longAxis)] / 2;
+  plusLink_.assign(nodes_.size() * 3, -1);
+  minusLink_.assign(nodes_.size() * 3, -1);
+  links_.reserve(nodes_.size() * 3 + (slices_ > 1 ? nodes_.size() : 0));
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    const auto& node = nodes_[n];
+    const std::int64_t base = std::int64_t{node.slice} * perSlice;
+    for (int a = 0; a < 3; ++a) {
+      const auto ua = static_cast<std::size_t>(a);
+      const int k = dims_[ua];
+      if (k < 2) continue;
+      auto c = node.coords;
+      bool isWrap = false;
+      if (c[ua] + 1 < k) {
+        ++c[ua];
+      } else if (effWrap[ua]) {
+        c[ua] = 0;
+        isWrap = true;
+        if (twisted_ && a != longAxis) {
+          const auto ul = static_cast<std::size_t>(longAxis);
+          c[ul] = (c[ul] + twist) % dims_[ul];
+        }
+      } else {
+        continue;
+      }
+      const int to = static_cast<int>(base + c[0] + std::int64_t{X} * (c[1] + std::int64_t{Y} * c[2]));
+      const int id =
+          addLink(static_cast<int>(n), to, LinkClass::Ici, isWrap, params_.ici_bandwidth, params_.ici_latency, a);
+      plusLink_[n * 3 + ua] = id;
+      minusLink_[static_cast<std::size_t>(to) * 3 + ua] = id;
+    }
+  }
+}
+
+// GPUs (and CPUs): one node per device in list order, all-to-all inside each switch domain.
+void LinkGraph::addSwitchDomains(const ChipSpec& chip) {
+  const std::size_t count = devices_.size();
+  int domain = params_.nvlink_domain > 0 ? params_.nvlink_domain : std::max(1, chip.host_block[0]);
+  if (domain > kMaxNvlinkDomain)
+    throwValueError("link graph: nvlink_domain must be at most " + std::to_string(kMaxNvlinkDomain));
+  // CPU devices share one host's memory: one all-to-all domain unless told otherwise.
+  if (platform_ == Platform::Cpu && params_.nvlink_domain <= 0)
+    domain = static_cast<int>(std::min<std::size_t>(count, kMaxNvlinkDomain));
+  domain = std::min<int>(domain, static_cast<int>(count));
+  // All-to-all costs domain^2/2 links per domain: bound the total before allocating.
+  const double allToAll = static_cast<double>(count) * (domain - 1) / 2.0;
+  if (allToAll > kMaxSwitchLinks) {
+    // Suggest the setting only to callers who set it (eval's link_params); elsewhere the remedy
+    // is a smaller topology.
+    const auto fits = static_cast<std::int64_t>(2 * kMaxSwitchLinks / (domain - 1));
+    throwValueError("link graph: " + std::to_string(count) + (platform_ == Platform::Cpu ? " CPU devices" : " GPUs") +
+                    " in all-to-all groups of " + std::to_string(domain) + " need " +
+                    std::to_string(static_cast<std::int64_t>(allToAll)) + " links, more than the " +
+                    std::to_string(static_cast<std::int64_t>(kMaxSwitchLinks)) + " modelled; " +
+                    (params_.nvlink_domain > 0 ? "lower link_params.nvlink_domain or use fewer devices"
+                                               : "use at most " + std::to_string(fits) + " devices"));
+  }
+  dims_ = {domain, 1, 1};
+  slices_ = static_cast<int>((count + static_cast<std::size_t>(domain) - 1) / static_cast<std::size_t>(domain));
+  nodes_.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    nodes_[i].coords = {static_cast<int>(i % static_cast<std::size_t>(domain)), 0, 0};
+    nodes_[i].slice = static_cast<int>(i / static_cast<std::size_t>(domain));
+    nodes_[i].host = devices_[i].process_index;
+    if (!impl_->nodeOfId.emplace(devices_[i].id, static_cast<int>(i)).second)
+      throwValueError("link graph: device id " + std::to_string(devices_[i].id) + " appears twice");
+  }
+  for (int s = 0; s < slices_; ++s) {
+    domainBase_.push_back(static_cast<int>(links_.size()));
+    const int first = s * domain;
+    const int last = std::min<int>(first + domain, static_cast<int>(nodes_.size()));
+    for (int i = first; i < last; ++i)
+      for (int j = i + 1; j < last; ++j)
+        addLink(i, j, LinkClass::NvLink, false, params_.ici_bandwidth, params_.ici_latency);
+  }
+}
+
+// Uplinks to the fabric once there is more than one slice/domain to talk to.
+void LinkGraph::addUplinks() {
+  uplink_.assign(nodes_.size(), -1);
+  if (slices_ <= 1) return;
+  const LinkClass cls = platform_ == Platform::Tpu ? LinkClass::Dcn : LinkClass::Network;
+  for (std::size_t n = 0; n < nodes_.size(); ++n)
+    uplink_[n] = addLink(static_cast<int>(n), -1, cls, false, params_.uplink_bandwidth, params_.uplink_latency);
+}
+
+// The Boost.Graph of the local links, and the diameter inside one slice/domain (on a twisted torus
+// from the one BFS tree that answers every pair).
+void LinkGraph::buildSearchGraph() {
   impl_->graph = BoostGraph(nodes_.size());
   for (std::size_t id = 0; id < localLinks_; ++id)
     boost::add_edge(static_cast<std::size_t>(links_[id].a), static_cast<std::size_t>(links_[id].b),
                     static_cast<int>(id), impl_->graph);
-
-  // Diameter inside one slice/domain.
   if (platform_ != Platform::Tpu) {
     impl_->iciDiameter = dims_[0] > 1 ? 1 : 0;
-  } else if (!twisted_) {
+    return;
+  }
+  if (!twisted_) {
     int d = 0;
     for (std::size_t a = 0; a < 3; ++a) d += (wrap_[a] && dims_[a] > 2) ? dims_[a] / 2 : dims_[a] - 1;
     impl_->iciDiameter = d;
-  } else {
-    // One BFS tree from chip 0 serves every pair (see twistBfs_ in the header); its depth is the
-    // diameter since every chip has the same eccentricity.
-    const std::int64_t perSlice = std::int64_t{dims_[0]} * dims_[1] * dims_[2];
-    std::vector<int> dist, parent;
-    impl_->bfs(0, dist, &parent);
-    twistDist_.assign(dist.begin(), dist.begin() + perSlice);
-    twistParent_.assign(parent.begin(), parent.begin() + perSlice);
-    twistStep_.assign(static_cast<std::size_t>(perSlice), -1);
-    for (std::int64_t v = 1; v < perSlice; ++v) {
-      const int u = twistParent_[static_cast<std::size_t>(v)];
-      auto [e, found] = boost::edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), impl_->graph);
-      (void)found;
-      const auto& link = links_[static_cast<std::size_t>(boost::get(boost::edge_index, impl_->graph, e))];
-      twistStep_[static_cast<std::size_t>(v)] = link.dim * 2 + (link.a == u ? 1 : 0);
-    }
-    impl_->iciDiameter = *std::max_element(twistDist_.begin(), twistDist_.end());
+    return;
   }
+  // One BFS tree from chip 0 serves every pair (see twistBfs_ in the header); its depth is the
+  // diameter since every chip has the same eccentricity.
+  const std::int64_t perSlice = std::int64_t{dims_[0]} * dims_[1] * dims_[2];
+  std::vector<int> dist, parent;
+  impl_->bfs(0, dist, &parent);
+  twistDist_.assign(dist.begin(), dist.begin() + perSlice);
+  twistParent_.assign(parent.begin(), parent.begin() + perSlice);
+  twistStep_.assign(static_cast<std::size_t>(perSlice), -1);
+  for (std::int64_t v = 1; v < perSlice; ++v) {
+    const int u = twistParent_[static_cast<std::size_t>(v)];
+    auto [e, found] = boost::edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), impl_->graph);
+    (void)found;
+    const auto& link = links_[static_cast<std::size_t>(boost::get(boost::edge_index, impl_->graph, e))];
+    twistStep_[static_cast<std::size_t>(v)] = link.dim * 2 + (link.a == u ? 1 : 0);
+  }
+  impl_->iciDiameter = *std::max_element(twistDist_.begin(), twistDist_.end());
 }
 
 LinkGraph::~LinkGraph() = default;

@@ -5,6 +5,8 @@
 
 #include "step_internal.hpp"
 
+#include "shardscope/sharding/mesh_index.hpp"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -216,25 +218,10 @@ void appendDimensionLines(const Mesh& mesh, const std::vector<int>& group, std::
 } // namespace
 
 std::vector<std::vector<int>> collectiveRings(const Mesh& mesh, int axis, bool perDimension) {
+  auto groups = MeshIndex(mesh).groups(axis);
+  if (!perDimension) return groups;
   std::vector<std::vector<int>> out;
-  const Shape& shape = mesh.shape();
-  if (axis < 0 || static_cast<std::size_t>(axis) >= shape.size()) return out;
-  const std::int64_t size = shape[static_cast<std::size_t>(axis)];
-  std::int64_t inner = 1;
-  for (std::size_t a = static_cast<std::size_t>(axis) + 1; a < shape.size(); ++a) inner *= shape[a];
-  const auto& cells = mesh.grid.data();
-  const std::int64_t outer = size * inner > 0 ? static_cast<std::int64_t>(cells.size()) / (size * inner) : 0;
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t i = 0; i < inner; ++i) {
-      std::vector<int> group;
-      group.reserve(static_cast<std::size_t>(size));
-      for (std::int64_t k = 0; k < size; ++k)
-        group.push_back(cells[static_cast<std::size_t>((o * size + k) * inner + i)]);
-      if (perDimension)
-        appendDimensionLines(mesh, group, out);
-      else
-        out.push_back(std::move(group));
-    }
+  for (const auto& group : groups) appendDimensionLines(mesh, group, out);
   return out;
 }
 

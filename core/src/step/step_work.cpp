@@ -66,78 +66,92 @@ struct Roofline {
   double time(double flops, double bytes) const { return std::max(flops * compute, bytes * hbm); }
 };
 
-} // namespace
+// What every part of the work estimate reads.
+struct WorkContext {
+  const StepInputs& in;
+  const StepOptions& o;
+  const Architecture& arch;
+  const MeshRoles& mesh;
+  Roofline roof;
+  double tokens;     // this device's tokens per micro-batch
+  double stepTokens; // all tokens of the step
+  RecomputeTraits traits;
+  RerunShares rerun;
+};
 
-Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture& arch, const MeshRoles& mesh,
-                  const std::vector<GroupUse>& uses) {
-  Work w;
-  const Roofline roof{1.0 / (o.peak_flops.value * o.calibration.flops_fraction.value),
-                      1.0 / (o.hbm_bandwidth.value * o.calibration.hbm_fraction.value)};
-  const double tokens = mesh.tokens_local;
-  const double stepTokens = mesh.tokens_per_micro_batch * static_cast<double>(o.microbatches);
-  const RecomputeTraits traits = recomputeTraits(o.recompute);
-  const RerunShares rerun = rerunShares(traits, arch);
-  const double pb = o.param_bytes, ab = o.activation_bytes;
+// One group of alike weights: its matmuls forward, backward and re-run (with the padding of
+// their tiles), the head's share, the model FLOPs. Returns the optimizer elements it adds.
+double addWeightWork(const WorkContext& c, const GroupUse& u, Work& w) {
+  const StepInputs& in = c.in;
+  const StepOptions& o = c.o;
+  const Architecture& arch = c.arch;
+  const MeshRoles& mesh = c.mesh;
+  const Roofline& roof = c.roof;
+  const double tokens = c.tokens, pb = o.param_bytes, ab = o.activation_bytes;
+  const double stepTokens = c.stepTokens;
+  const RerunShares& rerun = c.rerun;
   const double expertShare = arch.experts > 0 ? arch.experts_per_token / arch.experts : 1.0;
+  const auto& layout = in.plan->plans[u.group].layout;
+  const double count = static_cast<double>(u.count);
+  // The optimizer update touches every parameter shard; ZeRO-1/2 splits it over the batch axes
+  // the parameter is replicated on.
+  double zeroDegree = 1;
+  if (o.zero_stage >= 1)
+    for (std::size_t a = 0; a < mesh.size.size(); ++a)
+      if (mesh.batch[a] && (a >= layout.axis_used.size() || !layout.axis_used[a]))
+        zeroDegree *= static_cast<double>(mesh.size[a]);
+  const double optimizerElements = count * static_cast<double>(layout.shard_elements) / zeroDegree;
 
-  double optimizerElements = 0;
-  for (const auto& u : uses) {
-    const auto& layout = in.plan->plans[u.group].layout;
-    const double count = static_cast<double>(u.count);
-    // The optimizer update touches every parameter shard; ZeRO-1/2 splits it over the batch axes
-    // the parameter is replicated on.
-    double zeroDegree = 1;
-    if (o.zero_stage >= 1)
-      for (std::size_t a = 0; a < mesh.size.size(); ++a)
-        if (mesh.batch[a] && (a >= layout.axis_used.size() || !layout.axis_used[a]))
-          zeroDegree *= static_cast<double>(mesh.size[a]);
-    optimizerElements += count * static_cast<double>(layout.shard_elements) / zeroDegree;
-
-    const bool tiedOutput = u.role == ParamRole::Embedding && in.roles->tied_output && layout.shape.size() == 2 &&
-                            arch.vocab > 0 && static_cast<double>(layout.shape[0]) == arch.vocab;
-    if (u.role == ParamRole::None || (u.role == ParamRole::Embedding && !tiedOutput)) continue;
-    if (layout.shape.size() < 2) continue;
-    const double share = u.role == ParamRole::RoutedExpert ? expertShare : 1.0;
-    const double elements = static_cast<double>(layout.total_elements) * count;
-    // Non-token axes sharding the weight split its matmul; token axes only split the tokens.
-    double split = 1, localElements = 1;
-    for (std::size_t a = 0; a < layout.axis_used.size(); ++a)
-      if (layout.axis_used[a] && !mesh.data[a]) split *= static_cast<double>(mesh.size[a]);
-    for (std::size_t d = 0; d < layout.shape.size(); ++d) localElements *= localExtent(layout, d, mesh);
-    const std::size_t r = layout.shape.size();
-    const double d0 = localExtent(layout, r - 2, mesh), d1 = localExtent(layout, r - 1, mesh);
-    const double flops = 2 * share * elements * tokens / split;
-    const double actElements = d0 * d1 > 0 ? flops / (2 * d0 * d1) * (d0 + d1) : 0.0;
-    const double fwdBytes = count * localElements * pb + actElements * ab;
-    const double bwdBytes = 2 * count * localElements * pb + 2 * actElements * ab;
-    // Padding: only a plain [in, out] weight says which two dimensions the matmul has.
-    const double pad = r == 2 ? paddingFactor(d0, o.matmul_tile) * paddingFactor(d1, o.matmul_tile) : 1.0;
-    const double again = u.role == ParamRole::Attention                                  ? rerun.attention
-                         : u.role == ParamRole::Mlp || u.role == ParamRole::RoutedExpert ? rerun.mlp
-                                                                                         : 0.0;
-    const double passes = 3 + again; // forward, backward (twice the forward), the re-run share
-    w.fwd_flops += flops;
-    w.fwd_hbm += fwdBytes;
-    w.fwd_compute_s += flops * roof.compute * pad;
-    w.fwd_roofline_s += roof.time(flops * pad, fwdBytes);
-    w.bwd_flops += (2 + again) * flops;
-    w.bwd_hbm += bwdBytes + again * fwdBytes;
-    w.bwd_compute_s += (2 + again) * flops * roof.compute * pad;
-    w.bwd_roofline_s += roof.time(2 * flops * pad, bwdBytes) + again * roof.time(flops * pad, fwdBytes);
-    w.padding_s += passes * flops * roof.compute * (pad - 1);
-    if (u.role == ParamRole::Output || tiedOutput) {
-      w.head_fwd_s += roof.time(flops * pad, fwdBytes);
-      w.head_bwd_s += roof.time(2 * flops * pad, bwdBytes);
-    }
-    w.model_flops_step += 6 * share * elements * stepTokens;
-    if (u.role == ParamRole::Attention) w.attention_split = std::max(w.attention_split, split);
-    if (u.role == ParamRole::Output || tiedOutput) w.vocab_split = std::max(w.vocab_split, split);
+  const bool tiedOutput = u.role == ParamRole::Embedding && in.roles->tied_output && layout.shape.size() == 2 &&
+                          arch.vocab > 0 && static_cast<double>(layout.shape[0]) == arch.vocab;
+  if (u.role == ParamRole::None || (u.role == ParamRole::Embedding && !tiedOutput)) return optimizerElements;
+  if (layout.shape.size() < 2) return optimizerElements;
+  const double share = u.role == ParamRole::RoutedExpert ? expertShare : 1.0;
+  const double elements = static_cast<double>(layout.total_elements) * count;
+  // Non-token axes sharding the weight split its matmul; token axes only split the tokens.
+  double split = 1, localElements = 1;
+  for (std::size_t a = 0; a < layout.axis_used.size(); ++a)
+    if (layout.axis_used[a] && !mesh.data[a]) split *= static_cast<double>(mesh.size[a]);
+  for (std::size_t d = 0; d < layout.shape.size(); ++d) localElements *= localExtent(layout, d, mesh);
+  const std::size_t r = layout.shape.size();
+  const double d0 = localExtent(layout, r - 2, mesh), d1 = localExtent(layout, r - 1, mesh);
+  const double flops = 2 * share * elements * tokens / split;
+  const double actElements = d0 * d1 > 0 ? flops / (2 * d0 * d1) * (d0 + d1) : 0.0;
+  const double fwdBytes = count * localElements * pb + actElements * ab;
+  const double bwdBytes = 2 * count * localElements * pb + 2 * actElements * ab;
+  // Padding: only a plain [in, out] weight says which two dimensions the matmul has.
+  const double pad = r == 2 ? paddingFactor(d0, o.matmul_tile) * paddingFactor(d1, o.matmul_tile) : 1.0;
+  const double again = u.role == ParamRole::Attention                                  ? rerun.attention
+                       : u.role == ParamRole::Mlp || u.role == ParamRole::RoutedExpert ? rerun.mlp
+                                                                                       : 0.0;
+  const double passes = 3 + again; // forward, backward (twice the forward), the re-run share
+  w.fwd_flops += flops;
+  w.fwd_hbm += fwdBytes;
+  w.fwd_compute_s += flops * roof.compute * pad;
+  w.fwd_roofline_s += roof.time(flops * pad, fwdBytes);
+  w.bwd_flops += (2 + again) * flops;
+  w.bwd_hbm += bwdBytes + again * fwdBytes;
+  w.bwd_compute_s += (2 + again) * flops * roof.compute * pad;
+  w.bwd_roofline_s += roof.time(2 * flops * pad, bwdBytes) + again * roof.time(flops * pad, fwdBytes);
+  w.padding_s += passes * flops * roof.compute * (pad - 1);
+  if (u.role == ParamRole::Output || tiedOutput) {
+    w.head_fwd_s += roof.time(flops * pad, fwdBytes);
+    w.head_bwd_s += roof.time(2 * flops * pad, bwdBytes);
   }
+  w.model_flops_step += 6 * share * elements * stepTokens;
+  if (u.role == ParamRole::Attention) w.attention_split = std::max(w.attention_split, split);
+  if (u.role == ParamRole::Output || tiedOutput) w.vocab_split = std::max(w.vocab_split, split);
+  return optimizerElements;
+}
 
-  // Attention scores and context: 2 s_k (d_q + d_v) FLOPs per token forward, per layer; the heads
-  // split like the projections that make them.
-  const double seq = static_cast<double>(o.seq_len);
-  const auto* config = in.model->config ? &*in.model->config : nullptr;
+// Attention scores and context: 2 s_k (d_q + d_v) FLOPs per token forward, per layer; the heads
+// split like the projections that make them.
+void addAttentionCoreWork(const WorkContext& c, Work& w) {
+  const Architecture& arch = c.arch;
+  const Roofline& roof = c.roof;
+  const double tokens = c.tokens, stepTokens = c.stepTokens, ab = c.o.activation_bytes;
+  const double seq = static_cast<double>(c.o.seq_len);
+  const auto* config = c.in.model->config ? &*c.in.model->config : nullptr;
   // Sliding-window layers and full-attention layers, each kind priced once and counted (the
   // pattern is periodic: no loop over what may be billions of layers).
   const std::int64_t slidingLayers = config ? std::min(slidingLayerCount(*config), arch.layers) : 0;
@@ -154,74 +168,89 @@ Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture
     w.fwd_hbm += count * bytes;
     w.fwd_compute_s += count * flops * roof.compute;
     w.fwd_roofline_s += count * roof.time(flops, bytes);
-    const double again = traits.rerun_attention ? 1.0 : 0.0;
+    const double again = c.traits.rerun_attention ? 1.0 : 0.0;
     w.bwd_flops += count * (2 + again) * flops;
     w.bwd_hbm += count * (2 + again) * bytes;
     w.bwd_compute_s += count * (2 + again) * flops * roof.compute;
     w.bwd_roofline_s += count * (2 + again) * roof.time(flops, bytes);
     w.model_flops_step += count * 3 * perToken * stepTokens;
   }
+}
 
-  // Elementwise work per token and layer, forward (elements read and written): two norms (read and
-  // write the model width), two residual adds (read two, write one), rotary embeddings on the
-  // queries and keys (read and write), the MLP's activation (gated: read two, write one). The
-  // backward touches each about twice; policies that keep only matmul outputs run the forward's
-  // again. Model-width tensors are split over the tensor axis only where the activations are (MaxText,
-  // Megatron sequence parallelism); head- and MLP-width ones always are.
-  {
-    const bool embedSplit = o.sequence_parallel || o.framework == Framework::MaxText;
-    const double t = w.attention_split;
-    const double moeLayers = static_cast<double>(in.roles->moe_layers);
-    const double layers = static_cast<double>(arch.layers);
-    const double denseLayers = std::max(0.0, layers - moeLayers);
-    const double moeWidth =
-        arch.moe_ffn * std::max(1.0, arch.experts_per_token) + (arch.shared_experts ? arch.moe_ffn : 0);
-    const double mlpWidth = (denseLayers * arch.ffn + moeLayers * moeWidth) / std::max(1.0, layers);
-    const double perToken = 10 * arch.hidden / (embedSplit ? t : 1.0) + (2 * arch.q_dim + arch.kv_dim) / t +
-                            (arch.gated_mlp ? 3.0 : 2.0) * mlpWidth / t;
-    const double bytes = perToken * tokens * ab * layers;
-    const bool rerunsElementwise = !traits.keeps_everything && o.recompute != Recompute::Selective;
-    w.elementwise_s = bytes * (3 + (rerunsElementwise ? 1 : 0)) * roof.hbm;
-    w.fwd_hbm += bytes;
-    w.fwd_roofline_s += bytes * roof.hbm;
-    w.bwd_hbm += bytes * (2 + (rerunsElementwise ? 1 : 0));
-    w.bwd_roofline_s += bytes * (2 + (rerunsElementwise ? 1 : 0)) * roof.hbm;
-  }
+// Elementwise work per token and layer, forward (elements read and written): two norms (read and
+// write the model width), two residual adds (read two, write one), rotary embeddings on the
+// queries and keys (read and write), the MLP's activation (gated: read two, write one). The
+// backward touches each about twice; policies that keep only matmul outputs run the forward's
+// again. Model-width tensors are split over the tensor axis only where the activations are (MaxText,
+// Megatron sequence parallelism); head- and MLP-width ones always are.
+void addElementwiseWork(const WorkContext& c, Work& w) {
+  const StepOptions& o = c.o;
+  const Architecture& arch = c.arch;
+  const Roofline& roof = c.roof;
+  const double tokens = c.tokens, ab = o.activation_bytes;
+  const RecomputeTraits& traits = c.traits;
+  const bool embedSplit = o.sequence_parallel || o.framework == Framework::MaxText;
+  const double t = w.attention_split;
+  const double moeLayers = static_cast<double>(c.in.roles->moe_layers);
+  const double layers = static_cast<double>(arch.layers);
+  const double denseLayers = std::max(0.0, layers - moeLayers);
+  const double moeWidth =
+      arch.moe_ffn * std::max(1.0, arch.experts_per_token) + (arch.shared_experts ? arch.moe_ffn : 0);
+  const double mlpWidth = (denseLayers * arch.ffn + moeLayers * moeWidth) / std::max(1.0, layers);
+  const double perToken = 10 * arch.hidden / (embedSplit ? t : 1.0) + (2 * arch.q_dim + arch.kv_dim) / t +
+                          (arch.gated_mlp ? 3.0 : 2.0) * mlpWidth / t;
+  const double bytes = perToken * tokens * ab * layers;
+  const bool rerunsElementwise = !traits.keeps_everything && o.recompute != Recompute::Selective;
+  w.elementwise_s = bytes * (3 + (rerunsElementwise ? 1 : 0)) * roof.hbm;
+  w.fwd_hbm += bytes;
+  w.fwd_roofline_s += bytes * roof.hbm;
+  w.bwd_hbm += bytes * (2 + (rerunsElementwise ? 1 : 0));
+  w.bwd_roofline_s += bytes * (2 + (rerunsElementwise ? 1 : 0)) * roof.hbm;
+}
 
-  // Materialized attention (AttentionKernel::Materialized): per layer the scores [heads, s, s] of
-  // every sequence reach HBM. Forward, per score element: the QK^T matmul writes it, the fused
-  // scale-mask-softmax reads and writes it, the attention dropout reads and writes it and its
-  // 1-byte mask, the context matmul reads it (6 activation-sized accesses + 1 byte); the backward
-  // about twice that, and a policy that re-runs the attention core runs the forward's again. The
-  // whole square is written whatever the mask: an unfused kernel computes every score, then masks.
-  if (o.attention == AttentionKernel::Materialized) {
-    const double scores = tokens * seq * arch.heads / w.attention_split * static_cast<double>(arch.layers);
-    const double fwd = scores * (6 * ab + 1);
-    const double bwd = fwd * (2 + (traits.rerun_attention ? 1.0 : 0.0));
-    w.fwd_hbm += fwd;
-    w.bwd_hbm += bwd;
-    w.fwd_roofline_s += fwd * roof.hbm;
-    w.bwd_roofline_s += bwd * roof.hbm;
-    w.elementwise_s += (fwd + bwd) * roof.hbm;
-  }
+// Materialized attention (AttentionKernel::Materialized): per layer the scores [heads, s, s] of
+// every sequence reach HBM. Forward, per score element: the QK^T matmul writes it, the fused
+// scale-mask-softmax reads and writes it, the attention dropout reads and writes it and its
+// 1-byte mask, the context matmul reads it (6 activation-sized accesses + 1 byte); the backward
+// about twice that, and a policy that re-runs the attention core runs the forward's again. The
+// whole square is written whatever the mask: an unfused kernel computes every score, then masks.
+void addMaterializedScoresWork(const WorkContext& c, Work& w) {
+  const double seq = static_cast<double>(c.o.seq_len), ab = c.o.activation_bytes;
+  const double tokens = c.tokens;
+  const Architecture& arch = c.arch;
+  const RecomputeTraits& traits = c.traits;
+  const Roofline& roof = c.roof;
+  const double scores = tokens * seq * arch.heads / w.attention_split * static_cast<double>(arch.layers);
+  const double fwd = scores * (6 * ab + 1);
+  const double bwd = fwd * (2 + (traits.rerun_attention ? 1.0 : 0.0));
+  w.fwd_hbm += fwd;
+  w.bwd_hbm += bwd;
+  w.fwd_roofline_s += fwd * roof.hbm;
+  w.bwd_roofline_s += bwd * roof.hbm;
+  w.elementwise_s += (fwd + bwd) * roof.hbm;
+}
 
-  // The loss over the vocabulary: the logits written in fp32, read by the softmax and the loss,
-  // and read again with the probabilities written for the backward (3 x 4 bytes per logit
-  // forward, 2 x 4 backward), the vocabulary split like the output projection.
-  if (arch.vocab > 0) {
-    const double logits = tokens * std::ceil(arch.vocab / w.vocab_split);
-    const double fwd = 12 * logits * roof.hbm, bwd = 8 * logits * roof.hbm;
-    w.fwd_hbm += 12 * logits;
-    w.bwd_hbm += 8 * logits;
-    w.fwd_roofline_s += fwd;
-    w.bwd_roofline_s += bwd;
-    w.elementwise_s += fwd + bwd;
-    w.head_fwd_s += fwd;
-    w.head_bwd_s += bwd;
-  }
+// The loss over the vocabulary: the logits written in fp32, read by the softmax and the loss,
+// and read again with the probabilities written for the backward (3 x 4 bytes per logit
+// forward, 2 x 4 backward), the vocabulary split like the output projection.
+void addLossWork(const WorkContext& c, Work& w) {
+  const double tokens = c.tokens;
+  const Architecture& arch = c.arch;
+  const Roofline& roof = c.roof;
+  const double logits = tokens * std::ceil(arch.vocab / w.vocab_split);
+  const double fwd = 12 * logits * roof.hbm, bwd = 8 * logits * roof.hbm;
+  w.fwd_hbm += 12 * logits;
+  w.bwd_hbm += 8 * logits;
+  w.fwd_roofline_s += fwd;
+  w.bwd_roofline_s += bwd;
+  w.elementwise_s += fwd + bwd;
+  w.head_fwd_s += fwd;
+  w.head_bwd_s += bwd;
+}
 
-  // Optimizer update per element: read the parameter and its gradient, write the parameter, and
-  // read and write the optimizer state (and the fp32 master copy).
+// Optimizer update per element: read the parameter and its gradient, write the parameter, and
+// read and write the optimizer state (and the fp32 master copy).
+double optimizerBytesPerElement(const StepOptions& o) {
   double stateBytes = 0;
   switch (o.optimizer) {
   case Optimizer::AdamW:
@@ -234,7 +263,32 @@ Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture
     stateBytes = 0; // factored statistics: small next to the parameters
     break;
   }
-  w.optimizer_bytes = optimizerElements * (3 * pb + stateBytes + (o.master_weights_fp32 ? 8 : 0));
+  return 3 * o.param_bytes + stateBytes + (o.master_weights_fp32 ? 8 : 0);
+}
+
+} // namespace
+
+Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture& arch, const MeshRoles& mesh,
+                  const std::vector<GroupUse>& uses) {
+  Work w;
+  const RecomputeTraits traits = recomputeTraits(o.recompute);
+  const WorkContext c{in,
+                      o,
+                      arch,
+                      mesh,
+                      Roofline{1.0 / (o.peak_flops.value * o.calibration.flops_fraction.value),
+                               1.0 / (o.hbm_bandwidth.value * o.calibration.hbm_fraction.value)},
+                      mesh.tokens_local,
+                      mesh.tokens_per_micro_batch * static_cast<double>(o.microbatches),
+                      traits,
+                      rerunShares(traits, arch)};
+  double optimizerElements = 0;
+  for (const auto& u : uses) optimizerElements += addWeightWork(c, u, w); // sets attention_split, vocab_split
+  addAttentionCoreWork(c, w);
+  addElementwiseWork(c, w);
+  if (o.attention == AttentionKernel::Materialized) addMaterializedScoresWork(c, w);
+  if (arch.vocab > 0) addLossWork(c, w);
+  w.optimizer_bytes = optimizerElements * optimizerBytesPerElement(o);
   return w;
 }
 

@@ -103,7 +103,7 @@ TEST_CASE("a model that cannot be loaded is a diagnostic, and the mesh still sho
   CHECK(a.mesh.devices.size() == 128);
   CHECK(a.params.empty());
   REQUIRE_FALSE(a.diagnostics.empty());
-  CHECK(a.diagnostics.front().section == "model");
+  CHECK(a.diagnostics.front().section == DiagnosticSection::Model);
   CHECK(a.diagnostics.front().severity == Diagnostic::Severity::Error);
 }
 

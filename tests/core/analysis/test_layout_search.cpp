@@ -110,6 +110,31 @@ TEST_CASE("with orders, every enumerated mesh is a candidate, merged or refused"
   CHECK(!r.families.empty());
 }
 
+TEST_CASE("under the candidate limit, every family of layouts is evaluated", "[search]") {
+  // 16 chips over dp, fsdp, tp in canonical order: 15 candidates in 7 families (the non-empty
+  // subsets of the three axes: 3 with one axis, 9 with two, 3 with all three). A limit of 7 keeps
+  // one of each, not the first 7 enumerated; the other 8 are counted, and no family's line is left
+  // at "over the candidate limit" (a micro-batch of 16 divides over every batch degree, and GPT-2
+  // fits; only tp:16 alone is refused, GPT-2 having 12 heads).
+  LayoutSearchOptions o;
+  o.orders = false;
+  o.max_candidates = 7;
+  const auto r = searchLayouts(smallWorld(16), o);
+  CHECK(r.candidates_total == 15);
+  REQUIRE(r.rejected.count("over the candidate limit") == 1);
+  CHECK(r.rejected.at("over the candidate limit") == 8);
+  CHECK(r.evaluated == 7);
+  REQUIRE(r.families.size() == 7);
+  for (const auto& line : r.families) {
+    INFO(line);
+    CHECK(line.find("over the candidate limit") == std::string::npos);
+    if (line.rfind("tp:", 0) == 0)
+      CHECK(line == "tp: none usable (1 tp larger than the model's attention heads)");
+    else
+      CHECK(line.find("none usable") == std::string::npos);
+  }
+}
+
 TEST_CASE("search refuses options it cannot use, by name", "[search]") {
   LayoutSearchOptions o;
   o.axes = {"dp", "pipeline"};

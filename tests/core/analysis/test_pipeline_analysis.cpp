@@ -69,7 +69,7 @@ Scenario tinyPipeline() {
 
 const Diagnostic* findDiagnostic(const Analysis& a, const std::string& subject) {
   for (const auto& d : a.diagnostics)
-    if (d.section == "pipeline" && d.subject == subject) return &d;
+    if (d.section == DiagnosticSection::Pipeline && d.subject == subject) return &d;
   return nullptr;
 }
 
@@ -150,8 +150,8 @@ TEST_CASE("memory per rank of an uneven split under Std1F1B, worked by hand", "[
   CHECK(p.ranks[1].holds_head);
   CHECK(p.ranks[0].param_bytes == 2.0 * 12288);
   CHECK(p.ranks[1].param_bytes == 2.0 * 20544);
-  CHECK(p.ranks[0].static_bytes() == staticBytes(12288));
-  CHECK(p.ranks[1].static_bytes() == staticBytes(20544));
+  CHECK(p.ranks[0].staticBytes() == staticBytes(12288));
+  CHECK(p.ranks[1].staticBytes() == staticBytes(20544));
 
   // Activations. Std1F1B with S = 2 warms rank 0 up with two forwards, so it holds two
   // micro-batches of its one layer: 2 * 4096. Rank 1 runs F then B: one micro-batch of three
@@ -163,8 +163,8 @@ TEST_CASE("memory per rank of an uneven split under Std1F1B, worked by hand", "[
   CHECK(p.output_activation_bytes == 24576);
   CHECK(p.ranks[0].activation_bytes == 8192);
   CHECK(p.ranks[1].activation_bytes == 3 * 4096 + 24576);
-  CHECK(p.ranks[0].total_bytes() == 147456 + 8192);
-  CHECK(p.ranks[1].total_bytes() == 246528 + 36864);
+  CHECK(p.ranks[0].totalBytes() == 147456 + 8192);
+  CHECK(p.ranks[1].totalBytes() == 246528 + 36864);
   CHECK(p.worst_rank == 1);
   CHECK(p.hbm_bytes == Approx(80e9));
 
@@ -172,7 +172,7 @@ TEST_CASE("memory per rank of an uneven split under Std1F1B, worked by hand", "[
   REQUIRE(a.memory.per_device.size() == 2);
   for (const auto& rank : p.ranks)
     for (int pos : rank.device_positions)
-      CHECK(a.memory.per_device[static_cast<std::size_t>(pos)].total() == rank.total_bytes());
+      CHECK(a.memory.per_device[static_cast<std::size_t>(pos)].total() == rank.totalBytes());
   CHECK(a.memory.max_bytes == 283392);
 
   // The timeline: stage 0 has one layer of a rank's even share of two (F 0.5, B 1), stage 1
@@ -216,8 +216,8 @@ TEST_CASE("DualPipeV's V puts both ends of the network on rank 0, worked by hand
   CHECK_FALSE(p.ranks[1].holds_head);
   // Rank 0: embedding + layers 0 and 3 + norm + head = 8192 + 2 * 4096 + 64 + 8192 elements;
   // rank 1: layers 1 and 2.
-  CHECK(p.ranks[0].static_bytes() == staticBytes(24640));
-  CHECK(p.ranks[1].static_bytes() == staticBytes(8192));
+  CHECK(p.ranks[0].staticBytes() == staticBytes(24640));
+  CHECK(p.ranks[1].staticBytes() == staticBytes(8192));
   CHECK(p.worst_rank == 0);
 
   // Activations. Every task here is half a unit (one layer of a rank's even share of two). By
@@ -250,8 +250,8 @@ TEST_CASE("DualPipeV's V puts both ends of the network on rank 0, worked by hand
   // Rank 1 (r = 1) starts with r + 1 = 2 pairs F1 F2 (its stages 1 and 2) and then F1.2 before its
   // first backward: five one-layer pairs, 5 * 4096.
   CHECK(p.ranks[1].activation_bytes == 5 * 4096);
-  CHECK(p.ranks[0].total_bytes() == staticBytes(24640) + 45056);
-  CHECK(p.ranks[1].total_bytes() == staticBytes(8192) + 20480);
+  CHECK(p.ranks[0].totalBytes() == staticBytes(24640) + 45056);
+  CHECK(p.ranks[1].totalBytes() == staticBytes(8192) + 20480);
 }
 
 TEST_CASE("bad pipeline input is an error naming the field, and the rest of the analysis shows", "[pipeline]") {

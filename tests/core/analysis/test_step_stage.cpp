@@ -182,7 +182,7 @@ TEST_CASE("step: without an architecture config or a chip figure it says so and 
   CHECK_FALSE(a.step.estimated);
   CHECK(a.step.summary.find("no peak bf16 FLOP/s figure") != std::string::npos);
   CHECK(std::any_of(a.diagnostics.begin(), a.diagnostics.end(), [](const Diagnostic& d) {
-    return d.section == "step" && d.severity == Diagnostic::Severity::Error;
+    return d.section == DiagnosticSection::Step && d.severity == Diagnostic::Severity::Error;
   }));
   CHECK(a.memory.max_bytes > 0);
 

@@ -132,6 +132,22 @@ void MemoryChart::rebuild() {
     return;
   }
   stack_->setCurrentWidget(chartPage_);
+  QStringList categories;
+  QString barsNote;
+  chooseBars(categories, barsNote);
+  QChart* chart = buildChart(categories, barsNote);
+  QChart* previous = view_->chart();
+  view_->setChart(chart);
+  delete previous;
+  showSummary();
+  oomBadge_->setVisible(analysis_->memory.out_of_memory);
+  highlightSelected();
+}
+
+// Which devices each bar stands for (barDevices_) and its label: every device in id order when they
+// fit, else memory classes (devices holding exactly the same bytes), the fullest, the least full
+// and evenly between.
+void MemoryChart::chooseBars(QStringList& categories, QString& barsNote) {
   const MemorySummary& mem = analysis_->memory;
   const auto& devices = analysis_->mesh.devices;
   // One entry per device is the contract; never index past either list if a stage disagrees.
@@ -139,9 +155,6 @@ void MemoryChart::rebuild() {
   const auto memoryOf = [&](int p) -> const DeviceMemory& { return mem.per_device[static_cast<std::size_t>(p)]; };
   for (int p = 0; p < n; ++p) shownMax_ = std::max(shownMax_, memoryOf(p).total());
 
-  // Which devices each bar stands for, and its label.
-  QStringList categories;
-  QString barsNote;
   if (n <= builtCapacity_) {
     std::vector<int> order(static_cast<std::size_t>(n));
     for (int p = 0; p < n; ++p) order[static_cast<std::size_t>(p)] = p;
@@ -191,8 +204,13 @@ void MemoryChart::rebuild() {
                    : (k == 1 ? tr("1 memory class") : tr("%1 memory classes, fullest first").arg(k)) +
                          tr("; \"id (×N)\": the first of N devices holding exactly these bytes");
   }
-  const int bars = static_cast<int>(barDevices_.size());
+}
 
+// The stacked bars by memory part (parts nobody uses dropped), the HBM line, the axes and legend.
+QChart* MemoryChart::buildChart(const QStringList& categories, const QString& barsNote) {
+  const MemorySummary& mem = analysis_->memory;
+  const auto memoryOf = [&](int p) -> const DeviceMemory& { return mem.per_device[static_cast<std::size_t>(p)]; };
+  const int bars = static_cast<int>(barDevices_.size());
   const bool dark = palette().color(QPalette::Window).lightnessF() < 0.5;
   auto* chart = new QChart;
   chart->setTheme(dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
@@ -266,10 +284,13 @@ void MemoryChart::rebuild() {
   axisY->setRange(0, std::max(shownMax_, mem.hbm_bytes) / kGiB * 1.08);
   axisY->applyNiceNumbers();
 
-  QChart* previous = view_->chart();
-  view_->setChart(chart);
-  delete previous;
+  return chart;
+}
 
+// The line under the chart: the fullest device (and its pipeline rank), the mean, the HBM.
+void MemoryChart::showSummary() {
+  const MemorySummary& mem = analysis_->memory;
+  const auto& devices = analysis_->mesh.devices;
   const int argmax = mem.argmax;
   QString argmaxText = argmax >= 0 && argmax < static_cast<int>(devices.size())
                            ? tr("device %1").arg(devices[static_cast<std::size_t>(argmax)].id)
@@ -282,8 +303,6 @@ void MemoryChart::rebuild() {
   summary_->setText(
       tr("max <b>%1</b> (%2) · mean %3 · HBM %4")
           .arg(formatBytes(mem.max_bytes), argmaxText, formatBytes(mem.mean_bytes), formatBytes(mem.hbm_bytes)));
-  oomBadge_->setVisible(mem.out_of_memory);
-  highlightSelected();
 }
 
 void MemoryChart::highlightSelected() {

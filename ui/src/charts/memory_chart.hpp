@@ -61,6 +61,10 @@ protected:
 
 private:
   void rebuild();
+  // rebuild()'s stages.
+  void chooseBars(QStringList& categories, QString& barsNote);
+  QChart* buildChart(const QStringList& categories, const QString& barsNote);
+  void showSummary();
   void highlightSelected();
 
   ViewSelection* selection_;

@@ -16,7 +16,7 @@ bool writeLayoutExport(LayoutExportFormat format, const Scenario& scenario, cons
     const Analysis analysis = analyze(scenario);
     for (const auto& d : analysis.diagnostics)
       if (d.severity == Diagnostic::Severity::Error)
-        throw std::runtime_error("the workspace does not analyse: [" + d.section + "] " + d.message);
+        throw std::runtime_error("the workspace does not analyse: [" + sectionName(d.section) + "] " + d.message);
     if (format == LayoutExportFormat::Jax) {
       text = exportJaxCode(scenario, analysis);
     } else {

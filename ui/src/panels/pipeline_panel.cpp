@@ -241,16 +241,16 @@ void PipelinePanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   }
   if (p->has_memory && p->worst_rank >= 0) {
     const auto& worst = p->ranks[static_cast<std::size_t>(p->worst_rank)];
-    const bool over = p->hbm_bytes > 0 && worst.total_bytes() > p->hbm_bytes;
+    const bool over = p->hbm_bytes > 0 && worst.totalBytes() > p->hbm_bytes;
     parts << tr("fullest: <b>rank %1</b>, %2 of %3 HBM%4")
                  .arg(worst.rank)
-                 .arg(formatBytes(worst.total_bytes()), formatBytes(p->hbm_bytes),
+                 .arg(formatBytes(worst.totalBytes()), formatBytes(p->hbm_bytes),
                       over ? tr(" <span style='color:#d73027'><b>OUT OF MEMORY</b></span>") : QString());
   }
   QString text = parts.join(QStringLiteral(" · "));
   QStringList problems;
   for (const auto& d : analysis_->diagnostics)
-    if (d.section == "pipeline" && d.severity != Diagnostic::Severity::Info)
+    if (d.section == DiagnosticSection::Pipeline && d.severity != Diagnostic::Severity::Info)
       problems << QString::fromStdString(d.message).toHtmlEscaped();
   if (!problems.isEmpty())
     text += QStringLiteral("<br><span style='color:#d73027'>%1</span>")

@@ -3,7 +3,7 @@
 // the physical view and the logical grid so both colour a device the same way.
 #pragma once
 
-#include "views/mesh_index.hpp"
+#include "shardscope/sharding/mesh_index.hpp"
 #include "views/view_selection.hpp"
 
 #include "shardscope/analysis/analysis.hpp"

@@ -6,7 +6,7 @@
 
 #include "views/analysis_view.hpp"
 #include "views/device_overlay.hpp"
-#include "views/mesh_index.hpp"
+#include "shardscope/sharding/mesh_index.hpp"
 #include "views/view_selection.hpp"
 
 #include <QWidget>

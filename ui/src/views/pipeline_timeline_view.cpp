@@ -162,7 +162,7 @@ PipelineTimelineView::Geometry PipelineTimelineView::geometry(const QRectF& targ
     const double top = g.timeline.bottom() + kAxisHeight + kGap;
     g.memory = QRectF(left, top, g.timeline.width(), std::max(40.0, inner.bottom() - top - 4));
     double most = p.hbm_bytes;
-    for (const auto& r : p.ranks) most = std::max(most, r.total_bytes());
+    for (const auto& r : p.ranks) most = std::max(most, r.totalBytes());
     g.memoryMax = most > 0 ? most * 1.08 : 1.0;
   }
   return g;
@@ -491,7 +491,7 @@ void PipelineTimelineView::paintMemory(QPainter& painter, const Geometry& g) con
   auto drawRank = [&](const PipelineRankSummary& r, bool thick) {
     if (r.activation_profile.empty()) return;
     QPainterPath path;
-    const double base = r.static_bytes();
+    const double base = r.staticBytes();
     double lastY = yOf(base + r.activation_profile.front().activation_bytes);
     path.moveTo(xOf(g, 0), lastY);
     // Steps within one pixel column collapse to the column's lowest and highest level (a schedule
@@ -540,9 +540,9 @@ void PipelineTimelineView::paintMemory(QPainter& painter, const Geometry& g) con
     QFont f = small;
     f.setBold(worst);
     painter.setFont(f);
-    painter.setPen(r.total_bytes() > p.hbm_bytes && p.hbm_bytes > 0 ? QColor(0xd73027) : pal.color(QPalette::Text));
+    painter.setPen(r.totalBytes() > p.hbm_bytes && p.hbm_bytes > 0 ? QColor(0xd73027) : pal.color(QPalette::Text));
     painter.drawText(QRectF(m.right() + 18, labelY, kStatsWidth - 18, 14), Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("r%1 %2%3").arg(r.rank).arg(formatBytes(r.total_bytes())).arg(worst ? tr(" max") : QString()));
+                     tr("r%1 %2%3").arg(r.rank).arg(formatBytes(r.totalBytes())).arg(worst ? tr(" max") : QString()));
     labelY += 14;
   }
   painter.setFont(small);
@@ -634,7 +634,7 @@ bool PipelineTimelineView::event(QEvent* event) {
                       .arg(rank.device_positions.size());
       if (analysis_->pipeline->has_memory)
         t += tr("<br>holds %1 per device (activations at peak %2)")
-                 .arg(formatBytes(rank.total_bytes()), formatBytes(rank.activation_bytes));
+                 .arg(formatBytes(rank.totalBytes()), formatBytes(rank.activation_bytes));
       QToolTip::showText(help->globalPos(), t, this);
     } else {
       QToolTip::hideText();

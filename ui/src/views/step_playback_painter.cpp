@@ -3,7 +3,7 @@
 
 #include "views/color_scales.hpp"
 #include "views/device_overlay.hpp"
-#include "views/mesh_index.hpp"
+#include "shardscope/sharding/mesh_index.hpp"
 
 #include "shardscope/hardware/link_graph.hpp"
 #include "shardscope/step/step_playback.hpp"

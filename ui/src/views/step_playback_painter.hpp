@@ -17,9 +17,11 @@
 
 class QPainter;
 
-namespace shardscope::ui {
-
+namespace shardscope {
 class MeshIndex;
+} // namespace shardscope
+
+namespace shardscope::ui {
 
 // Beyond this many ring links in view at once, chunks are not drawn (the rings are, as link heat):
 // a full pod's axis has thousands, which would be noise and slow a frame.

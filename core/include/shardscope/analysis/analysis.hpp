@@ -11,22 +11,40 @@
 #include "shardscope/analysis/analysis_cache.hpp"
 #include "shardscope/analysis/pipeline_analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
+#include "shardscope/base/enum_names.hpp"
 
 #include <array>
 #include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace shardscope {
 
 class LinkGraph;
 
+// Which stage of the analysis a diagnostic comes from (JSON "section", the CLI's "[step]").
+enum class DiagnosticSection { Analysis, Model, Rules, Memory, Comm, Step, Pipeline };
+inline constexpr std::array<std::pair<std::string_view, DiagnosticSection>, 7> kDiagnosticSectionNames{{
+    {"analysis", DiagnosticSection::Analysis},
+    {"model", DiagnosticSection::Model},
+    {"rules", DiagnosticSection::Rules},
+    {"memory", DiagnosticSection::Memory},
+    {"comm", DiagnosticSection::Comm},
+    {"step", DiagnosticSection::Step},
+    {"pipeline", DiagnosticSection::Pipeline},
+}};
+inline std::string sectionName(DiagnosticSection section) {
+  return std::string(nameOf(section, kDiagnosticSectionNames));
+}
+
 struct Diagnostic {
   enum class Severity { Info, Warning, Error };
   Severity severity = Severity::Info;
-  std::string section; // "mesh", "model", "rules", "memory", "comm", "step", "pipeline"
+  DiagnosticSection section = DiagnosticSection::Analysis;
   std::string subject; // parameter path or axis name, may be empty
   std::string message;
 };

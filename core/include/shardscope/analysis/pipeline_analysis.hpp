@@ -39,9 +39,9 @@ struct PipelineRankSummary {
   double param_bytes = 0, grad_bytes = 0, optimizer_bytes = 0, activation_bytes = 0, kv_cache_bytes = 0;
   double peak_time = 0;
   std::vector<MemoryStep> activation_profile; // activations over the timeline, a step function
-  double total_bytes() const { return param_bytes + grad_bytes + optimizer_bytes + activation_bytes + kv_cache_bytes; }
+  double totalBytes() const { return param_bytes + grad_bytes + optimizer_bytes + activation_bytes + kv_cache_bytes; }
   // Everything but the activations: what the rank holds for the whole step.
-  double static_bytes() const { return param_bytes + grad_bytes + optimizer_bytes + kv_cache_bytes; }
+  double staticBytes() const { return param_bytes + grad_bytes + optimizer_bytes + kv_cache_bytes; }
 };
 
 // The activation (forward) or its gradient (backward) handed from one stage to the next across

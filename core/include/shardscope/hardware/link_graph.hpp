@@ -143,6 +143,14 @@ private:
   std::vector<int> nodeByDeviceId_;
   std::unique_ptr<LinkGraphImpl> impl_; // the Boost.Graph adjacency list
 
+  // The constructor's stages, in order.
+  void placeTpuChips(const ChipSpec& chip);
+  void addTorusLinks();
+  void addSwitchDomains(const ChipSpec& chip);
+  void addUplinks();
+  void buildSearchGraph();
+  int addLink(int a, int b, LinkClass cls, bool wrap, double bandwidth, double latency, int dim = -1);
+
   int torusHops(int a, int b) const;
   int twistedOffset(int a, int b) const; // local index of b - a in the twisted quotient group
   int gpuLocalLink(int a, int b) const;

@@ -4,7 +4,7 @@
 #include "models/param_tree_model.hpp"
 #include "models/rules_table_model.hpp"
 #include "views/physical_view.hpp"
-#include "views/mesh_index.hpp"
+#include "shardscope/sharding/mesh_index.hpp"
 #include "views/shard_grid_view.hpp"
 #include "panels/sharding_panel.hpp"
 #include "document/scenario_document.hpp"

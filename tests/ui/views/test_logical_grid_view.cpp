@@ -6,7 +6,7 @@
 
 #include "views/device_overlay.hpp"
 #include "views/logical_grid_view.hpp"
-#include "views/mesh_index.hpp"
+#include "shardscope/sharding/mesh_index.hpp"
 #include "views/view_export.hpp"
 #include "views/view_selection.hpp"
 

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// Lookups the views need over one Analysis' logical mesh: each device's logical coordinates, its
+// Lookups over one logical mesh (the views draw with them): each device's logical coordinates, its
 // group along an axis (the devices that share every other coordinate: the members of that axis'
 // collectives), and shard indices. Built once per analysis, O(devices x axes).
 #pragma once
 
-#include "shardscope/analysis/analysis.hpp"
+#include "shardscope/mesh/named_mesh.hpp"
 #include "shardscope/sharding/partition_spec.hpp"
 
 #include <string>
 #include <vector>
 
-namespace shardscope::ui {
+namespace shardscope {
 
 class MeshIndex {
 public:
@@ -31,6 +31,9 @@ public:
   int groupCount(int axis) const;
   // The devices of `pos`' group along `axis`, ordered by their coordinate on it.
   std::vector<int> groupMembers(int pos, int axis) const;
+  // Every group along `axis` (groupCount(axis) of them, ordered as their groupId), each ordered by
+  // the coordinate on it: the device sets of the axis' collectives. Empty for an unknown axis.
+  std::vector<std::vector<int>> groups(int axis) const;
   // Which shard a device holds when an array is laid out by `spec`: mixed-radix over the mesh
   // axes the spec names, in order (a tuple's first member major); 0 = replicated. Names not in
   // this mesh, None members and UNCONSTRAINED split nothing.
@@ -45,4 +48,4 @@ private:
   std::vector<int> gridPos_; // the grid's device positions, row-major (for group lookups)
 };
 
-} // namespace shardscope::ui
+} // namespace shardscope

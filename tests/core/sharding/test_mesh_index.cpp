@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui_test_app.hpp"
-
-#include "views/mesh_index.hpp"
+#include "shardscope/sharding/mesh_index.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace shardscope;
-using namespace shardscope::ui;
 
 namespace {
 // A 2x3 mesh ("a", "b") over 6 devices placed in a scrambled order.
@@ -21,8 +18,7 @@ Mesh scrambledMesh() {
 }
 } // namespace
 
-TEST_CASE("mesh index gives logical coordinates, groups and shards", "[ui][mesh-index]") {
-  test::app();
+TEST_CASE("mesh index gives logical coordinates, groups and shards", "[sharding][mesh-index]") {
   const MeshIndex index(scrambledMesh());
   // Device 5 is at (0, 0), device 4 at (1, 2).
   CHECK(index.coordinate(5, 0) == 0);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "views/mesh_index.hpp"
+#include "shardscope/sharding/mesh_index.hpp"
 
 #include <algorithm>
 
-namespace shardscope::ui {
+namespace shardscope {
 
 MeshIndex::MeshIndex(const Mesh& mesh)
     : deviceCount_(static_cast<int>(mesh.devices.size())), shape_(mesh.shape()), names_(mesh.axis_names) {
@@ -70,6 +70,28 @@ std::vector<int> MeshIndex::groupMembers(int pos, int axis) const {
   return members;
 }
 
+std::vector<std::vector<int>> MeshIndex::groups(int axis) const {
+  std::vector<std::vector<int>> out;
+  if (axis < 0 || axis >= axisCount()) return out;
+  // Row-major: the axis' stride is the product of the later extents; the groups run over the
+  // earlier (outer) and later (inner) coordinates in order, which is groupId's order.
+  const auto ax = static_cast<std::size_t>(axis);
+  const std::int64_t size = shape_[ax];
+  std::int64_t inner = 1;
+  for (std::size_t a = ax + 1; a < shape_.size(); ++a) inner *= shape_[a];
+  const std::int64_t outer = size * inner > 0 ? static_cast<std::int64_t>(gridPos_.size()) / (size * inner) : 0;
+  out.reserve(static_cast<std::size_t>(outer * inner));
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      std::vector<int> group;
+      group.reserve(static_cast<std::size_t>(size));
+      for (std::int64_t k = 0; k < size; ++k)
+        group.push_back(gridPos_[static_cast<std::size_t>((o * size + k) * inner + i)]);
+      out.push_back(std::move(group));
+    }
+  return out;
+}
+
 int MeshIndex::shardId(int pos, const PartitionSpec& spec) const {
   if (!inMesh(pos)) return -1;
   int id = 0;
@@ -92,4 +114,4 @@ int MeshIndex::shardCount(const PartitionSpec& spec) const {
   return n;
 }
 
-} // namespace shardscope::ui
+} // namespace shardscope

@@ -10,7 +10,7 @@
 #include "panels/step_player.hpp"
 #include "views/color_scales.hpp"
 #include "views/device_overlay.hpp"
-#include "views/mesh_index.hpp"
+#include "shardscope/sharding/mesh_index.hpp"
 #include "views/physical_view.hpp"
 #include "views/step_playback_painter.hpp"
 #include "views/pipeline_timeline_view.hpp"
