@@ -7,8 +7,22 @@
 
 namespace shardscope {
 
+std::string gradDtypeOf(const TrainingOptions& t) {
+  if (!t.grad_dtype.empty()) return t.grad_dtype;
+  if (t.framework == Framework::Megatron && t.param_dtype == "bfloat16") return "float32";
+  return t.param_dtype;
+}
+
+double gradBytesOverride(const TrainingOptions& t) {
+  const std::string dtype = gradDtypeOf(t);
+  const auto bytes = dtypeBytes(dtype);
+  if (!bytes) throwValueError("training.grad_dtype: unknown dtype '" + dtype + "'");
+  return dtype == t.param_dtype ? 0.0 : *bytes;
+}
+
 MemoryOptions memoryOptionsFromTraining(const TrainingOptions& t, const std::string& deviceKind) {
   MemoryOptions o;
+  o.grad_bytes_per_element = gradBytesOverride(t);
   o.workload = t.workload;
   o.optimizer = t.optimizer;
   o.master_weights_fp32 = t.master_weights_fp32;
@@ -61,6 +75,7 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
   const auto bytes = dtypeBytes(t.param_dtype);
   if (!bytes) throwValueError("training.param_dtype: unknown dtype '" + t.param_dtype + "'");
   o.param_bytes = *bytes;
+  o.grad_bytes = gradBytesOverride(t);
   o.batch_axes = t.batch_axes;
   o.seq_axes = t.seq_axes;
   o.framework = t.framework;

@@ -140,6 +140,12 @@ MemoryOptions deviceMemoryOptions(const Scenario& scenario, const ShardGroups& p
   options.batch_degree = degreeOf(scenario.training.batch_axes, out.mesh, "batch", noteMissingAxes ? &out : nullptr);
   options.seq_degree = degreeOf(scenario.training.seq_axes, out.mesh, "sequence", noteMissingAxes ? &out : nullptr);
   options.tensor_degree = tensorDegreeOf(scenario, plan, model, out.mesh);
+  if (noteMissingAxes && scenario.training.workload == Workload::Training && scenario.training.grad_dtype.empty() &&
+      options.grad_bytes_per_element > 0)
+    note(out, Diagnostic::Severity::Info, DiagnosticSection::Memory, "",
+         "gradients in " + gradDtypeOf(scenario.training) + ", not the parameters' " + scenario.training.param_dtype +
+             ": Megatron-LM accumulates and all-reduces a bfloat16 model's gradients in fp32 (its main_grad "
+             "buffers); training.grad_dtype overrides");
   if (noteMissingAxes && scenario.training.sequence_parallel && options.tensor_degree == 1)
     note(out, Diagnostic::Severity::Info, DiagnosticSection::Memory, "",
          "training.sequence_parallel has no effect: no mesh axis splits the layers' weights (no tensor axis)");

@@ -180,11 +180,12 @@ TrainingOptions readTraining(const JsonField& t) {
   TrainingOptions o;
   if (!section(t, {"workload", "param_dtype", "optimizer", "master_weights_fp32", "zero_stage", "micro_batch",
                    "seq_len", "recompute", "batch_axes", "seq_axes", "serve_batch", "context_len", "kv_dtype",
-                   "hbm_bytes", "microbatches", "sequence_parallel", "framework", "attention"}))
+                   "hbm_bytes", "microbatches", "sequence_parallel", "framework", "attention", "grad_dtype"}))
     return o;
   constexpr IntRange count{1, std::int64_t{1} << 40};
   o.workload = readEnum(t["workload"], o.workload, kWorkloads);
   o.param_dtype = t["param_dtype"].stringOr(o.param_dtype);
+  o.grad_dtype = t["grad_dtype"].stringOr(o.grad_dtype);
   o.optimizer = readEnum(t["optimizer"], o.optimizer, kOptimizers);
   o.master_weights_fp32 = t["master_weights_fp32"].boolOr(o.master_weights_fp32);
   o.zero_stage = static_cast<int>(t["zero_stage"].intOr(o.zero_stage, {0, 2}));
@@ -266,6 +267,7 @@ Json scenarioToJson(const Scenario& s) {
   Json t2;
   t2["workload"] = enumName(o.workload, kWorkloads);
   t2["param_dtype"] = o.param_dtype;
+  if (!o.grad_dtype.empty()) t2["grad_dtype"] = o.grad_dtype; // absent: the framework's
   t2["optimizer"] = enumName(o.optimizer, kOptimizers);
   t2["master_weights_fp32"] = o.master_weights_fp32;
   t2["zero_stage"] = o.zero_stage;

@@ -208,8 +208,9 @@ Scenario runScenario(const ValidationRun& run) {
   t.seq_len = run.seq_len;
   t.sequence_parallel = run.sequence_parallel;
   // MaxText keeps float32 weights and casts them for the matmuls (weight_dtype float32); Megatron
-  // keeps bf16 weights with an fp32 master copy in the optimizer.
-  t.param_dtype = t.framework == Framework::MaxText ? "float32" : "bfloat16";
+  // keeps bf16 (or fp16) weights with an fp32 master copy in the optimizer, and a bf16 model's
+  // gradients in fp32 (the framework's default grad dtype, engine_options.hpp gradDtypeOf).
+  t.param_dtype = t.framework == Framework::MaxText ? "float32" : (run.precision == "fp16" ? "float16" : "bfloat16");
   t.master_weights_fp32 = t.framework != Framework::MaxText;
   t.zero_stage = run.distributed_optimizer ? 1 : 0;
   if (run.optimizer == "adafactor") t.optimizer = Optimizer::Adafactor;

@@ -78,6 +78,8 @@ void deriveCollectives(const StepInputs& in, const StepOptions& o, const Archite
   const double m = static_cast<double>(o.microbatches);
   const double layers = static_cast<double>(std::max<std::int64_t>(1, arch.layers));
   const bool zero = o.zero_stage >= 1;
+  // Gradients are reduced in their own dtype (fp32 under Megatron-LM for a bf16 model).
+  const double gradScale = o.grad_bytes > 0 ? o.grad_bytes / o.param_bytes : 1.0;
 
   // Weights: gathers and gradient reductions, per group of alike parameters.
   std::vector<std::vector<int>> blockAxes(6); // per role: non-token axes splitting its weights
@@ -95,13 +97,14 @@ void deriveCollectives(const StepInputs& in, const StepOptions& o, const Archite
       for (int a : fsdp) gathered *= static_cast<double>(mesh.size[static_cast<std::size_t>(a)]);
       out.add(fsdp, Collective::AllGather, "fsdp_weights", Phase::FwdEach, m * gathered, m * layers);
       out.add(fsdp, Collective::AllGather, "fsdp_weights", Phase::BwdEach, m * gathered, m * layers);
-      out.add(fsdp, Collective::ReduceScatter, "fsdp_grads", Phase::BwdEach, m * gathered, m * layers);
+      out.add(fsdp, Collective::ReduceScatter, "fsdp_grads", Phase::BwdEach, m * gathered * gradScale, m * layers);
     }
-    out.add(reduced, Collective::AllReduce, "dp_grads", Phase::BwdLast, shardBytes, layers);
+    const double gradBytes = shardBytes * gradScale;
+    out.add(reduced, Collective::AllReduce, "dp_grads", Phase::BwdLast, gradBytes, layers);
     if (o.zero_stage >= 2)
-      out.add(zeroAxes, Collective::ReduceScatter, "zero_grads", Phase::BwdEach, m * shardBytes, m * layers);
+      out.add(zeroAxes, Collective::ReduceScatter, "zero_grads", Phase::BwdEach, m * gradBytes, m * layers);
     else
-      out.add(zeroAxes, Collective::ReduceScatter, "zero_grads", Phase::BwdLast, shardBytes, layers);
+      out.add(zeroAxes, Collective::ReduceScatter, "zero_grads", Phase::BwdLast, gradBytes, layers);
     out.add(zeroAxes, Collective::AllGather, "zero_weights", Phase::FwdFirst, shardBytes, layers);
     if (u.role != ParamRole::None)
       for (int a : select(mesh, [&](std::size_t a) { return used(a) && !mesh.data[a] && !mesh.expert[a]; })) {

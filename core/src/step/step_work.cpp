@@ -248,8 +248,8 @@ void addLossWork(const WorkContext& c, Work& w) {
   w.head_bwd_s += bwd;
 }
 
-// Optimizer update per element: read the parameter and its gradient, write the parameter, and
-// read and write the optimizer state (and the fp32 master copy).
+// Optimizer update per element: read the parameter and its gradient (in its own dtype), write the
+// parameter, and read and write the optimizer state (and the fp32 master copy).
 double optimizerBytesPerElement(const StepOptions& o) {
   double stateBytes = 0;
   switch (o.optimizer) {
@@ -263,7 +263,8 @@ double optimizerBytesPerElement(const StepOptions& o) {
     stateBytes = 0; // factored statistics: small next to the parameters
     break;
   }
-  return 3 * o.param_bytes + stateBytes + (o.master_weights_fp32 ? 8 : 0);
+  const double gradBytes = o.grad_bytes > 0 ? o.grad_bytes : o.param_bytes;
+  return 2 * o.param_bytes + gradBytes + stateBytes + (o.master_weights_fp32 ? 8 : 0);
 }
 
 } // namespace

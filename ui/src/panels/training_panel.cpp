@@ -105,6 +105,19 @@ void TrainingPanel::addTrainingRows(QFormLayout* form) {
   });
   form->addRow(tr("Parameter dtype"), dtype_);
 
+  // Item 0 is the framework's default (training.grad_dtype absent); the others set it.
+  gradDtype_ = new QComboBox(this);
+  gradDtype_->addItem(tr("framework default"));
+  addDtypes(gradDtype_);
+  gradDtype_->setToolTip(tr("The dtype gradients are accumulated and reduced in (memory and the gradient "
+                            "collectives). Default: the framework's; Megatron-LM keeps a bfloat16 model's "
+                            "gradients in float32, the others in the parameters' dtype."));
+  connect(gradDtype_, &QComboBox::activated, this, [=, this](int i) {
+    const std::string d = i == 0 ? std::string() : gradDtype_->itemText(i).toStdString();
+    edit(tr("Gradient dtype"), "training.grad_dtype", [d](Scenario& s) { s.training.grad_dtype = d; });
+  });
+  form->addRow(tr("Gradient dtype"), gradDtype_);
+
   optimizer_ = new QComboBox(this);
   optimizer_->addItems({"AdamW", "Adafactor", "SGD + momentum"});
   connect(optimizer_, &QComboBox::activated, this, [=, this](int i) {
@@ -303,10 +316,14 @@ void TrainingPanel::syncFromScenario() {
   const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_),
       b7(recompute_), b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_), b13(microbatches_),
       b14(sequenceParallel_), b15(flopsFraction_), b16(linkFraction_), b17(hbmFraction_), b18(hopLatency_),
-      b19(overlapTensor_), b20(framework_), b21(attention_);
+      b19(overlapTensor_), b20(framework_), b21(attention_), b22(gradDtype_);
   framework_->setCurrentIndex(static_cast<int>(t.framework));
   workload_->setCurrentIndex(t.workload == Workload::Training ? 0 : 1);
   showDtype(dtype_, t.param_dtype);
+  if (t.grad_dtype.empty())
+    gradDtype_->setCurrentIndex(0);
+  else
+    showDtype(gradDtype_, t.grad_dtype);
   optimizer_->setCurrentIndex(static_cast<int>(t.optimizer));
   master_->setChecked(t.master_weights_fp32);
   zero_->setCurrentIndex(t.zero_stage);

@@ -53,6 +53,7 @@ private:
   ScenarioDocument* document_;
   QComboBox* workload_;
   QComboBox* dtype_;
+  QComboBox* gradDtype_;
   QComboBox* optimizer_;
   QCheckBox* master_;
   QComboBox* zero_;

@@ -13,6 +13,16 @@
 
 namespace shardscope {
 
+// The dtype gradients are accumulated and reduced in: training.grad_dtype when set, else the
+// framework's. Megatron-LM keeps a bf16 model's gradients in fp32 (its arguments.py turns
+// accumulate_allreduce_grads_in_fp32 on for --bf16: the main_grad buffers; its distributed-optimizer
+// guide counts 18 bytes per parameter, 6 + 12/d with the optimizer distributed over d replicas);
+// everyone else (and Megatron in fp16) keeps them in the parameters' dtype.
+std::string gradDtypeOf(const TrainingOptions& training);
+// Bytes per gradient element when they differ from the parameters' dtype, else 0 (the engines then
+// take the parameters' own). Throws ValueError naming training.grad_dtype for an unknown dtype.
+double gradBytesOverride(const TrainingOptions& training);
+
 // The memory engine's options for this workload; the caller fills the degrees from the mesh
 // (products of the sizes of training.batch_axes / seq_axes and of the tensor axes).
 MemoryOptions memoryOptionsFromTraining(const TrainingOptions& training, const std::string& deviceKind);

@@ -59,6 +59,9 @@ struct RulesChoice {
 struct TrainingOptions {
   Workload workload = Workload::Training;
   std::string param_dtype = "bfloat16";
+  // The dtype gradients are accumulated and reduced in; empty: the framework's (gradDtypeOf in
+  // engine_options.hpp: fp32 for a bf16 model under Megatron-LM, else the parameters').
+  std::string grad_dtype;
   Optimizer optimizer = Optimizer::AdamW;
   bool master_weights_fp32 = false;
   // ZeRO (Rajbhandari et al.): 0 keeps optimizer state and gradients laid out like their

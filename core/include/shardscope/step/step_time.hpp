@@ -80,7 +80,8 @@ struct StepOptions {
   int zero_stage = 0;
   Optimizer optimizer = Optimizer::AdamW;
   bool master_weights_fp32 = false;
-  double param_bytes = 2;              // bytes per parameter element (the training dtype); gradients alike
+  double param_bytes = 2;              // bytes per parameter element (the training dtype)
+  double grad_bytes = 0;               // bytes per gradient element; 0: as the parameters
   double activation_bytes = 2;         // bytes per activation element (bf16)
   std::vector<std::string> batch_axes; // mesh axes that split the batch (absent names are ignored)
   std::vector<std::string> seq_axes;   // mesh axes that split the sequence (context parallelism)
