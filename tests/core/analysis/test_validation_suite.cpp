@@ -58,3 +58,21 @@ TEST_CASE("the validation suite's MaxText 512B run fits in HBM with its publishe
   CHECK(d.params == Approx(4 * params / 512).epsilon(0.01));
   CHECK(d.optimizer == Approx(8 * params / 512).epsilon(0.01));
 }
+
+TEST_CASE("the memory candidates load and are predicted, each with its measured memory", "[validation]") {
+  // resources/validation/candidates: runs with a measured per-device memory the model does not yet
+  // answer within 10% (its README says why). They must stay loadable and predictable so that the
+  // mechanisms added for them can be checked against them.
+  const auto dir = std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "resources" / "validation" / "candidates";
+  REQUIRE(std::filesystem::is_directory(dir));
+  const auto runs = loadValidationRuns(dir);
+  CHECK(runs.size() == 33); // 17 torchtitan, 16 Megatron tutorial
+  AnalysisCache cache;
+  for (const auto& run : runs) {
+    INFO(run.id);
+    REQUIRE(run.memory_gib.has_value());
+    const ValidationResult r = validateRun(run, cache);
+    CHECK(r.ok);
+    CHECK(r.predicted_memory_bytes.has_value());
+  }
+}
