@@ -35,9 +35,12 @@ for exe in $tree/fuzz/fuzz_*; do
   # A target without a seed folder starts from the empty input (libFuzzer exits if a folder is missing).
   seeds=()
   [ -d fuzz/corpus/$name ] && seeds=(fuzz/corpus/$name)
+  # The parser's keys and the hostile values (fuzz/make_dictionaries.py writes fuzz/dict/).
+  dict=()
+  [ -f fuzz/dict/$name.dict ] && dict=(-dict=fuzz/dict/$name.dict)
   echo "== fuzz $name for ${seconds}s"
   if ! "$exe" -seed="${SHARDSCOPE_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-       -artifact_prefix=$out/findings/"$name"- -print_final_stats=1 "$work" "${seeds[@]}" 2>$out/$name.log; then
+       -artifact_prefix=$out/findings/"$name"- -print_final_stats=1 "${dict[@]}" "$work" "${seeds[@]}" 2>$out/$name.log; then
     echo "fuzz $name FAILED:"; tail -40 $out/$name.log; status=1
   else
     grep -E "stat::number_of_executed_units|Done" $out/$name.log | tail -2 || true
