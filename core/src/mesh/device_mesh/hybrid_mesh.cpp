@@ -77,6 +77,16 @@ DeviceGrid blockLayout(const std::vector<MeshPlacement>& granules, const Shape& 
   ds.insert(ds.end(), dcn.begin(), dcn.end());
   Shape outShape(rank);
   for (std::size_t a = 0; a < rank; ++a) outShape[a] = ms[a] * ds[a];
+  // Only the leading axis split (the usual DCN shape, e.g. (slices, 1, 1)): the granules' grids
+  // follow one another, so the output is their concatenation, written once (no zeroing first).
+  bool leadingOnly = true;
+  for (std::size_t a = 1; a < rank; ++a) leadingOnly = leadingOnly && ds[a] == 1;
+  if (leadingOnly) {
+    std::vector<int> cells;
+    cells.reserve(static_cast<std::size_t>(shapeSize(outShape)));
+    for (const auto& g : granules) cells.insert(cells.end(), g.grid.data().begin(), g.grid.data().end());
+    return DeviceGrid(outShape, std::move(cells));
+  }
   DeviceGrid out(outShape, std::vector<int>(static_cast<std::size_t>(shapeSize(outShape))));
   const Shape outStrides = out.strides();
   const Shape gStrides = DeviceGrid::iota(ds).strides();
