@@ -395,12 +395,7 @@ void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step, std::vector
     step.bound_by = {StepPart::Bubble, ""};
 
   // The engine's sentence priced the layout without the pipeline; keep only what bounds a stage.
-  std::string inside;
-  if (const auto at = step.summary.find("bound by "); at != std::string::npos) {
-    inside = step.summary.substr(at + 9);
-    inside = inside.substr(0, std::min(inside.find(':'), inside.find(';')));
-    if (!inside.empty() && inside.back() == '.') inside.pop_back();
-  }
+  const std::string inside = step.bound_phrase;
   char text[400];
   std::snprintf(text, sizeof text,
                 "%.3g s per step, %.0f%% MFU: the %s pipeline (%lld stages on %lld ranks, %lld micro-batches) "

@@ -155,6 +155,9 @@ std::vector<StepCritical> criticalChecks(const StepInputs& in, const StepOptions
                                          const MeshRoles& mesh, const std::vector<GroupUse>& uses,
                                          const AxisPricing& pricing);
 // The one sentence (step_summary.cpp).
+// What bounds the step, in words ("compute", "HBM bandwidth", "the tp all-gathers of activations
+// (open rings)"): StepEstimate::bound_phrase, which summarize() starts from.
+std::string boundPhrase(const StepEstimate& estimate, const StepInputs& in);
 std::string summarize(const StepEstimate& estimate, const StepInputs& in, const StepOptions& o);
 
 // Axes that shard the group's tensor (layout.axis_used), as mesh axis indices.

@@ -91,32 +91,55 @@ void adviseAxis(std::ostringstream& s, const StepEstimate& e, const StepAxis& ax
 
 } // namespace
 
+namespace {
+
+// The axis whose exposed communication costs the most, and its main collective (null when no
+// communication is exposed).
+struct WorstAxis {
+  const StepAxis* axis = nullptr;
+  const StepCollective* main = nullptr;
+};
+
+WorstAxis worstAxisOf(const StepEstimate& e) {
+  WorstAxis w;
+  for (const auto& a : e.per_axis)
+    if (a.exposed > 0 && (!w.axis || a.exposed > w.axis->exposed)) w.axis = &a;
+  if (w.axis)
+    for (const auto& c : w.axis->collectives)
+      if (!w.main || c.seconds > w.main->seconds) w.main = &c;
+  return w;
+}
+
+// "the tp all-gathers of activations (open rings, across hosts)": an axis' exposed collectives.
+std::string axisPhrase(const StepEstimate& e, const StepInputs& in, const WorstAxis& w) {
+  std::string text = "the " + w.axis->axis + " " + (w.main ? describe(w.main->purpose) : std::string("collectives"));
+  const auto index = static_cast<std::size_t>(w.axis - e.per_axis.data());
+  if (index < in.axes.size()) {
+    const auto& r = in.axes[index];
+    if (r.crosses_slices || r.uses_fabric)
+      text += std::string(" (over ") + (r.crosses_slices ? "DCN" : "the network") + ")";
+    else if (!r.ring_closed && !r.wraps)
+      text += std::string(" (open rings") + (r.crosses_hosts ? ", across hosts" : "") + ")";
+    else if (r.crosses_hosts)
+      text += " (across hosts)";
+  }
+  return text;
+}
+
+} // namespace
+
+std::string boundPhrase(const StepEstimate& e, const StepInputs& in) {
+  const WorstAxis worst = worstAxisOf(e);
+  if (e.bound_by.part == StepPart::Comm && worst.axis) return axisPhrase(e, in, worst);
+  return e.bound_by.part == StepPart::Hbm ? "HBM bandwidth" : "compute";
+}
+
 std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOptions& o) {
   std::ostringstream s;
-  s << seconds(e.time_s) << " per step, " << whole(e.mfu * 100) << "% MFU, bound by ";
-  // The axis whose exposed communication costs the most, and its main collective.
-  const StepAxis* worst = nullptr;
-  for (const auto& a : e.per_axis)
-    if (a.exposed > 0 && (!worst || a.exposed > worst->exposed)) worst = &a;
-  const StepCollective* main = nullptr;
-  if (worst)
-    for (const auto& c : worst->collectives)
-      if (!main || c.seconds > main->seconds) main = &c;
-  const auto describeAxis = [&](const StepAxis& a) {
-    s << "the " << a.axis << " " << (main ? describe(main->purpose) : std::string("collectives"));
-    const auto index = static_cast<std::size_t>(&a - e.per_axis.data());
-    if (index < in.axes.size()) {
-      const auto& r = in.axes[index];
-      if (r.crosses_slices || r.uses_fabric)
-        s << " (over " << (r.crosses_slices ? "DCN" : "the network") << ")";
-      else if (!r.ring_closed && !r.wraps)
-        s << " (open rings" << (r.crosses_hosts ? ", across hosts" : "") << ")";
-      else if (r.crosses_hosts)
-        s << " (across hosts)";
-    }
-  };
-  const bool commBound = e.bound_by.part == StepPart::Comm && worst;
-  const bool commMatters = worst && worst->exposed >= 0.05 * e.time_s;
+  s << seconds(e.time_s) << " per step, " << whole(e.mfu * 100) << "% MFU, bound by " << e.bound_phrase;
+  const WorstAxis worst = worstAxisOf(e);
+  const bool commBound = e.bound_by.part == StepPart::Comm && worst.axis;
+  const bool commMatters = worst.axis && worst.axis->exposed >= 0.05 * e.time_s;
   // Replicas without a sequence of their own compute padding: that, not the links, is the fix.
   std::int64_t replicas = 1;
   const Shape shape = in.mesh->shape();
@@ -125,24 +148,19 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
       replicas *= shape[a];
   const bool padded = replicas > o.micro_batch;
   if (padded && e.bound_by.part == StepPart::Compute) {
-    s << "compute, but only " << o.micro_batch << " of the " << replicas
+    s << ", but only " << o.micro_batch << " of the " << replicas
       << " batch replicas have a sequence (the rest compute padding): raise micro_batch to " << replicas << ".";
     return s.str();
   }
   if (commBound) {
-    describeAxis(*worst);
     s << ": ";
-    adviseAxis(s, e, *worst, main, o);
+    adviseAxis(s, e, *worst.axis, worst.main, o);
   } else {
     if (e.bound_by.part == StepPart::Hbm)
-      s << "HBM bandwidth: too few tokens per device to reuse each weight it reads; raise micro_batch";
-    else
-      s << "compute";
+      s << ": too few tokens per device to reuse each weight it reads; raise micro_batch";
     if (commMatters) {
-      s << "; ";
-      describeAxis(*worst);
-      s << " add " << whole(100 * worst->exposed / e.time_s) << "% on top: ";
-      adviseAxis(s, e, *worst, main, o);
+      s << "; " << axisPhrase(e, in, worst) << " add " << whole(100 * worst.axis->exposed / e.time_s) << "% on top: ";
+      adviseAxis(s, e, *worst.axis, worst.main, o);
     } else if (e.bound_by.part != StepPart::Hbm) {
       s << ": communication hides behind it; ";
       if (o.recompute == Recompute::Full)

@@ -201,6 +201,7 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
                       std::to_string(mesh.batch_degree) + " replicas: some devices work on padding");
 
   e.critical = criticalChecks(in, o, arch, mesh, uses, pricing);
+  e.bound_phrase = boundPhrase(e, in);
   e.summary = summarize(e, in, o);
   return e;
 }

@@ -241,6 +241,7 @@ struct StepEstimate {
   std::vector<StepSegment> segments;
   std::vector<StepSpan> timeline; // the step in time order of span start (empty when !estimated)
   std::string summary;            // one sentence: what bounds the step and what would move it
+  std::string bound_phrase;       // what bounds it in words: "compute", "HBM bandwidth", "the tp ..."
   std::vector<std::string> notes; // repeated work, assumptions that apply to this layout
   // The figures used, with their sources.
   StepCalibration calibration;
