@@ -103,7 +103,7 @@ void printResult(const LayoutSearchResult& r, std::ostream& out) {
   }
   if (r.rows.empty()) {
     // Under the candidate limit some were never analysed: the headline must not claim they fail.
-    const auto over = r.rejected.find("over the candidate limit");
+    const auto over = r.rejected.find(kRejectedOverLimit);
     if (over == r.rejected.end())
       out << "no candidate layout fits in HBM\n";
     else

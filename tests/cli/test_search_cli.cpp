@@ -76,6 +76,27 @@ TEST_CASE("search --format json is the eval op's result and honours the options"
   CHECK(j["families"].is_array());
 }
 
+TEST_CASE("search under --max-candidates says what it did not analyse", "[cli][search]") {
+  // GPT-2 with 1 KB of HBM per chip: nothing fits. Without a cap the headline says so; with a cap of
+  // 2 it must not claim the 37 other candidates fail: they were never analysed.
+  const auto dir = std::filesystem::temp_directory_path() / ("shardscope-search-cli-cap-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = (dir / "tiny-hbm.shardscope.json").string();
+  std::ofstream(file) << R"({"topology": {"chip": "v5e", "shape": [4, 4]},
+    "mesh": {"axes": [{"name": "fsdp", "ici": 16}]}, "model": {"preset": "gpt2"},
+    "rules": {"preset": "fsdp-tp"}, "training": {"micro_batch": 16, "seq_len": 1024, "hbm_bytes": 1000}})";
+  const Run all = run({"search", file, "--no-orders"});
+  REQUIRE(all.code == 0);
+  CHECK(all.out.find("no candidate layout fits in HBM\n") != std::string::npos);
+  const Run capped = run({"search", file, "--no-orders", "--max-candidates", "2"});
+  REQUIRE(capped.code == 0);
+  // 15 canonical candidates (test_layout_search counts them), 2 analysed.
+  CHECK(capped.out.find("no analysed candidate layout fits in HBM; 13 candidates over the limit were not analysed") !=
+        std::string::npos);
+  CHECK(capped.out.find("13 over the candidate limit") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("search refuses a wrong command line with exit 2 and bad input with exit 1", "[cli][search]") {
   const std::string ws = smallWorkspace();
   struct Case {
@@ -86,6 +107,7 @@ TEST_CASE("search refuses a wrong command line with exit 2 and bad input with ex
   const Case cases[] = {
       {{"search", ws, "--top", "0"}, 2, "--top must be an integer from 1 to 10000, got '0'"},
       {{"search", ws, "--top", "ten"}, 2, "--top must be an integer from 1 to 10000, got 'ten'"},
+      {{"search", ws, "--max-candidates", "0"}, 2, "--max-candidates must be an integer from 1 to 1000000, got '0'"},
       {{"search", ws, "--tops", "3"}, 2, "unknown option --tops"},
       {{"search", ws, "--axes", "fsdp,,tp"}, 2, "--axes has an empty entry"},
       {{"search", ws, "--max", "tp"}, 2, "--max entries are AXIS=N, got 'tp'"},

@@ -41,7 +41,6 @@ struct Outcome {
 const char* const kNoPlacement = "JAX cannot place it";
 const char* const kNoFit = "does not fit in HBM";
 const char* const kTpOverHeads = "tp larger than the model's attention heads";
-const char* const kOverLimit = "over the candidate limit";
 
 // The row of an analysed layout: its mesh (the axes > 1, in mesh order), rules, knobs, memory and
 // step figures. Used for every candidate and for the scenario's own layout.
@@ -574,7 +573,7 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
   if (unplaceable > 0) result.rejected[kNoPlacement] += unplaceable;
   result.candidates_total = static_cast<std::int64_t>(candidates.size()) + unplaceable;
   if (const auto dropped = capCandidates(candidates, options.max_candidates); dropped > 0)
-    result.rejected[kOverLimit] += dropped;
+    result.rejected[kRejectedOverLimit] += dropped;
 
   auto outcomes = analyseCandidates(scenario, candidates, options.threads, progress, cancel, result.evaluated);
   result.cancelled = cancel && cancel->load();

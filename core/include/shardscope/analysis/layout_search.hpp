@@ -58,6 +58,9 @@ struct LayoutRow {
   Scenario scenario;    // the candidate as a scenario, to apply or compare
 };
 
+// The rejection reason of the candidates past LayoutSearchOptions::max_candidates (never analysed).
+inline constexpr const char* kRejectedOverLimit = "over the candidate limit";
+
 struct LayoutSearchResult {
   std::int64_t candidates_total = 0; // distinct candidates after merging equivalents
   std::int64_t merged = 0;           // equivalent candidates merged into another
