@@ -320,6 +320,10 @@ void TrainingPanel::syncFromScenario() {
   framework_->setCurrentIndex(static_cast<int>(t.framework));
   workload_->setCurrentIndex(t.workload == Workload::Training ? 0 : 1);
   showDtype(dtype_, t.param_dtype);
+  // The default item names what the framework's default resolves to.
+  TrainingOptions byFramework = t;
+  byFramework.grad_dtype.clear();
+  gradDtype_->setItemText(0, tr("framework default (%1)").arg(QString::fromStdString(gradDtypeOf(byFramework))));
   if (t.grad_dtype.empty())
     gradDtype_->setCurrentIndex(0);
   else

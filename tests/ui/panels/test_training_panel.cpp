@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Workload dock (TrainingPanel) on its own document: what its pickers show and that each edit
+// is one undoable step.
+#include "document/scenario_document.hpp"
+#include "panels/training_panel.hpp"
+#include "ui_test_app.hpp"
+
+#include <QComboBox>
+#include <QUndoStack>
+#include <catch2/catch.hpp>
+
+using namespace shardscope;
+using namespace shardscope::ui;
+
+TEST_CASE("the Workload dock's gradient dtype: the framework's default named, an edit undoable", "[ui][workload]") {
+  test::app();
+  ScenarioDocument document;
+  TrainingPanel panel(&document);
+  QComboBox* grad = panel.gradDtypeCombo();
+  REQUIRE(document.scenario().training.framework == Framework::Generic);
+  REQUIRE(document.scenario().training.param_dtype == "bfloat16");
+  CHECK(grad->currentIndex() == 0);
+  CHECK(grad->currentText() == "framework default (bfloat16)");
+  // Megatron keeps a bf16 model's gradients in fp32: the default item says so.
+  document.edit("framework", [](Scenario& s) { s.training.framework = Framework::Megatron; });
+  CHECK(grad->currentText() == "framework default (float32)");
+  CHECK(document.scenario().training.grad_dtype.empty());
+  // Picking a dtype sets it; undo goes back to the default.
+  const int bf16 = grad->findText("bfloat16");
+  REQUIRE(bf16 > 0);
+  emit grad->activated(bf16);
+  CHECK(document.scenario().training.grad_dtype == "bfloat16");
+  CHECK(grad->currentText() == "bfloat16");
+  document.undoStack()->undo();
+  CHECK(document.scenario().training.grad_dtype.empty());
+  CHECK(grad->currentIndex() == 0);
+}
