@@ -9,6 +9,7 @@
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/base/units.hpp"
+#include "shardscope/cost/collectives.hpp"
 #include "shardscope/eval/eval.hpp"
 
 #include <algorithm>
@@ -67,7 +68,7 @@ void printTable(const Json& result, bool withBytes, std::ostream& out) {
   table.header = {"axis",      "size",  "groups", "ring", "max hops", "mean hops",
                   "link load", "hosts", "slices", "link", "ring GB/s"};
   if (withBytes)
-    for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"}) table.header.emplace_back(c);
+    for (const auto& [name, kind] : kCollectiveNames) table.header.emplace_back(name);
   table.right_aligned.assign(table.header.size(), true);
   table.right_aligned[0] = false;
   for (const auto& a : result["axes"]) {
@@ -83,8 +84,8 @@ void printTable(const Json& result, bool withBytes, std::ostream& out) {
                                  cell(a["slowest_link"]),
                                  cell(Json(a["ring_bandwidth"].get<double>() / 1e9))};
     if (withBytes)
-      for (const char* c : {"all_gather", "reduce_scatter", "all_reduce", "all_to_all"})
-        row.push_back(formatSeconds(a["collectives"][c]["time_s"].get<double>()));
+      for (const auto& [name, kind] : kCollectiveNames)
+        row.push_back(formatSeconds(a["collectives"][std::string(name)]["time_s"].get<double>()));
     table.rows.push_back(std::move(row));
   }
   table.print(out);

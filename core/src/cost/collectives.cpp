@@ -11,19 +11,7 @@
 
 namespace shardscope {
 
-std::string_view collectiveName(Collective c) {
-  switch (c) {
-  case Collective::AllGather:
-    return "all_gather";
-  case Collective::ReduceScatter:
-    return "reduce_scatter";
-  case Collective::AllReduce:
-    return "all_reduce";
-  case Collective::AllToAll:
-    return "all_to_all";
-  }
-  return "all_gather";
-}
+std::string_view collectiveName(Collective c) { return nameOf(c, kCollectiveNames); }
 
 RingCostInputs ringCostInputs(const AxisReport& report) {
   RingCostInputs in;

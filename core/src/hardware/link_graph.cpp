@@ -18,19 +18,7 @@
 
 namespace shardscope {
 
-std::string_view linkClassName(LinkClass linkClass) {
-  switch (linkClass) {
-  case LinkClass::Ici:
-    return "ici";
-  case LinkClass::NvLink:
-    return "nvlink";
-  case LinkClass::Dcn:
-    return "dcn";
-  case LinkClass::Network:
-    return "network";
-  }
-  return "ici";
-}
+std::string_view linkClassName(LinkClass linkClass) { return nameOf(linkClass, kLinkClassNames); }
 
 LinkParams defaultLinkParams(const ChipSpec& chip) {
   LinkParams p;

@@ -6,13 +6,22 @@
 
 #include "shardscope/cost/axis_report.hpp"
 
+#include "shardscope/base/enum_names.hpp"
+
 #include <array>
 #include <string_view>
+#include <utility>
 
 namespace shardscope {
 
 enum class Collective { AllGather, ReduceScatter, AllReduce, AllToAll };
-std::string_view collectiveName(Collective c); // "all_gather", "reduce_scatter", "all_reduce", "all_to_all"
+inline constexpr std::array<std::pair<std::string_view, Collective>, 4> kCollectiveNames{{
+    {"all_gather", Collective::AllGather},
+    {"reduce_scatter", Collective::ReduceScatter},
+    {"all_reduce", Collective::AllReduce},
+    {"all_to_all", Collective::AllToAll},
+}};
+std::string_view collectiveName(Collective c); // the name in kCollectiveNames
 inline constexpr std::array<Collective, 4> kCollectives{Collective::AllGather, Collective::ReduceScatter,
                                                         Collective::AllReduce, Collective::AllToAll};
 

@@ -7,6 +7,7 @@
 // chips two hops apart through DCN, which is not how XLA routes ICI traffic).
 #pragma once
 
+#include "shardscope/base/enum_names.hpp"
 #include "shardscope/hardware/device.hpp"
 #include "shardscope/hardware/chips.hpp"
 #include "shardscope/hardware/topology.hpp"
@@ -23,7 +24,13 @@ namespace shardscope {
 
 // Classes of links, slowest-first is not implied; `linkClassName` gives the text form.
 enum class LinkClass { Ici, NvLink, Dcn, Network };
-std::string_view linkClassName(LinkClass linkClass); // "ici", "nvlink", "dcn", "network"
+inline constexpr std::array<std::pair<std::string_view, LinkClass>, 4> kLinkClassNames{{
+    {"ici", LinkClass::Ici},
+    {"nvlink", LinkClass::NvLink},
+    {"dcn", LinkClass::Dcn},
+    {"network", LinkClass::Network},
+}};
+std::string_view linkClassName(LinkClass linkClass); // the name in kLinkClassNames
 
 // Every number here is a default from hardware.hpp the user may edit. Bandwidths are one direction,
 // one link, bytes/s; latencies are seconds per hop.
