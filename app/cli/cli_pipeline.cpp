@@ -4,6 +4,7 @@
 // memory per rank against the HBM, and the stage-to-stage activation transfers.
 #include "cli.hpp"
 #include "cli_options.hpp"
+#include "cli_scenario_flags.hpp"
 #include "text_table.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
@@ -215,8 +216,7 @@ void printTable(const Analysis& a, std::size_t width, std::ostream& out) {
   }
   for (const auto& d : a.diagnostics)
     if (d.section == DiagnosticSection::Pipeline && d.severity != Diagnostic::Severity::Info)
-      out << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << sectionName(d.section) << "] "
-          << (d.subject.empty() ? "" : d.subject + ": ") << d.message << "\n";
+      out << diagnosticLine(d) << "\n";
 }
 
 Json timelineJson(const PipelineTimeline& tl) {

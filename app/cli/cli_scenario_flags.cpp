@@ -67,4 +67,12 @@ Scenario scenarioFromArgs(const ParsedArgs& opts) {
   return scenario;
 }
 
+std::string diagnosticLine(const Diagnostic& d) {
+  const char* severity = d.severity == Diagnostic::Severity::Error     ? "error"
+                         : d.severity == Diagnostic::Severity::Warning ? "warning"
+                                                                       : "note";
+  return std::string(severity) + " [" + sectionName(d.section) + "] " + (d.subject.empty() ? "" : d.subject + ": ") +
+         d.message;
+}
+
 } // namespace shardscope::cli

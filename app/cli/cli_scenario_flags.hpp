@@ -6,6 +6,7 @@
 
 #include "cli_options.hpp"
 
+#include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
 
 #include <span>
@@ -21,5 +22,9 @@ std::vector<Flag> scenarioFlags();
 // --rules that is neither a preset nor a file, a --zero other than 0/1/2) and Error for input that
 // does not load.
 Scenario scenarioFromArgs(const ParsedArgs& opts);
+
+// One analysis diagnostic as every command prints it: "warning [rules] layers.0.w: message" (the
+// severity, "note" for an info, the section and the subject).
+std::string diagnosticLine(const Diagnostic& d);
 
 } // namespace shardscope::cli

@@ -72,15 +72,6 @@ TextTable paramTable(const Analysis& a) {
   return t;
 }
 
-// "warning [rules] layers.0.w: message": the severity, the section and the subject.
-std::string diagnosticLine(const Diagnostic& d) {
-  const char* severity = d.severity == Diagnostic::Severity::Error     ? "error"
-                         : d.severity == Diagnostic::Severity::Warning ? "warning"
-                                                                       : "note";
-  return std::string(severity) + " [" + sectionName(d.section) + "] " + (d.subject.empty() ? "" : d.subject + ": ") +
-         d.message;
-}
-
 void printSummary(const Analysis& a, std::ostream& out) {
   out << "\nmesh ";
   for (std::size_t i = 0; i < a.mesh.axis_names.size(); ++i)

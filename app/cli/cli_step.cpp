@@ -171,9 +171,7 @@ int runStep(const Args& args, Streams io) {
   } else {
     printStep(analysis, io.out);
     for (const auto& d : analysis.diagnostics)
-      if (d.severity != Diagnostic::Severity::Info)
-        io.err << (d.severity == Diagnostic::Severity::Error ? "error" : "warning") << " [" << sectionName(d.section)
-               << "] " << (d.subject.empty() ? "" : d.subject + ": ") << d.message << "\n";
+      if (d.severity != Diagnostic::Severity::Info) io.err << diagnosticLine(d) << "\n";
   }
   for (const auto& d : analysis.diagnostics)
     if (d.severity == Diagnostic::Severity::Error) return 1;

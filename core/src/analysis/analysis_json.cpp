@@ -10,17 +10,7 @@
 namespace shardscope {
 
 namespace {
-const char* severityName(Diagnostic::Severity s) {
-  switch (s) {
-  case Diagnostic::Severity::Info:
-    return "info";
-  case Diagnostic::Severity::Warning:
-    return "warning";
-  case Diagnostic::Severity::Error:
-    return "error";
-  }
-  return "info";
-}
+std::string severityName(Diagnostic::Severity s) { return std::string(nameOf(s, kSeverityNames)); }
 
 // Each group's HLO sharding text, as JAX lowers its spec on the analysis's mesh (device id k is
 // the mesh's k-th device, row-major); null when the spec does not fit the mesh (its diagnostics

@@ -5,23 +5,11 @@
 
 namespace shardscope {
 
-std::string_view platformName(Platform platform) {
-  switch (platform) {
-  case Platform::Tpu:
-    return "tpu";
-  case Platform::Gpu:
-    return "gpu";
-  case Platform::Cpu:
-    return "cpu";
-  }
-  return "cpu";
-}
+std::string_view platformName(Platform platform) { return nameOf(platform, kPlatformNames); }
 
 std::optional<Platform> parsePlatform(std::string_view text) {
-  if (text == "tpu") return Platform::Tpu;
-  if (text == "gpu" || text == "cuda" || text == "rocm") return Platform::Gpu;
-  if (text == "cpu") return Platform::Cpu;
-  return std::nullopt;
+  if (text == "cuda" || text == "rocm") return Platform::Gpu; // JAX's backend names for GPUs
+  return parseName(text, kPlatformNames);
 }
 
 std::string describeDevice(const Device& d) {

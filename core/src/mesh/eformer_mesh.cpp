@@ -265,19 +265,7 @@ std::int64_t eformerNumSlices(const DeviceList& devices, const SimulatedRuntime&
   return numSlices;
 }
 
-std::string_view eformerMeshPathName(EformerMeshPath path) {
-  switch (path) {
-  case EformerMeshPath::MakeMesh:
-    return "make_mesh";
-  case EformerMeshPath::MultiSlice:
-    return "multi_slice";
-  case EformerMeshPath::MultiProcess:
-    return "multi_process";
-  case EformerMeshPath::SingleProcess:
-    return "single_process";
-  }
-  return "single_process";
-}
+std::string_view eformerMeshPathName(EformerMeshPath path) { return nameOf(path, kEformerMeshPathNames); }
 
 namespace {
 

@@ -3,24 +3,9 @@
 
 namespace shardscope {
 
-std::string_view axisTypeName(AxisType type) {
-  switch (type) {
-  case AxisType::Auto:
-    return "Auto";
-  case AxisType::Explicit:
-    return "Explicit";
-  case AxisType::Manual:
-    return "Manual";
-  }
-  return "Auto";
-}
+std::string_view axisTypeName(AxisType type) { return nameOf(type, kAxisTypeNames); }
 
-std::optional<AxisType> parseAxisType(std::string_view name) {
-  if (name == "Auto") return AxisType::Auto;
-  if (name == "Explicit") return AxisType::Explicit;
-  if (name == "Manual") return AxisType::Manual;
-  return std::nullopt;
-}
+std::optional<AxisType> parseAxisType(std::string_view name) { return parseName(name, kAxisTypeNames); }
 
 int Mesh::axisIndex(std::string_view name) const {
   for (std::size_t i = 0; i < axis_names.size(); ++i)

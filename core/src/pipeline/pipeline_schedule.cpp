@@ -11,25 +11,9 @@
 
 namespace shardscope {
 
-std::string_view taskTypeName(TaskType type) {
-  switch (type) {
-  case TaskType::Fwd:
-    return "FWD";
-  case TaskType::Bwd:
-    return "BWD";
-  case TaskType::BwdI:
-    return "BWD_I";
-  case TaskType::BwdW:
-    return "BWD_W";
-  }
-  return "FWD";
-}
+std::string_view taskTypeName(TaskType type) { return nameOf(type, kTaskTypeNames); }
 
-std::optional<TaskType> parseTaskType(std::string_view name) {
-  for (TaskType t : {TaskType::Fwd, TaskType::Bwd, TaskType::BwdI, TaskType::BwdW})
-    if (taskTypeName(t) == name) return t;
-  return std::nullopt;
-}
+std::optional<TaskType> parseTaskType(std::string_view name) { return parseName(name, kTaskTypeNames); }
 
 double defaultTaskLatency(TaskType type) { return type == TaskType::Bwd ? 2.0 : 1.0; }
 

@@ -48,6 +48,11 @@ struct Diagnostic {
   std::string subject; // parameter path or axis name, may be empty
   std::string message;
 };
+inline constexpr std::array<std::pair<std::string_view, Diagnostic::Severity>, 3> kSeverityNames{{
+    {"info", Diagnostic::Severity::Info},
+    {"warning", Diagnostic::Severity::Warning},
+    {"error", Diagnostic::Severity::Error},
+}};
 
 // Per logical axis: which physical axes it took and how, in words for the GUI's explanation line.
 struct AxisPlacement {

@@ -3,9 +3,13 @@
 // the same situation, so results (and the eval interface) compare one to one with JAX/eformer.
 #pragma once
 
+#include "shardscope/base/enum_names.hpp"
+
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace shardscope {
 
@@ -20,7 +24,16 @@ enum class ErrorKind {
   UnboundLocalError
 };
 
-// The Python class name of a kind ("ValueError", ...), as the eval interface prints it.
+// The Python class name of each kind, as the eval interface prints it.
+inline constexpr std::array<std::pair<std::string_view, ErrorKind>, 7> kErrorKindNames{{
+    {"ValueError", ErrorKind::ValueError},
+    {"NotImplementedError", ErrorKind::NotImplementedError},
+    {"AssertionError", ErrorKind::AssertionError},
+    {"TypeError", ErrorKind::TypeError},
+    {"KeyError", ErrorKind::KeyError},
+    {"OSError", ErrorKind::IOError},
+    {"UnboundLocalError", ErrorKind::UnboundLocalError},
+}};
 std::string_view errorKindName(ErrorKind kind);
 
 class Error : public std::runtime_error {

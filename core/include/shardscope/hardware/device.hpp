@@ -3,18 +3,26 @@
 // algorithms permute list positions, so order is part of the input.
 #pragma once
 
+#include "shardscope/base/enum_names.hpp"
+
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace shardscope {
 
 enum class Platform { Tpu, Gpu, Cpu };
 
-std::string_view platformName(Platform platform); // "tpu", "gpu", "cpu"
+inline constexpr std::array<std::pair<std::string_view, Platform>, 3> kPlatformNames{{
+    {"tpu", Platform::Tpu},
+    {"gpu", Platform::Gpu},
+    {"cpu", Platform::Cpu},
+}};
+std::string_view platformName(Platform platform); // the name in kPlatformNames
 std::optional<Platform> parsePlatform(std::string_view text);
 
 struct Device {

@@ -14,10 +14,12 @@
 #include "shardscope/mesh/named_mesh.hpp"
 #include "shardscope/base/nd_array.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace shardscope {
@@ -94,7 +96,13 @@ enum class EformerMeshPath {
   MultiProcess,  // create_hybrid_device_mesh with processes as granules
   SingleProcess, // create_device_mesh
 };
-std::string_view eformerMeshPathName(EformerMeshPath path); // "make_mesh", "multi_slice", ...
+inline constexpr std::array<std::pair<std::string_view, EformerMeshPath>, 4> kEformerMeshPathNames{{
+    {"make_mesh", EformerMeshPath::MakeMesh},
+    {"multi_slice", EformerMeshPath::MultiSlice},
+    {"multi_process", EformerMeshPath::MultiProcess},
+    {"single_process", EformerMeshPath::SingleProcess},
+}};
+std::string_view eformerMeshPathName(EformerMeshPath path); // the name in kEformerMeshPathNames
 
 struct EformerMesh {
   Mesh mesh; // axis types Auto unless given (Explicit by default on MakeMesh)

@@ -2,9 +2,11 @@
 // A named logical mesh: a device grid plus one name and one axis type per dimension (JAX's Mesh).
 #pragma once
 
+#include "shardscope/base/enum_names.hpp"
 #include "shardscope/hardware/device.hpp"
 #include "shardscope/base/nd_array.hpp"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,7 +15,12 @@
 namespace shardscope {
 
 enum class AxisType { Auto = 1, Explicit = 2, Manual = 3 };
-std::string_view axisTypeName(AxisType type); // "Auto", "Explicit", "Manual"
+inline constexpr std::array<std::pair<std::string_view, AxisType>, 3> kAxisTypeNames{{
+    {"Auto", AxisType::Auto},
+    {"Explicit", AxisType::Explicit},
+    {"Manual", AxisType::Manual},
+}};
+std::string_view axisTypeName(AxisType type); // the name in kAxisTypeNames
 std::optional<AxisType> parseAxisType(std::string_view name);
 
 struct Mesh {

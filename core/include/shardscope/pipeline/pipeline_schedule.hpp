@@ -12,12 +12,16 @@
 // Times are doubles so measured per-stage latencies (seconds) can replace jaxpp's unit costs.
 #pragma once
 
+#include "shardscope/base/enum_names.hpp"
+
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace shardscope {
@@ -25,7 +29,13 @@ namespace shardscope {
 // jaxpp.types.TaskType; the values are jaxpp's.
 enum class TaskType : std::uint8_t { Fwd = 1, Bwd = 2, BwdI = 3, BwdW = 4 };
 
-// "FWD", "BWD", "BWD_I", "BWD_W" (jaxpp's member names).
+// jaxpp's member names.
+inline constexpr std::array<std::pair<std::string_view, TaskType>, 4> kTaskTypeNames{{
+    {"FWD", TaskType::Fwd},
+    {"BWD", TaskType::Bwd},
+    {"BWD_I", TaskType::BwdI},
+    {"BWD_W", TaskType::BwdW},
+}};
 std::string_view taskTypeName(TaskType type);
 std::optional<TaskType> parseTaskType(std::string_view name);
 // jaxpp's TaskType.default_latency: FWD 1, BWD 2, BWD_I 1, BWD_W 1.

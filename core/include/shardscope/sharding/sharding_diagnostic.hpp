@@ -4,8 +4,12 @@
 // step appends to the parameter's list instead of hiding the change.
 #pragma once
 
+#include "shardscope/base/enum_names.hpp"
+
+#include <array>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace shardscope {
@@ -35,7 +39,23 @@ struct ShardingDiagnostic {
 
 using ShardingDiagnostics = std::vector<ShardingDiagnostic>;
 
-// Stable snake_case name of a kind ("axis_missing", ...), used in JSON output.
+// Stable snake_case name of each kind, used in JSON output.
+inline constexpr std::array<std::pair<std::string_view, ShardingDiagnostic::Kind>, 14> kShardingDiagnosticKindNames{{
+    {"no_shape", ShardingDiagnostic::Kind::NoShape},
+    {"scalar", ShardingDiagnostic::Kind::Scalar},
+    {"below_min_size", ShardingDiagnostic::Kind::BelowMinSize},
+    {"spec_trimmed", ShardingDiagnostic::Kind::SpecTrimmed},
+    {"axis_missing", ShardingDiagnostic::Kind::AxisMissing},
+    {"not_divisible", ShardingDiagnostic::Kind::NotDivisible},
+    {"unexpected_entry", ShardingDiagnostic::Kind::UnexpectedEntry},
+    {"all_replicated", ShardingDiagnostic::Kind::AllReplicated},
+    {"no_constraint", ShardingDiagnostic::Kind::NoConstraint},
+    {"no_mesh", ShardingDiagnostic::Kind::NoMesh},
+    {"uneven_shard", ShardingDiagnostic::Kind::UnevenShard},
+    {"duplicate_axis", ShardingDiagnostic::Kind::DuplicateAxis},
+    {"over_memory_limit", ShardingDiagnostic::Kind::OverMemoryLimit},
+    {"reference_bug", ShardingDiagnostic::Kind::ReferenceBug},
+}};
 std::string_view diagnosticKindName(ShardingDiagnostic::Kind kind);
 
 } // namespace shardscope
