@@ -9,7 +9,9 @@ namespace shardscope {
 
 std::string gradDtypeOf(const TrainingOptions& t) {
   if (!t.grad_dtype.empty()) return t.grad_dtype;
-  if (t.framework == Framework::Megatron && t.param_dtype == "bfloat16") return "float32";
+  // Aliases ("bf16") count as their canonical name.
+  if (t.framework == Framework::Megatron && canonicalDtype(t.param_dtype).value_or(t.param_dtype) == "bfloat16")
+    return "float32";
   return t.param_dtype;
 }
 
@@ -17,7 +19,8 @@ double gradBytesOverride(const TrainingOptions& t) {
   const std::string dtype = gradDtypeOf(t);
   const auto bytes = dtypeBytes(dtype);
   if (!bytes) throwValueError("training.grad_dtype: unknown dtype '" + dtype + "'");
-  return dtype == t.param_dtype ? 0.0 : *bytes;
+  const auto canonical = [](const std::string& d) { return canonicalDtype(d).value_or(d); };
+  return canonical(dtype) == canonical(t.param_dtype) ? 0.0 : *bytes;
 }
 
 MemoryOptions memoryOptionsFromTraining(const TrainingOptions& t, const std::string& deviceKind) {

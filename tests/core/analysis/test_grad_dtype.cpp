@@ -64,6 +64,10 @@ TEST_CASE("Megatron keeps a bf16 model's gradients in fp32: 18 bytes per paramet
   // Generic and MaxText keep them in the parameters' bf16: 16 bytes.
   CHECK(stateBytesPerParam(analyze(replicatedWeight(Framework::Generic, 0))) == Approx(16.0));
   CHECK(stateBytesPerParam(analyze(replicatedWeight(Framework::MaxText, 0))) == Approx(16.0));
+  // A dtype alias counts as its name: "bf16" is bfloat16.
+  Scenario alias = replicatedWeight(Framework::Megatron, 0);
+  alias.training.param_dtype = "bf16";
+  CHECK(stateBytesPerParam(analyze(alias)) == Approx(18.0));
   // An fp16 model under Megatron keeps fp16 gradients (accumulate_allreduce_grads_in_fp32 is off).
   Scenario fp16 = replicatedWeight(Framework::Megatron, 0);
   fp16.training.param_dtype = "float16";
