@@ -46,7 +46,7 @@ Json layoutSearchToJson(const LayoutSearchResult& result) {
 
 LayoutSearchOptions layoutSearchOptionsFromJson(const Json& request) {
   static const char* const kKnown[] = {"op",          "scenario",  "axes",   "max", "presets",
-                                       "zero_stages", "recompute", "orders", "top"};
+                                       "zero_stages", "recompute", "orders", "top", "max_candidates"};
   if (!request.is_object()) throwValueError("search options must be an object");
   for (const auto& [key, value] : request.items()) {
     bool known = false;
@@ -102,6 +102,12 @@ LayoutSearchOptions layoutSearchOptionsFromJson(const Json& request) {
     if (!t.is_number_integer() || t.get<std::int64_t>() < 1 || t.get<std::int64_t>() > 10000)
       throwValueError("search: 'top' must be an integer from 1 to 10000");
     o.top = static_cast<std::size_t>(t.get<std::int64_t>());
+  }
+  if (request.contains("max_candidates") && !request["max_candidates"].is_null()) {
+    const Json& c = request["max_candidates"];
+    if (!c.is_number_integer() || c.get<std::int64_t>() < 1 || c.get<std::int64_t>() > 1000000)
+      throwValueError("search: 'max_candidates' must be an integer from 1 to 1000000");
+    o.max_candidates = c.get<std::int64_t>();
   }
   return o;
 }

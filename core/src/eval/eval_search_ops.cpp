@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `search` eval op: which layout to run for a workspace (docs/eval.md).
 //   request: {"op": "search", "scenario": {workspace}, "axes"?: [names], "top"?: N, "max"?: {axis: size},
-//             "presets"?: [..], "zero_stages"?: [..], "recompute"?: [..], "orders"?: bool}
+//             "presets"?: [..], "zero_stages"?: [..], "recompute"?: [..], "orders"?: bool,
+//             "max_candidates"?: N}
 //   result:  layoutSearchToJson (candidates_total, rejected by reason, ranked rows, current, families)
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
@@ -15,7 +16,12 @@ Json opSearch(const Json& request, EvalContext& context) {
   LayoutSearchOptions options = layoutSearchOptionsFromJson(request);
   options.threads = 2;
   const LayoutSearchResult result = searchLayouts(scenario, options);
-  if (result.rows.empty()) context.warnings.push_back("no candidate layout fits; see 'rejected'");
+  if (result.rows.empty())
+    context.warnings.push_back(
+        result.rejected.count(kRejectedOverLimit)
+            ? "no analysed candidate layout fits; some were over max_candidates and not analysed; "
+              "see 'rejected'"
+            : "no candidate layout fits; see 'rejected'");
   return layoutSearchToJson(result);
 }
 

@@ -167,6 +167,14 @@ TEST_CASE("eval search answers the documented fields", "[search][eval]") {
   CHECK(bad["error"]["message"].get<std::string>().find("names no axis") != std::string::npos);
   const Json unknown = evalRequest({{"op", "search"}, {"scenario", scenario}, {"axis", {"tp"}}});
   CHECK(unknown["error"]["message"].get<std::string>().find("unknown field 'axis'") != std::string::npos);
+  // max_candidates as the CLI's --max-candidates: 15 canonical candidates, 7 analysed.
+  const Json capped = evalRequest(
+      {{"op", "search"}, {"scenario", scenarioToJson(smallWorld(16))}, {"orders", false}, {"max_candidates", 7}});
+  REQUIRE(capped["ok"] == true);
+  CHECK(capped["result"]["evaluated"] == 7);
+  CHECK(capped["result"]["rejected"]["over the candidate limit"] == 8);
+  const Json zero = evalRequest({{"op", "search"}, {"scenario", scenario}, {"max_candidates", 0}});
+  CHECK(zero["error"]["message"] == "search: 'max_candidates' must be an integer from 1 to 1000000");
 }
 
 namespace {
