@@ -34,4 +34,8 @@ TEST_CASE("the Workload dock's gradient dtype: the framework's default named, an
   document.undoStack()->undo();
   CHECK(document.scenario().training.grad_dtype.empty());
   CHECK(grad->currentIndex() == 0);
+  // Serving keeps no gradients: the row is off, as the optimizer's.
+  CHECK(grad->isEnabled());
+  document.edit("serving", [](Scenario& s) { s.training.workload = Workload::Serving; });
+  CHECK_FALSE(grad->isEnabled());
 }

@@ -371,9 +371,9 @@ void TrainingPanel::syncFromScenario() {
 
   const bool training = t.workload == Workload::Training;
   for (QWidget* w :
-       {static_cast<QWidget*>(optimizer_), static_cast<QWidget*>(master_), static_cast<QWidget*>(zero_),
-        static_cast<QWidget*>(microBatch_), static_cast<QWidget*>(seqLen_), static_cast<QWidget*>(recompute_),
-        static_cast<QWidget*>(attention_), static_cast<QWidget*>(microbatches_),
+       {static_cast<QWidget*>(optimizer_), static_cast<QWidget*>(gradDtype_), static_cast<QWidget*>(master_),
+        static_cast<QWidget*>(zero_), static_cast<QWidget*>(microBatch_), static_cast<QWidget*>(seqLen_),
+        static_cast<QWidget*>(recompute_), static_cast<QWidget*>(attention_), static_cast<QWidget*>(microbatches_),
         static_cast<QWidget*>(sequenceParallel_), static_cast<QWidget*>(flopsFraction_),
         static_cast<QWidget*>(linkFraction_), static_cast<QWidget*>(hbmFraction_), static_cast<QWidget*>(hopLatency_),
         static_cast<QWidget*>(overlapTensor_)})
