@@ -72,6 +72,20 @@ TextTable paramTable(const Analysis& a) {
   return t;
 }
 
+// Under the activations: what the layers keep, and what the backward holds beside it at its peak
+// (the loss's gradient, or a re-run layer, whichever is larger).
+void addActivationRows(const ActivationBreakdown& a, TextTable& t) {
+  if (a.layers <= 0) return;
+  t.rows.push_back(
+      {"  kept by " + std::to_string(a.layers) + " layers", formatBytes(a.per_layer * static_cast<double>(a.layers))});
+  const bool lossPeak = a.output_layer + a.loss_gradient >= a.recompute_layer;
+  if (lossPeak && a.output_layer > 0) {
+    t.rows.push_back({"  output layer and loss", formatBytes(a.output_layer + a.loss_gradient)});
+  } else if (!lossPeak) {
+    t.rows.push_back({"  one re-run layer", formatBytes(a.recompute_layer)});
+  }
+}
+
 void printSummary(const Analysis& a, std::ostream& out) {
   out << "\nmesh ";
   for (std::size_t i = 0; i < a.mesh.axis_names.size(); ++i)
@@ -90,10 +104,11 @@ void printSummary(const Analysis& a, std::ostream& out) {
     t.rows = {{"params", formatBytes(d.params)},
               {"grads", formatBytes(d.grads)},
               {"optimizer", formatBytes(d.optimizer)},
-              {"activations", formatBytes(d.activations)},
-              {"kv cache", formatBytes(d.kv_cache)},
-              {"total", formatBytes(d.total())},
-              {"HBM", m.hbm_bytes > 0 ? formatBytes(m.hbm_bytes) : "unknown"}};
+              {"activations", formatBytes(d.activations)}};
+    addActivationRows(m.activations, t);
+    t.rows.insert(t.rows.end(), {{"kv cache", formatBytes(d.kv_cache)},
+                                 {"total", formatBytes(d.total())},
+                                 {"HBM", m.hbm_bytes > 0 ? formatBytes(m.hbm_bytes) : "unknown"}});
     t.print(out);
     out << "max " << formatBytes(m.max_bytes) << ", mean " << formatBytes(m.mean_bytes) << ": "
         << (m.hbm_bytes <= 0  ? "no HBM figure for this chip"

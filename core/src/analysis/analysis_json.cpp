@@ -34,6 +34,20 @@ Json memoryJson(const DeviceMemory& m) {
   return {{"params", m.params},           {"grads", m.grads},       {"optimizer", m.optimizer},
           {"activations", m.activations}, {"kv_cache", m.kv_cache}, {"total", m.total()}};
 }
+} // namespace
+
+Json activationBreakdownJson(const ActivationBreakdown& a) {
+  return {{"per_layer", a.per_layer},
+          {"layers", a.layers},
+          {"output_layer", a.output_layer},
+          {"loss_gradient", a.loss_gradient},
+          {"recompute_layer", a.recompute_layer},
+          {"kept", a.per_layer * static_cast<double>(a.layers) + a.output_layer},
+          {"total", a.total()}};
+}
+
+namespace {
+
 Json pipelineJson(const PipelineAnalysis& p, const Mesh& mesh) {
   Json j;
   j["axis"] = p.axis;
@@ -69,6 +83,7 @@ Json pipelineJson(const PipelineAnalysis& p, const Mesh& mesh) {
       rank["grad_bytes"] = r.grad_bytes;
       rank["optimizer_bytes"] = r.optimizer_bytes;
       rank["activation_bytes"] = r.activation_bytes;
+      rank["transient_bytes"] = r.transient_bytes;
       if (r.kv_cache_bytes > 0) rank["kv_cache_bytes"] = r.kv_cache_bytes;
       rank["total_bytes"] = r.totalBytes();
       rank["peak_time"] = r.peak_time;
@@ -276,6 +291,7 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
   memory["out_of_memory"] = m.out_of_memory;
   if (m.argmax >= 0 && static_cast<std::size_t>(m.argmax) < m.per_device.size())
     memory["fullest_device"] = memoryJson(m.per_device[static_cast<std::size_t>(m.argmax)]);
+  if (m.activations.layers > 0) memory["activations"] = activationBreakdownJson(m.activations);
   if (perDevice) {
     Json list = Json::array();
     for (std::size_t i = 0; i < m.per_device.size(); ++i) list.push_back(deviceJson(a, i));

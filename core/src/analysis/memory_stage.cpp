@@ -174,6 +174,7 @@ void estimateDeviceMemory(const Scenario& scenario, const Model& model, const Sh
     m.argmax = estimate.argmax;
     m.hbm_bytes = estimate.hbm_bytes;
     m.out_of_memory = estimate.out_of_memory;
+    m.activations = estimate.activations;
     for (const auto& text : estimate.notes) note(out, Diagnostic::Severity::Info, DiagnosticSection::Memory, "", text);
   } catch (const Error& e) {
     note(out, Diagnostic::Severity::Error, DiagnosticSection::Memory, "", e.what());

@@ -243,6 +243,7 @@ void fillMemory(const Scenario& scenario, const Model& model, const ShardGroups&
     rank.grad_bytes = m.bytes.grads;
     rank.optimizer_bytes = m.bytes.optimizer + m.bytes.master_weights;
     rank.activation_bytes = m.bytes.activations;
+    rank.transient_bytes = m.transient_bytes;
     rank.kv_cache_bytes = m.bytes.kv_cache;
     rank.peak_time = m.peak_time;
     rank.activation_profile = estimate.activation_profile[r];

@@ -49,22 +49,42 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o)
   const bool embedSplit = o.sequence_parallel || o.framework == Framework::MaxText;
   s.sequence_parallel = embedSplit;
   s.materialized_scores = o.attention == AttentionKernel::Materialized;
-  if (recomputeTraits(o.recompute).korthikanti)
+  const double embed = embedSplit ? s.tensor : 1.0;
+  if (recomputeTraits(o.recompute).korthikanti) {
     a.per_layer = activationBytesPerLayer(s, o.recompute);
-  else
-    a.per_layer = s.seq * s.batch * activationBytesPerToken(c, o.recompute, s.tensor, embedSplit ? s.tensor : 1.0);
+    // A layer's backward re-runs what the policy dropped; until it ends, that layer holds what
+    // `none` would have kept (`selective` with flash attention drops nothing of it).
+    a.recompute_layer = activationBytesPerLayer(s, Recompute::None) - a.per_layer;
+  } else {
+    a.per_layer = s.seq * s.batch * activationBytesPerToken(c, o.recompute, s.tensor, embed);
+    // MaxText's names count the matmul outputs kept; the re-run ones are back in HBM (from the
+    // host, for the offloaded policies) for the layer's backward.
+    a.recompute_layer = s.seq * s.batch * activationBytesPerToken(c, Recompute::Minimal, s.tensor, embed) - a.per_layer;
+  }
   a.layers = c.num_layers;
   if (o.include_output_layer) {
     // Korthikanti §4.3: the final layer norm and projection inputs (2sbh each, 16-bit) and the
     // fp32 logits of the cross entropy (4sbv), the vocabulary split over the tensor axis.
     const double sb = s.seq * s.batch;
-    const double normInputs = 4 * sb * s.hidden / (embedSplit ? s.tensor : 1.0);
-    a.output_layer = normInputs + 4 * sb * static_cast<double>(c.vocab) / s.tensor;
+    const double logits = sb * static_cast<double>(c.vocab) / s.tensor;
+    a.output_layer = 4 * sb * s.hidden / embed + 4 * logits;
+    a.loss_gradient = (lossPeakBytesPerLogit(o.framework) - 4) * logits;
   }
   return a;
 }
 
 } // namespace
+
+double lossPeakBytesPerLogit(Framework framework) {
+  switch (framework) {
+  case Framework::Generic:
+    return 12; // fp32 log-probabilities, the NLL's gradient, the log-softmax's input gradient
+  case Framework::MaxText:
+  case Framework::Megatron:
+    return 6; // the fp32 logits turned into their gradient in place, and its 16-bit copy
+  }
+  return 12;
+}
 
 DeviceParamShards wholeModelShards(const Model& model, std::optional<double> bytesPerElement) {
   DeviceParamShards d;

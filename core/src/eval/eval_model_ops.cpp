@@ -3,6 +3,7 @@
 // reference function to mirror, so the request fields use the names of the C++ options.
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
+#include "shardscope/analysis/analysis_json.hpp"
 #include "shardscope/base/dtype.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/cost/memory.hpp"
@@ -99,6 +100,7 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
                        "tensor_degree",
                        "sequence_parallel",
                        "include_output_layer",
+                       "framework",
                        "serve_batch",
                        "context_len",
                        "kv_dtype",
@@ -148,6 +150,7 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
   o.tensor_degree = intOr(request, "tensor_degree", 1);
   o.sequence_parallel = boolField(request, "sequence_parallel", false);
   o.include_output_layer = boolField(request, "include_output_layer", true);
+  o.framework = enumField(request, "framework", o.framework, kFrameworkNames);
   o.serve_batch = intOr(request, "serve_batch", o.serve_batch);
   o.context_len = intOr(request, "context_len", o.context_len);
   if (request.contains("kv_dtype")) {
@@ -177,10 +180,7 @@ Json opMemoryEstimate(const Json& request, EvalContext& context) {
   out["argmax"] = e.argmax;
   out["hbm_bytes"] = e.hbm_bytes;
   out["out_of_memory"] = e.out_of_memory;
-  out["activations"] = {{"per_layer", e.activations.per_layer},
-                        {"layers", e.activations.layers},
-                        {"output_layer", e.activations.output_layer},
-                        {"total", e.activations.total()}};
+  out["activations"] = activationBreakdownJson(e.activations);
   out["kv_cache_per_device"] = e.kv_cache_per_device;
   return out;
 }

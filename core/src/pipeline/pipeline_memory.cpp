@@ -158,7 +158,13 @@ PipelineMemoryEstimate estimatePipelineMemory(const PipelineParamBuckets& params
         }
       }
     }
-    for (std::size_t r = 0; r < ranks; ++r) out.ranks[r].bytes.activations = peak[r];
+    // On top of the pairs held: a layer's re-run activations during its backward, and on the
+    // last stage's rank the loss's gradient beside its logits, whichever is larger.
+    const double lossGradient = o.memory.include_output_layer ? base.activations.loss_gradient : 0.0;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      out.ranks[r].transient_bytes = std::max(base.activations.recompute_layer, r == lastRank ? lossGradient : 0.0);
+      out.ranks[r].bytes.activations = peak[r] + out.ranks[r].transient_bytes;
+    }
   }
 
   for (std::size_t r = 0; r < ranks; ++r) {

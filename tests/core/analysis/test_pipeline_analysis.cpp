@@ -161,10 +161,15 @@ TEST_CASE("memory per rank of an uneven split under Std1F1B, worked by hand", "[
   CHECK(p.ranks[1].peak_in_flight == 1);
   CHECK(p.layer_activation_bytes == 4096);
   CHECK(p.output_activation_bytes == 24576);
-  CHECK(p.ranks[0].activation_bytes == 8192);
-  CHECK(p.ranks[1].activation_bytes == 3 * 4096 + 24576);
-  CHECK(p.ranks[0].totalBytes() == 147456 + 8192);
-  CHECK(p.ranks[1].totalBytes() == 246528 + 36864);
+  // On top, the backward's moment (full recompute, h = 64): a re-run layer holds what `none`
+  // keeps, 34sbh, instead of its 2sbh input: 32sbh = 16 * 4096 = 65536, larger on rank 1 than the
+  // loss's gradient beside the logits (generic framework: 8 more bytes per logit, 8 * 4096 = 32768).
+  CHECK(p.ranks[0].transient_bytes == 65536);
+  CHECK(p.ranks[1].transient_bytes == 65536);
+  CHECK(p.ranks[0].activation_bytes == 8192 + 65536);
+  CHECK(p.ranks[1].activation_bytes == 3 * 4096 + 24576 + 65536);
+  CHECK(p.ranks[0].totalBytes() == 147456 + 8192 + 65536);
+  CHECK(p.ranks[1].totalBytes() == 246528 + 36864 + 65536);
   CHECK(p.worst_rank == 1);
   CHECK(p.hbm_bytes == Approx(80e9));
 
@@ -173,7 +178,7 @@ TEST_CASE("memory per rank of an uneven split under Std1F1B, worked by hand", "[
   for (const auto& rank : p.ranks)
     for (int pos : rank.device_positions)
       CHECK(a.memory.per_device[static_cast<std::size_t>(pos)].total() == rank.totalBytes());
-  CHECK(a.memory.max_bytes == 283392);
+  CHECK(a.memory.max_bytes == 283392 + 65536);
 
   // The timeline: stage 0 has one layer of a rank's even share of two (F 0.5, B 1), stage 1
   // three (F 1.5, B 3). Rank 1's F1.0 waits for rank 0's F0.0 (ends 0.5), so rank 1 starts at 0.5.
@@ -243,15 +248,17 @@ TEST_CASE("DualPipeV's V puts both ends of the network on rank 0, worked by hand
   }
   CHECK(rank0 == std::vector<std::string>{"FWD0.0", "FWD0.1", "FWD0.2", "FWD3.0", "BWD_I3.0", "BWD_W3.0", "FWD3.1",
                                           "FWD0.3+BWD_I3.1+BWD_W3.1"});
-  CHECK(p.ranks[0].activation_bytes == 4 * 4096 + 28672);
+  // Plus the backward's moment, 32sbh = 65536 on both ranks (a re-run layer, larger than the
+  // loss's gradient of 32768 on rank 0, which runs the last stage).
+  CHECK(p.ranks[0].activation_bytes == 4 * 4096 + 28672 + 65536);
   // F0.3 ends after eight half-unit tasks, three of them on stage 3 with the head: F3.0 and F3.1
   // (hf each), I3.0 and W3.0 (half of hb each).
   CHECK(p.ranks[0].peak_time == Approx(4.0 * unitSeconds(a) + 2 * a.step.head_fwd_s + a.step.head_bwd_s));
   // Rank 1 (r = 1) starts with r + 1 = 2 pairs F1 F2 (its stages 1 and 2) and then F1.2 before its
   // first backward: five one-layer pairs, 5 * 4096.
-  CHECK(p.ranks[1].activation_bytes == 5 * 4096);
-  CHECK(p.ranks[0].totalBytes() == staticBytes(24640) + 45056);
-  CHECK(p.ranks[1].totalBytes() == staticBytes(8192) + 20480);
+  CHECK(p.ranks[1].activation_bytes == 5 * 4096 + 65536);
+  CHECK(p.ranks[0].totalBytes() == staticBytes(24640) + 45056 + 65536);
+  CHECK(p.ranks[1].totalBytes() == staticBytes(8192) + 20480 + 65536);
 }
 
 TEST_CASE("bad pipeline input is an error naming the field, and the rest of the analysis shows", "[pipeline]") {
@@ -331,9 +338,10 @@ TEST_CASE("without a pipeline section the analysis is unchanged", "[pipeline]") 
   CHECK_FALSE(a.pipeline);
   CHECK_FALSE(analysisToJson(a).contains("pipeline"));
   // Every device holds the whole model: 12 bytes per element of 8192 + 4 * 4096 + 64 + 8192 =
-  // 32832 elements, plus one micro-batch's activations of all layers (4 * 4096) and the output
-  // layer (24576).
-  for (const auto& d : a.memory.per_device) CHECK(d.total() == staticBytes(32832) + 4 * 4096 + 24576);
+  // 32832 elements, plus one micro-batch's activations of all layers (4 * 4096) and the larger of
+  // the backward's two moments: the output layer (24576) with the loss's gradient (32768), or
+  // the last layer re-run under full recompute (32sbh = 65536; the output layer is freed by then).
+  for (const auto& d : a.memory.per_device) CHECK(d.total() == staticBytes(32832) + 4 * 4096 + 65536);
 }
 
 TEST_CASE("many straddling processes: the first four are named, the rest counted once", "[pipeline]") {
@@ -412,8 +420,9 @@ TEST_CASE("the analysis JSON's pipeline object", "[pipeline]") {
   CHECK(j["per_rank"][1]["rank"] == 1);
   CHECK(j["per_rank"][1]["layers"] == 3);
   CHECK(j["per_rank"][1]["param_bytes"] == 2.0 * 20544);
-  CHECK(j["per_rank"][1]["activation_bytes"] == 36864);
-  CHECK(j["per_rank"][1]["total_bytes"] == 283392);
+  CHECK(j["per_rank"][1]["activation_bytes"] == 36864 + 65536);
+  CHECK(j["per_rank"][1]["transient_bytes"] == 65536);
+  CHECK(j["per_rank"][1]["total_bytes"] == 283392 + 65536);
   CHECK(j["error"].is_null());
 }
 

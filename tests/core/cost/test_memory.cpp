@@ -89,17 +89,20 @@ TEST_CASE("training activations for Llama-3.1-8B: layers, logits, batch and cont
   o.recompute = Recompute::Selective;
   const auto e = estimateMemory({wholeModelShards(m)}, m, o);
   // per layer 34 * 4096 * 1 * 4096 = 570,425,344; 32 layers = 18,253,611,008;
-  // output 4 * 4096 * (4096 + 128256) = 2,168,455,168.
+  // output 4 * 4096 * (4096 + 128256) = 2,168,455,168; at the loss's backward (PyTorch, the generic
+  // framework: 12 bytes per logit) 8 more bytes per logit: 8 * 4096 * 128256 = 4,202,692,608.
   CHECK(e.activations.per_layer == 570'425'344.0);
   CHECK(e.activations.layers == 32);
   CHECK(e.activations.output_layer == 2'168'455'168.0);
-  CHECK(e.per_device[0].activations == 20'422'066'176.0);
+  CHECK(e.activations.loss_gradient == 4'202'692'608.0);
+  CHECK(e.activations.recompute_layer == 0); // selective with flash attention re-runs nothing it kept
+  CHECK(e.per_device[0].activations == 24'624'758'784.0);
   // bf16 params and grads, AdamW m and v without master weights: 2 + 2 + 8 bytes per parameter.
   CHECK(e.per_device[0].params == 2.0 * 8'030'261'248);
   CHECK(e.per_device[0].grads == 2.0 * 8'030'261'248);
   CHECK(e.per_device[0].optimizer == 8.0 * 8'030'261'248);
   CHECK(e.per_device[0].master_weights == 0);
-  CHECK(e.max_bytes == Approx(12.0 * 8'030'261'248 + 20'422'066'176.0));
+  CHECK(e.max_bytes == Approx(12.0 * 8'030'261'248 + 24'624'758'784.0));
   CHECK(e.out_of_memory == (e.max_bytes > 95.0 * 1024 * 1024 * 1024));
 
   // Context parallelism over 2 devices, no recompute, materialized attention: s_q = 2048 but the
@@ -122,6 +125,45 @@ TEST_CASE("training activations for Llama-3.1-8B: layers, logits, batch and cont
   o.micro_batch = 3;
   o.batch_degree = 2;
   CHECK(estimateMemory({wholeModelShards(m)}, m, o).activations.per_layer == 2.0 * 4096 * 2 * 4096);
+}
+
+TEST_CASE("activations at the backward's peak: the loss's gradient or one re-run layer", "[memory]") {
+  const Model m = loadPresetModel("llama-3.1-8b");
+  MemoryOptions o;
+  o.micro_batch = 1;
+  o.seq_len = 4096;
+  o.recompute = Recompute::Full;
+  // Full recompute keeps 2sbh per layer; the layer being re-run holds 34sbh until its backward
+  // ends: (34 - 2) * 4096 * 4096 = 536,870,912 beside the 32 kept inputs (32 * 2 * 4096 * 4096).
+  o.include_output_layer = false;
+  const auto layersOnly = estimateMemory({wholeModelShards(m)}, m, o).activations;
+  CHECK(layersOnly.per_layer == 33'554'432.0);
+  CHECK(layersOnly.recompute_layer == 536'870'912.0);
+  CHECK(layersOnly.total() == 32 * 33'554'432.0 + 536'870'912.0);
+
+  // With the output layer: the loss's moment is the larger one. Logits 4096 * 128256 =
+  // 525,336,576; kept: norm inputs 4 * 4096 * 4096 + fp32 logits 4 * 525,336,576.
+  o.include_output_layer = true;
+  const double logits = 4096.0 * 128256;
+  const double kept = 4.0 * 4096 * 4096 + 4 * logits;
+  o.framework = Framework::Generic; // PyTorch's cross entropy: 12 bytes per logit at its backward
+  auto a = estimateMemory({wholeModelShards(m)}, m, o).activations;
+  CHECK(a.output_layer == kept);
+  CHECK(a.loss_gradient == 8 * logits);
+  CHECK(a.total() == 32 * 33'554'432.0 + kept + 8 * logits);
+  o.framework = Framework::Megatron; // in place: 6 bytes per logit
+  a = estimateMemory({wholeModelShards(m)}, m, o).activations;
+  CHECK(a.loss_gradient == 2 * logits);
+  CHECK(a.total() == 32 * 33'554'432.0 + kept + 2 * logits);
+
+  // Tensor parallelism without sequence parallelism: the kept input is not split, the re-run
+  // layer is sbh (10 + 24/8) - 2sbh = 11 sbh; the logits split 8 ways (128256 / 8 = 16032), the
+  // norm inputs not: the loss's moment 4 * 4096 * 4096 + 6 * 4096 * 16032 = 461,111,296 is larger.
+  o.tensor_degree = 8;
+  const auto tp = estimateMemory({wholeModelShards(m)}, m, o).activations;
+  CHECK(tp.recompute_layer == 11.0 * 4096 * 4096);
+  CHECK(tp.output_layer + tp.loss_gradient == 461'111'296.0);
+  CHECK(tp.transient() == 461'111'296.0);
 }
 
 TEST_CASE("KV cache by hand: GQA, tensor split, MLA latent, sliding windows", "[memory]") {

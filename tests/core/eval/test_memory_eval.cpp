@@ -4,6 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 using namespace shardscope;
 
 TEST_CASE("eval model_params: presets, HF configs and our JSON form", "[memory][model]") {
@@ -59,6 +63,32 @@ TEST_CASE("eval memory_estimate: ZeRO-3 devices and a replicated serving model",
   CHECK(r["result"]["max_bytes"] == 2.0 * 8'030'261'248 + 8'589'934'592.0);
   CHECK(r["result"]["out_of_memory"] == true); // 24.6 GB > 16 GB
   CHECK(r["result"]["argmax"] == 0);
+
+  // Training activations at the backward's peak, by framework. GPT-2 (12 layers, h 768, vocab
+  // 50257), one sequence of 1024 tokens, full recompute: the layers keep 2sbh = 1,572,864 bytes
+  // each; the output layer keeps 4sbh + 4sbV = 3,145,728 + 205,852,672; the loss's gradient adds
+  // (12 - 4) sbV = 411,705,344 in PyTorch (generic) and (6 - 4) sbV = 102,926,336 in Megatron; a
+  // re-run layer (34 - 2) sbh = 25,165,824 is smaller than either.
+  for (const auto& [framework, gradient] :
+       std::vector<std::pair<std::string, double>>{{"generic", 411'705'344.0}, {"megatron", 102'926'336.0}}) {
+    r = evalRequest({{"op", "memory_estimate"},
+                     {"preset", "gpt2"},
+                     {"micro_batch", 1},
+                     {"seq_len", 1024},
+                     {"recompute", "full"},
+                     {"framework", framework}});
+    REQUIRE(r["ok"] == true);
+    const Json& a = r["result"]["activations"];
+    CHECK(a["per_layer"] == 1'572'864.0);
+    CHECK(a["output_layer"] == 3'145'728.0 + 205'852'672.0);
+    CHECK(a["loss_gradient"] == gradient);
+    CHECK(a["recompute_layer"] == 25'165'824.0);
+    CHECK(a["kept"] == 12 * 1'572'864.0 + 3'145'728.0 + 205'852'672.0);
+    CHECK(a["total"] == 12 * 1'572'864.0 + 3'145'728.0 + 205'852'672.0 + gradient);
+    CHECK(r["result"]["per_device"][0]["activations"] == a["total"]);
+  }
+  r = evalRequest({{"op", "memory_estimate"}, {"preset", "gpt2"}, {"framework", "jax"}});
+  CHECK(r["error"]["message"] == "field 'framework' must be one of generic, maxtext, megatron, got \"jax\"");
 
   r = evalRequest({{"op", "memory_estimate"}, {"preset", "gpt2"}, {"optimizer", "lion"}});
   CHECK(r["error"]["message"] == "field 'optimizer' must be one of adamw, adafactor, sgd-momentum, got \"lion\"");

@@ -67,7 +67,9 @@ MemoryChart::MemoryChart(ViewSelection* selection, QWidget* parent) : QWidget(pa
   stack_->addWidget(chartPage_);
   layout->addWidget(stack_);
   setWhatsThis(tr("<b>Memory per device</b><br>Stacked bars: parameters, gradients, optimizer state, activations and "
-                  "KV cache on each device, with the HBM capacity as a line. When there are more devices than bars "
+                  "KV cache on each device, with the HBM capacity as a line. Activations are at the backward's "
+                  "peak: what the layers keep, plus the loss's gradient beside its logits or one re-run layer, "
+                  "whichever is larger (docs/formats.md, At the peak). When there are more devices than bars "
                   "fit, each bar is a memory class (devices holding the same bytes), fullest first, labelled with "
                   "how many devices it stands for. Click a bar to select its device."));
   connect(selection_, &ViewSelection::deviceChanged, this, &MemoryChart::highlightSelected);

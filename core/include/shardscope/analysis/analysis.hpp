@@ -4,6 +4,7 @@
 // be computed is empty and `diagnostics` says why.
 #pragma once
 
+#include "shardscope/cost/memory.hpp"
 #include "shardscope/step/step_time.hpp"
 #include "shardscope/mesh/device_mesh.hpp"
 #include "shardscope/mesh/named_mesh.hpp"
@@ -74,6 +75,8 @@ struct MemorySummary {
   int argmax = -1; // device position of the fullest device
   double hbm_bytes = 0;
   bool out_of_memory = false;
+  // What the activations of one device are made of (the same on every device; training only).
+  ActivationBreakdown activations;
 };
 
 struct AxisComm {

@@ -21,6 +21,11 @@ Json meshToJson(const Analysis& analysis);
 // with their sources.
 Json stepToJson(const StepEstimate& step);
 
+// The `activations` object of a memory estimate: per_layer, layers, output_layer, loss_gradient,
+// recompute_layer, kept (what the layers and the output layer keep for the backward) and total
+// (at the backward's peak).
+Json activationBreakdownJson(const ActivationBreakdown& activations);
+
 // Writes exactly what dumpJson(analysisToJson(analysis, perDevice), indent) returns, but builds the
 // per-device list one device at a time: for a million devices that list alone was over 1 GB as a
 // document (and the whole answer over 2 GB as text plus document).

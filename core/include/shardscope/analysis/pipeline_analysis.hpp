@@ -38,6 +38,9 @@ struct PipelineRankSummary {
   // the rank's peak over the schedule (reached first at peak_time).
   double param_bytes = 0, grad_bytes = 0, optimizer_bytes = 0, activation_bytes = 0, kv_cache_bytes = 0;
   double peak_time = 0;
+  // Of activation_bytes, the backward's moment on top of the pairs in flight: a re-run layer, or
+  // on the last stage's rank the loss's gradient (PipelineRankMemory::transient_bytes).
+  double transient_bytes = 0;
   std::vector<MemoryStep> activation_profile; // activations over the timeline, a step function
   double totalBytes() const { return param_bytes + grad_bytes + optimizer_bytes + activation_bytes + kv_cache_bytes; }
   // Everything but the activations: what the rank holds for the whole step.

@@ -9,6 +9,7 @@
 #include "shardscope/models/model.hpp"
 #include "shardscope/cost/workload.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -127,12 +128,29 @@ struct DeviceBytes {
   double total() const { return params + grads + master_weights + optimizer + activations + kv_cache; }
 };
 
+// Activations at their peak, the start of the backward, on one device: every layer's kept tensors,
+// plus the larger of two moments that never coincide (docs/memory.md, "At the peak"):
+//   - the loss's backward: the output layer's kept tensors with the cross entropy's gradient beside
+//     them (lossPeakBytesPerLogit);
+//   - a layer's backward under a policy that re-runs its forward: that layer's re-run activations,
+//     live beside the kept ones until its backward ends (the output layer is freed by then).
 struct ActivationBreakdown {
   double per_layer = 0; // one transformer layer, one device
   std::int64_t layers = 0;
-  double output_layer = 0; // final norm + logits
-  double total() const { return per_layer * static_cast<double>(layers) + output_layer; }
+  double output_layer = 0;    // final norm inputs + fp32 logits, kept for the backward
+  double loss_gradient = 0;   // more while the loss runs its backward (logits x (peak - 4) bytes)
+  double recompute_layer = 0; // one layer's re-run activations during its backward
+  double transient() const { return std::max(output_layer + loss_gradient, recompute_layer); }
+  double total() const { return per_layer * static_cast<double>(layers) + transient(); }
 };
+
+// Bytes per logit the cross entropy holds at its backward, by framework: 12 in PyTorch (autocast
+// runs log_softmax and nll_loss in fp32: the kept fp32 log-probabilities, the NLL's dense gradient
+// and the log-softmax's input gradient, 4 bytes each), 6 in Megatron-LM (its vocab-parallel cross
+// entropy turns the kept fp32 softmax into the gradient in place; the 16-bit copy the output layer
+// takes sits beside it) and, as an assumption, in MaxText (XLA reusing the fp32 logits' buffer for
+// their gradient). The 4 bytes of the kept logits are counted in `output_layer`.
+double lossPeakBytesPerLogit(Framework framework);
 
 struct MemoryEstimate {
   std::vector<DeviceBytes> per_device; // same order as the input

@@ -53,7 +53,10 @@ struct PipelineRankMemory {
   std::vector<int> stages; // ascending
   std::int64_t layers = 0;
   bool holds_embedding = false, holds_head = false;
-  DeviceBytes bytes;      // one device of this rank; activations at the rank's peak
+  DeviceBytes bytes; // one device of this rank; activations at the rank's peak
+  // Of those activations, what the backward holds beside the pairs for a moment: a layer's re-run
+  // activations, or on the last stage the loss's gradient (ActivationBreakdown).
+  double transient_bytes = 0;
   int peak_in_flight = 0; // (stage, micro-batch) pairs held at once, at most
   double peak_time = 0;   // when the activation peak is first reached (timeline time)
   int pairs_at_peak = 0;  // pairs held at that moment
