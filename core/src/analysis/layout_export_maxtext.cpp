@@ -72,6 +72,10 @@ std::string maxTextRemat(Recompute r, std::vector<std::string>& notes) {
     notes.push_back("remat_policy: MaxText has no policy that keeps every activation; 'minimal' re-runs the "
                     "attention core");
     return "minimal";
+  case Recompute::SelectiveOp:
+    notes.push_back("remat_policy: MaxText has no policy that keeps every other matmul output (torchtitan's "
+                    "'selective_op'); 'minimal' keeps them all and re-runs the attention core");
+    return "minimal";
   default:
     return std::string(recomputeName(r));
   }

@@ -427,9 +427,18 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   else
     notModelled("opt_type", config.at("opt_type"), "Shardscope models adamw, adam_pax and sgd");
   const std::string remat = c.text("remat_policy", "full");
+  // MaxText's own names: none, full and the policies that name the matmul outputs they keep.
+  auto isMaxTextPolicy = [](Recompute r) {
+    const RecomputeTraits t = recomputeTraits(r);
+    return r == Recompute::None || r == Recompute::Full || (!t.korthikanti && !t.alternate_matmuls);
+  };
   const auto policy = parseName(remat, kRecomputeNames);
-  if (!policy || *policy == Recompute::Selective)
-    notModelled("remat_policy", config.at("remat_policy"), "known policies: " + recomputeNameList());
+  if (!policy || !isMaxTextPolicy(*policy)) {
+    std::string known;
+    for (const auto& [name, value] : kRecomputeNames)
+      if (isMaxTextPolicy(value)) known += (known.empty() ? "" : ", ") + std::string(name);
+    notModelled("remat_policy", config.at("remat_policy"), "known policies: " + known);
+  }
   s.training.recompute = *policy;
   s.training.batch_axes = activationAxes("activation_batch", rules, meshSizes);
   s.training.seq_axes = activationAxes("activation_length", rules, meshSizes);

@@ -57,9 +57,10 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o)
     a.recompute_layer = activationBytesPerLayer(s, Recompute::None) - a.per_layer;
   } else {
     a.per_layer = s.seq * s.batch * activationBytesPerToken(c, o.recompute, s.tensor, embed);
-    // MaxText's names count the matmul outputs kept; the re-run ones are back in HBM (from the
-    // host, for the offloaded policies) for the layer's backward.
-    a.recompute_layer = s.seq * s.batch * activationBytesPerToken(c, Recompute::Minimal, s.tensor, embed) - a.per_layer;
+    // MaxText's names (and torchtitan's op-level policy) count the matmul outputs kept; the re-run
+    // ones are back in HBM (from the host, for the offloaded policies) for the layer's backward.
+    a.recompute_layer =
+        std::max(0.0, s.seq * s.batch * activationBytesPerToken(c, Recompute::Minimal, s.tensor, embed) - a.per_layer);
   }
   a.layers = c.num_layers;
   if (o.include_output_layer) {
@@ -138,6 +139,19 @@ double activationBytesPerToken(const ModelConfig& c, Recompute recompute, double
   const double qkv = (heads + 2 * kvHeads) * headDim;
   const double mlpIn = static_cast<double>(c.ffn) * (c.gatedMlp() ? 2.0 : 1.0);
   double elements = h / embedSplit; // the layer input, always kept
+  if (t.alternate_matmuls) {
+    // torchtitan's op-level policy keeps the 1st, 3rd, 5th and 7th matmul outputs: the queries,
+    // the values, the MLP's gate (or, ungated, its up projection) and, gated, the MLP's output
+    // projection, whose local output is the whole model width under tensor parallelism (partial
+    // sums before their reduction). And the attention kernel's output, and under sequence
+    // parallelism the two reduce-scatters' outputs.
+    const double ffn = static_cast<double>(c.ffn);
+    elements += heads * headDim / tensor + kvHeads * headDim / tensor; // queries, values
+    elements += heads * headDim / tensor;                              // the attention kernel's output
+    elements += ffn / tensor + (c.gatedMlp() ? h : 0.0);
+    if (tensor > 1 && embedSplit > 1) elements += 2 * h / embedSplit;
+    return 2 * elements;
+  }
   if (!t.offloaded) {
     if (t.kept_qkv) elements += qkv / tensor;
     if (t.kept_out) elements += h / embedSplit;

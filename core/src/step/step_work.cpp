@@ -49,6 +49,14 @@ RerunShares rerunShares(const RecomputeTraits& t, const Architecture& arch) {
   const double qkv = arch.q_dim + arch.kv_dim, out = arch.v_dim;
   const double mlpIn = arch.gated_mlp ? 2.0 : 1.0, mlpOut = 1.0;
   RerunShares r;
+  if (t.alternate_matmuls) {
+    // Kept: the 1st, 3rd, 5th, ... matmul in the layer's order (query, key, value, output; gate,
+    // up, down): the keys and the output projection re-run, and the MLP's up projection (gated)
+    // or its down projection (ungated).
+    if (qkv + out > 0) r.attention = (arch.kv_dim / 2 + out) / (qkv + out);
+    r.mlp = (arch.gated_mlp ? 1.0 : mlpOut) / (mlpIn + mlpOut);
+    return r;
+  }
   if (qkv + out > 0) r.attention = ((t.kept_qkv ? 0 : qkv) + (t.kept_out ? 0 : out)) / (qkv + out);
   r.mlp = ((t.kept_mlp_in ? 0 : mlpIn) + (t.kept_mlp_out ? 0 : mlpOut)) / (mlpIn + mlpOut);
   return r;

@@ -213,6 +213,10 @@ TEST_CASE("MaxText values we do not model, and bad configs, are one clear error"
                     Catch::StartsWith("MaxText key 'quantization' = \"int8\" is not modelled"));
   CHECK_THROWS_WITH(run({"remat_policy=bogus"}),
                     Catch::StartsWith("MaxText key 'remat_policy' = \"bogus\" is not modelled"));
+  // Other frameworks' names are not MaxText's; the message lists MaxText's own.
+  CHECK_THROWS_WITH(run({"remat_policy=selective_op"}),
+                    Catch::Contains("known policies: none, full, minimal, save_dot_except_mlpwi, save_dot_except_mlp, "
+                                    "save_qkv_proj, save_out_proj, qkv_proj_offloaded, minimal_offloaded"));
   CHECK_THROWS_WITH(run({"mlp_bias=true"}), Catch::StartsWith("MaxText key 'mlp_bias' = true is not modelled"));
   CHECK_THROWS_WITH(run({"shared_experts=1"}), Catch::StartsWith("MaxText key 'shared_experts' = 1 is not modelled"));
   CHECK_THROWS_WITH(run({"opt_type=muon"}), Catch::StartsWith("MaxText key 'opt_type' = \"muon\" is not modelled"));

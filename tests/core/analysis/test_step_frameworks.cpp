@@ -70,6 +70,13 @@ TEST_CASE("activations per token under MaxText's named remat policies", "[step][
   // Offloaded outputs live in host memory: only the input stays.
   CHECK(activationBytesPerToken(c, Recompute::QkvProjOffloaded, 1, 1) == 2 * 1024);
   CHECK(activationBytesPerToken(c, Recompute::MinimalOffloaded, 2, 2) == 2 * 512);
+  // torchtitan's selective_op keeps the 1st, 3rd, 5th and 7th matmul outputs (q, v, the MLP's
+  // gate, its output) and the attention kernel's output: 1024 + 1024 + 1024 + 1024 + 4096 + 1024.
+  CHECK(activationBytesPerToken(c, Recompute::SelectiveOp, 1, 1) == 2 * 9216);
+  // Tensor-parallel over 4 with sequence parallelism: the input 256, q and v 256 each, the
+  // attention output 256, the gate 1024, the MLP output's partial sums whole (1024), and the two
+  // reduce-scatters' outputs 2 x 256.
+  CHECK(activationBytesPerToken(c, Recompute::SelectiveOp, 4, 4) == 2 * 3584);
 }
 
 TEST_CASE("MaxText shards the activations over the tensor axis; Megatron without SP does not", "[step][memory]") {
@@ -149,6 +156,11 @@ TEST_CASE("what each remat policy runs again, in hardware FLOPs", "[step]") {
   // save_qkv_proj re-runs the attention output (2 Mi) and the whole MLP (24 Mi).
   CHECK(hardware(Recompute::SaveQkvProj) - hardware(Recompute::Minimal) ==
         Approx(tokens * layers * 26 * Mi).epsilon(1e-9));
+  // selective_op keeps the attention kernel's output (its core is not re-run) and re-runs the
+  // 2nd, 4th and 6th matmuls: the keys (2 Mi), the attention output (2 Mi), the MLP's up
+  // projection (8 Mi).
+  CHECK(hardware(Recompute::SelectiveOp) - hardware(Recompute::None) ==
+        Approx(tokens * layers * 12 * Mi).epsilon(1e-9));
 }
 
 TEST_CASE("local dimensions off the matrix unit's tile cost padding on TPU, not on GPU", "[step]") {

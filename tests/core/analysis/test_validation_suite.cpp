@@ -61,18 +61,28 @@ TEST_CASE("the validation suite's MaxText 512B run fits in HBM with its publishe
 
 TEST_CASE("the memory candidates load and are predicted, each with its measured memory", "[validation]") {
   // resources/validation/candidates: runs with a measured per-device memory the model does not yet
-  // answer within 10% (its README says why). They must stay loadable and predictable so that the
-  // mechanisms added for them can be checked against them.
+  // answer all within 10% (its README says why). They must stay loadable and predictable so that
+  // the mechanisms added for them can be checked against them.
   const auto dir = std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "resources" / "validation" / "candidates";
   REQUIRE(std::filesystem::is_directory(dir));
   const auto runs = loadValidationRuns(dir);
   CHECK(runs.size() == 33); // 17 torchtitan, 16 Megatron tutorial
   AnalysisCache cache;
+  int within10 = 0;
   for (const auto& run : runs) {
     INFO(run.id);
     REQUIRE(run.memory_gib.has_value());
     const ValidationResult r = validateRun(run, cache);
     CHECK(r.ok);
-    CHECK(r.predicted_memory_bytes.has_value());
+    REQUIRE(r.memory_error.has_value());
+    const double error = *r.memory_error;
+    if (std::abs(error) <= 0.10) ++within10;
+    // The runs whose mechanisms are modelled (the loss's gradient at its backward, a re-run layer,
+    // torchtitan's op-level policy, Megatron's fp32 gradients) stay within 20% of what the
+    // allocator or NVML reported; the 70B and 405B torchtitan runs wait for FSDP2's unsharded
+    // parameters (candidates/README.md).
+    const bool fsdp2Unmodelled = run.id.find("70b") != std::string::npos || run.id.find("405b") != std::string::npos;
+    if (!fsdp2Unmodelled) CHECK(std::abs(error) <= 0.20);
   }
+  CHECK(within10 >= 9);
 }

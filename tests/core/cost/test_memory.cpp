@@ -164,6 +164,15 @@ TEST_CASE("activations at the backward's peak: the loss's gradient or one re-run
   CHECK(tp.recompute_layer == 11.0 * 4096 * 4096);
   CHECK(tp.output_layer + tp.loss_gradient == 461'111'296.0);
   CHECK(tp.transient() == 461'111'296.0);
+
+  // torchtitan's selective_op keeps less than MaxText's minimal; the difference comes back for
+  // the layer's backward. Llama 3.1 8B per token: minimal h + (4096 + 2048) + h + 2 x 14336 + h =
+  // 47,104 elements, selective_op h + 4096 + 1024 + 4096 + 14336 + h = 31,744: 15,360 re-run.
+  o.tensor_degree = 1;
+  o.recompute = Recompute::SelectiveOp;
+  const auto op = estimateMemory({wholeModelShards(m)}, m, o).activations;
+  CHECK(op.per_layer == 4096.0 * 2 * 31'744);
+  CHECK(op.recompute_layer == 4096.0 * 2 * 15'360);
 }
 
 TEST_CASE("KV cache by hand: GQA, tensor split, MLA latent, sliding windows", "[memory]") {

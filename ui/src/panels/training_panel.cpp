@@ -173,7 +173,8 @@ void TrainingPanel::addTrainingRows(QFormLayout* form) {
   form->addRow(tr("Framework"), framework_);
 
   recompute_ = new QComboBox(this);
-  // Megatron's names (none, selective, full) and MaxText's remat_policy names, in the enum's order.
+  // Megatron's names (none, selective, full), MaxText's remat_policy names and torchtitan's
+  // selective_op, in the enum's order.
   for (const auto& [name, value] : kRecomputeNames)
     recompute_->addItem(QString::fromUtf8(name.data(), int(name.size())));
   recompute_->setToolTip(tr("Activation recomputation (rematerialisation) policy, by its framework's name: what "

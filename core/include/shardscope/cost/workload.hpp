@@ -43,7 +43,8 @@ constexpr std::array<std::pair<std::string_view, AttentionKernel>, 2> kAttention
     {{"flash", AttentionKernel::Flash}, {"materialized", AttentionKernel::Materialized}}};
 
 // Rematerialization policies by the names their frameworks give them. The first three are
-// Megatron's (and the generic estimate's); the rest are MaxText's `remat_policy` values.
+// Megatron's (and the generic estimate's); then MaxText's `remat_policy` values; then torchtitan's
+// op-level selective checkpointing (PyTorch, the generic estimate's).
 enum class Recompute {
   None,               // keep every activation (MaxText: remat_policy "none" is not a name; ours)
   Selective,          // Megatron: re-run the attention core (scores, softmax, context)
@@ -55,9 +56,11 @@ enum class Recompute {
   SaveOutProj,        // MaxText: keep only the attention output projection
   QkvProjOffloaded,   // MaxText: query/key/value kept in host memory, the rest re-run
   MinimalOffloaded,   // MaxText: every matmul output kept in host memory
+  SelectiveOp,        // torchtitan (mode "selective", selective_ac_option "op"): every other matmul's
+                      // output and the attention kernel's output kept, the rest re-run
 };
 
-constexpr std::array<std::pair<std::string_view, Recompute>, 10> kRecomputeNames{{
+constexpr std::array<std::pair<std::string_view, Recompute>, 11> kRecomputeNames{{
     {"none", Recompute::None},
     {"selective", Recompute::Selective},
     {"full", Recompute::Full},
@@ -68,6 +71,7 @@ constexpr std::array<std::pair<std::string_view, Recompute>, 10> kRecomputeNames
     {"save_out_proj", Recompute::SaveOutProj},
     {"qkv_proj_offloaded", Recompute::QkvProjOffloaded},
     {"minimal_offloaded", Recompute::MinimalOffloaded},
+    {"selective_op", Recompute::SelectiveOp},
 }};
 
 constexpr std::string_view recomputeName(Recompute r) { return nameOf(r, kRecomputeNames); }
@@ -94,11 +98,16 @@ struct RecomputeTraits {
   bool rerun_attention = true;   // the attention core (scores, softmax, context) runs again
   bool korthikanti = false;      // memory as Korthikanti et al. Table 2 counts it (Megatron's names)
   bool keeps_everything = false; // nothing re-run at all (our "none")
+  // torchtitan's op-level policy: of the weight matmuls in the order the layer runs them (query,
+  // key, value, output; the MLP's gate, up, down), the 1st, 3rd, 5th, ... outputs are kept, and
+  // the attention kernel's output and the tensor-parallel reduce-scatters' (the flags above stay
+  // false; memory and step work read this instead).
+  bool alternate_matmuls = false;
 };
 
 // Per policy, in kRecomputeNames' order: kept qkv, out, MLP in, MLP out; offloaded; re-runs the
-// attention core; Korthikanti's memory; keeps everything.
-constexpr std::array<std::pair<Recompute, RecomputeTraits>, 10> kRecomputeTraits{{
+// attention core; Korthikanti's memory; keeps everything; alternate matmuls.
+constexpr std::array<std::pair<Recompute, RecomputeTraits>, 11> kRecomputeTraits{{
     {Recompute::None, {true, true, true, true, false, false, true, true}},
     {Recompute::Selective, {true, true, true, true, false, true, true, false}},
     {Recompute::Full, {false, false, false, false, false, true, true, false}},
@@ -109,6 +118,7 @@ constexpr std::array<std::pair<Recompute, RecomputeTraits>, 10> kRecomputeTraits
     {Recompute::SaveOutProj, {false, true, false, false, false, true, false, false}},
     {Recompute::QkvProjOffloaded, {true, false, false, false, true, true, false, false}},
     {Recompute::MinimalOffloaded, {true, true, true, true, true, true, false, false}},
+    {Recompute::SelectiveOp, {false, false, false, false, false, false, false, false, true}},
 }};
 
 constexpr RecomputeTraits recomputeTraits(Recompute r) {
