@@ -112,6 +112,14 @@ TEST_CASE("export --as maxtext: the parallelism MaxText needs for our mesh", "[c
   CHECK(y.find("per_device_batch_size: 0.25 ") != std::string::npos);
   CHECK(y.find("gradient_accumulation_steps: 4\n") != std::string::npos);
   CHECK(y.find("remat_policy: 'full'\n") != std::string::npos);
+  // torchtitan's selective_op has no MaxText name: the nearest, minimal, with a note saying so.
+  s.training.recompute = Recompute::SelectiveOp;
+  const MaxTextExport op = exportMaxTextOverrides(s, a);
+  CHECK(op.yaml.find("remat_policy: 'minimal'\n") != std::string::npos);
+  bool said = false;
+  for (const auto& note : op.notes) said = said || note.find("'selective_op'") != std::string::npos;
+  CHECK(said);
+  s.training.recompute = Recompute::Full;
   // dp, fsdp, tp are already in MaxText's mesh order: base.yml's order unchanged.
   CHECK(y.find("mesh_axes: ['diloco', 'data', 'stage', 'fsdp', 'fsdp_transpose', 'context',") != std::string::npos);
   CHECK(y.find("['embed', ['fsdp', 'context']],") != std::string::npos);
