@@ -4,7 +4,14 @@
 #include "charts/memory_chart.hpp"
 #include "views/view_selection.hpp"
 
+#include "shardscope/base/units.hpp"
+
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QHelpEvent>
 #include <QLabel>
+#include <QToolTip>
 
 #include <catch2/catch.hpp>
 
@@ -12,7 +19,7 @@ using namespace shardscope;
 using namespace shardscope::ui;
 
 namespace {
-std::shared_ptr<const Analysis> analysisWithMemory(int devices, double scale, double hbm) {
+std::shared_ptr<Analysis> analysisWithMemory(int devices, double scale, double hbm) {
   auto a = std::make_shared<Analysis>();
   MemorySummary& m = a->memory;
   for (int i = 0; i < devices; ++i) {
@@ -94,4 +101,47 @@ TEST_CASE("the memory chart shows representative classes when there are more tha
   CHECK(bars.front() == std::vector<int>{199});
   CHECK(bars.back() == std::vector<int>{0});
   CHECK(chart.legendLabel()->text().contains(QStringLiteral("%1 of 200 memory classes").arg(bars.size())));
+}
+
+TEST_CASE("a bar's tooltip gives its bytes by category and what the activations are made of", "[ui][memory]") {
+  test::app();
+  ViewSelection selection;
+  MemoryChart chart(&selection);
+  chart.resize(800, 300);
+  const std::shared_ptr<Analysis> a = analysisWithMemory(2, 1.0, 32e9);
+  // 1e9 bytes of activations: 10 layers of 40 MB kept, and at the loss's backward the output
+  // layer's 200 MB with the gradient's 400 MB beside it (larger than a re-run layer's 300 MB).
+  a->memory.activations.per_layer = 40e6;
+  a->memory.activations.layers = 10;
+  a->memory.activations.output_layer = 200e6;
+  a->memory.activations.loss_gradient = 400e6;
+  a->memory.activations.recompute_layer = 300e6;
+  chart.setAnalysis(a);
+  const QString tip = chart.barToolTip(1); // device 1: 2 GB of parameters
+  CHECK(tip.contains("Device 1"));
+  CHECK(tip.contains(QString::fromStdString(shardscope::formatBytes(2e9))));
+  CHECK(tip.contains("kept by 10 layers"));
+  CHECK(tip.contains(QString::fromStdString(shardscope::formatBytes(400e6))));
+  CHECK(tip.contains("output layer and the loss's backward"));
+  CHECK(tip.contains(QString::fromStdString(shardscope::formatBytes(600e6))));
+  CHECK_FALSE(tip.contains("re-run"));
+  // When a re-run layer is the larger moment, it is the one named.
+  a->memory.activations.loss_gradient = 0;
+  chart.setAnalysis(a);
+  CHECK(chart.barToolTip(0).contains("one layer re-run in its backward"));
+  CHECK(chart.barToolTip(2).isEmpty());
+  CHECK(chart.barAt(QPoint(0, 0)) == -1); // the chart's corner: no bar
+
+  // Resting the pointer halfway up bar 1 asks the view for a tooltip: it names device 1.
+  chart.show();
+  auto* view = chart.findChild<QChartView*>();
+  REQUIRE(view);
+  QChart* c = view->chart();
+  const QPointF middle =
+      c->mapToPosition(QPointF(1, a->memory.per_device[1].total() / 2 / (1024.0 * 1024 * 1024)), c->series().front());
+  const QPoint at = view->mapFromScene(c->mapToScene(middle));
+  CHECK(chart.barAt(at) == 1);
+  QHelpEvent help(QEvent::ToolTip, at, view->viewport()->mapToGlobal(at));
+  QApplication::sendEvent(view->viewport(), &help);
+  CHECK(QToolTip::text().contains("Device 1"));
 }

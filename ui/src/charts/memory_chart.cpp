@@ -11,6 +11,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
+#include <QHelpEvent>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -19,6 +20,7 @@
 #include <QPen>
 #include <QStackedBarSeries>
 #include <QStackedWidget>
+#include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
 
@@ -61,6 +63,8 @@ MemoryChart::MemoryChart(ViewSelection* selection, QWidget* parent) : QWidget(pa
   view_ = new QChartView(chartPage_);
   view_->setRenderHint(QPainter::Antialiasing);
   view_->setMinimumHeight(180);
+  view_->viewport()->setMouseTracking(true);   // tooltip events follow the pointer
+  view_->viewport()->installEventFilter(this); // a bar's tooltip: barToolTip
   pageLayout->addWidget(view_, 1);
   legend_ = makeLegendLabel(chartPage_);
   pageLayout->addWidget(legend_);
@@ -287,6 +291,67 @@ QChart* MemoryChart::buildChart(const QStringList& categories, const QString& ba
   axisY->applyNiceNumbers();
 
   return chart;
+}
+
+int MemoryChart::barAt(QPoint viewportPos) const {
+  QChart* chart = view_->chart();
+  if (!chart || chart->series().isEmpty() || barDevices_.empty()) return -1;
+  const QPointF at = chart->mapFromScene(view_->mapToScene(viewportPos));
+  if (!chart->plotArea().contains(at)) return -1;
+  // On a category axis bar i is centred on x = i; the stack runs from 0 up to the bar's total.
+  const QPointF value = chart->mapToValue(at, chart->series().front());
+  const long index = std::lround(value.x());
+  if (index < 0 || index >= static_cast<long>(barDevices_.size())) return -1;
+  const auto* bars = qobject_cast<QStackedBarSeries*>(chart->series().front());
+  if (bars && std::abs(value.x() - static_cast<double>(index)) > bars->barWidth() / 2) return -1;
+  const DeviceMemory& d =
+      analysis_->memory.per_device[static_cast<std::size_t>(barDevices_[static_cast<std::size_t>(index)].front())];
+  if (value.y() < 0 || value.y() > d.total() / kGiB) return -1;
+  return static_cast<int>(index);
+}
+
+bool MemoryChart::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == view_->viewport() && event->type() == QEvent::ToolTip) {
+    const auto* help = static_cast<QHelpEvent*>(event);
+    const int index = barAt(help->pos());
+    if (index >= 0)
+      QToolTip::showText(help->globalPos(), barToolTip(index), view_);
+    else
+      QToolTip::hideText();
+    return true;
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+QString MemoryChart::barToolTip(int index) const {
+  if (!analysis_ || index < 0 || index >= static_cast<int>(barDevices_.size())) return {};
+  const std::vector<int>& members = barDevices_[static_cast<std::size_t>(index)];
+  const DeviceMemory& d = analysis_->memory.per_device[static_cast<std::size_t>(members.front())];
+  const auto& devices = analysis_->mesh.devices;
+  QString head = members.size() > 1 ? tr("<b>%1 devices</b> (first: device %2)")
+                                          .arg(members.size())
+                                          .arg(devices[static_cast<std::size_t>(members.front())].id)
+                                    : tr("<b>Device %1</b>").arg(devices[static_cast<std::size_t>(members.front())].id);
+  QString rows;
+  auto row = [&rows](const QString& name, double bytes) {
+    if (bytes > 0) rows += QStringLiteral("<tr><td>%1</td><td align=right>%2</td></tr>").arg(name, formatBytes(bytes));
+  };
+  row(tr("Parameters"), d.params);
+  row(tr("Gradients"), d.grads);
+  row(tr("Optimizer"), d.optimizer);
+  row(tr("Activations"), d.activations);
+  // The activations' parts (the same on every device; a pipeline's ranks differ, see its view).
+  const ActivationBreakdown& a = analysis_->memory.activations;
+  if (d.activations > 0 && a.layers > 0 && !analysis_->pipeline) {
+    row(tr("&nbsp;&nbsp;kept by %1 layers").arg(a.layers), a.per_layer * static_cast<double>(a.layers));
+    if (a.output_layer + a.loss_gradient >= a.recompute_layer)
+      row(tr("&nbsp;&nbsp;output layer and the loss's backward"), a.output_layer + a.loss_gradient);
+    else
+      row(tr("&nbsp;&nbsp;one layer re-run in its backward"), a.recompute_layer);
+  }
+  row(tr("KV cache"), d.kv_cache);
+  row(tr("Total"), d.total());
+  return head + QStringLiteral("<table>") + rows + QStringLiteral("</table>");
 }
 
 // The line under the chart: the fullest device (and its pipeline rank), the mean, the HBM.

@@ -5,13 +5,15 @@
 // (the devices holding exactly the same bytes in every category), fullest first, labelled with
 // how many devices it stands for; past the width's worth of classes, the fullest, the least full
 // and classes evenly spaced between. Shows max/mean/argmax and an out-of-memory badge; clicking a
-// bar selects its (first) device everywhere.
+// bar selects its (first) device everywhere; resting on a bar shows its bytes by category and what
+// its activations are made of.
 #pragma once
 
 #include "views/analysis_view.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
 
+#include <QPoint>
 #include <QWidget>
 
 #include <memory>
@@ -53,11 +55,17 @@ public:
   QStringList barLabels() const;
   // How many bars fit the chart's width with a label each (rotated labels, one text line apart).
   int barCapacity() const;
+  // What bar `index` holds, by category, with what the activations are made of (the tooltip shown
+  // when the pointer rests on the bar); empty for an index outside the bars.
+  QString barToolTip(int index) const;
+  // The bar under a point of the chart view's viewport, or -1 (between bars, above the stack).
+  int barAt(QPoint viewportPos) const;
 
 protected:
   void resizeEvent(QResizeEvent* event) override;
   // A palette switch (View > Dark Theme) redraws the chart in the new theme at once.
   void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
   void rebuild();
