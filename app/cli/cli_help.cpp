@@ -4,6 +4,7 @@
 #include "cli.hpp"
 
 #include "shardscope/analysis/mesh_presets.hpp"
+#include "shardscope/cost/workload.hpp"
 #include "shardscope/eval/eval.hpp"
 #include "shardscope/sharding/logical_axes.hpp"
 #include "shardscope/models/model_loaders.hpp"
@@ -103,8 +104,12 @@ void helpWorkspace(std::ostream& out) {
          "   (pipeline: jaxpp's MPMD pipeline over one mesh axis; absent = none. Schedules: GPipe, Std1F1B,\n"
          "    Eager1F1B, ZeroBubble, Interleaved1F1B, KimiK2, DualPipeV. num_stages defaults to the axis\n"
          "    size (twice it for DualPipeV), microbatches to twice the stages, layers_per_stage to an even\n"
-         "    split whose remainder goes to the stages just before the last. See `pipeline --help`.)\n"
-         "Details: docs/workspace.md, docs/step-time.md\n";
+         "    split whose remainder goes to the stages just before the last. See `pipeline --help`.)\n";
+  out << "Remat policies (training.recompute):\n";
+  for (const auto& [name, policy] : kRecomputeNames)
+    out << "  " << name << std::string(name.size() < 22 ? 22 - name.size() : 1, ' ') << describeRecompute(policy)
+        << "\n";
+  out << "Details: docs/workspace.md, docs/step-time.md\n";
 }
 
 void helpSearch(std::ostream& out) {

@@ -39,3 +39,19 @@ TEST_CASE("the Workload dock's gradient dtype: the framework's default named, an
   document.edit("serving", [](Scenario& s) { s.training.workload = Workload::Serving; });
   CHECK_FALSE(grad->isEnabled());
 }
+
+TEST_CASE("the Workload dock's remat policies say what each keeps and re-runs", "[ui][workload]") {
+  test::app();
+  ScenarioDocument document;
+  TrainingPanel panel(&document);
+  QComboBox* recompute = panel.recomputeCombo();
+  REQUIRE(recompute->count() == static_cast<int>(kRecomputeNames.size()));
+  const int full = recompute->findText("full");
+  REQUIRE(full >= 0);
+  CHECK(recompute->itemData(full, Qt::ToolTipRole).toString() ==
+        QString::fromStdString(describeRecompute(Recompute::Full)));
+  // The closed box's tooltip follows the workspace's policy.
+  document.edit("policy", [](Scenario& s) { s.training.recompute = Recompute::SelectiveOp; });
+  CHECK(recompute->currentText() == "selective_op");
+  CHECK(recompute->toolTip().contains("selective_op: keeps the layer input, every other weight matmul's output"));
+}

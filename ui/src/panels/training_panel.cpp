@@ -175,8 +175,11 @@ void TrainingPanel::addTrainingRows(QFormLayout* form) {
   recompute_ = new QComboBox(this);
   // Megatron's names (none, selective, full), MaxText's remat_policy names and torchtitan's
   // selective_op, in the enum's order.
-  for (const auto& [name, value] : kRecomputeNames)
+  for (const auto& [name, value] : kRecomputeNames) {
     recompute_->addItem(QString::fromUtf8(name.data(), int(name.size())));
+    // Each policy says what it keeps and re-runs where the list offers it.
+    recompute_->setItemData(recompute_->count() - 1, QString::fromStdString(describeRecompute(value)), Qt::ToolTipRole);
+  }
   recompute_->setToolTip(tr("Activation recomputation (rematerialisation) policy, by its framework's name: what "
                             "the backward keeps and what it runs again"));
   connect(recompute_, &QComboBox::activated, this, [=, this](int i) {
@@ -336,6 +339,10 @@ void TrainingPanel::syncFromScenario() {
   microBatch_->setValue(static_cast<int>(std::min<std::int64_t>(t.micro_batch, microBatch_->maximum())));
   seqLen_->setValue(static_cast<int>(std::min<std::int64_t>(t.seq_len, seqLen_->maximum())));
   recompute_->setCurrentIndex(static_cast<int>(t.recompute));
+  recompute_->setToolTip(
+      tr("Activation recomputation (rematerialisation) policy, by its framework's name. %1: %2")
+          .arg(QString::fromUtf8(recomputeName(t.recompute).data(), int(recomputeName(t.recompute).size())),
+               QString::fromStdString(describeRecompute(t.recompute))));
   attention_->setCurrentIndex(static_cast<int>(t.attention));
   if (!batchAxes_->hasFocus()) batchAxes_->setText(joinAxes(t.batch_axes));
   if (!seqAxes_->hasFocus()) seqAxes_->setText(joinAxes(t.seq_axes));

@@ -32,6 +32,7 @@ public:
   QComboBox* zeroCombo() const { return zero_; }
   // Item 0: the framework's default ("framework default (float32)"), the others set training.grad_dtype.
   QComboBox* gradDtypeCombo() const { return gradDtype_; }
+  QComboBox* recomputeCombo() const { return recompute_; }
   QSpinBox* microbatchesSpin() const { return microbatches_; }
   QCheckBox* sequenceParallelBox() const { return sequenceParallel_; }
   // The step estimate's calibration (the workspace's performance section): 0 shows "default (...)"

@@ -121,6 +121,11 @@ constexpr std::array<std::pair<Recompute, RecomputeTraits>, 11> kRecomputeTraits
     {Recompute::SelectiveOp, {false, false, false, false, false, false, false, false, true}},
 }};
 
+// What a policy keeps for the backward and what it runs again, in words, from its traits: "keeps
+// the layer input, the query/key/value projections, ...; re-runs the attention core" (the
+// Workload dock's per-policy help, `help workspace`).
+std::string describeRecompute(Recompute r);
+
 constexpr RecomputeTraits recomputeTraits(Recompute r) {
   for (const auto& [policy, traits] : kRecomputeTraits)
     if (policy == r) return traits;
