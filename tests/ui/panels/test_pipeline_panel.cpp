@@ -14,6 +14,8 @@
 #include "views/device_overlay.hpp"
 #include "views/physical_view.hpp"
 #include "views/pipeline_timeline_view.hpp"
+
+#include "shardscope/base/units.hpp"
 #include "views/view_selection.hpp"
 
 #include "shardscope/base/json_text.hpp"
@@ -118,6 +120,15 @@ TEST_CASE("a workspace with a pipeline opens the Pipeline dock with its timeline
   REQUIRE(firstB0 >= 0);
   CHECK(view->describeEvent(firstB0).contains("waits for <b>B0 (stage 1)</b> on rank 1 (done at "));
   CHECK(view->describeEvent(firstB0).contains("idle before it") == false);
+
+  // The last stage's rank holds the loss's gradient for a moment in the backward, above the curve.
+  const auto& lastRank = analysis->pipeline->ranks.back();
+  REQUIRE(lastRank.holds_head);
+  REQUIRE(lastRank.transient_bytes > 0);
+  const QString rankTip = view->describeRank(lastRank.rank);
+  CHECK(rankTip.contains(QString("of which %1 for a moment in the backward")
+                             .arg(QString::fromStdString(shardscope::formatBytes(lastRank.transient_bytes)))));
+  CHECK(view->describeRank(99).isEmpty());
 
   // A click on rank 2's label selects its eight devices everywhere.
   QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, view->rankLabelRect(2).center().toPoint());

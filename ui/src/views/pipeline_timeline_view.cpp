@@ -620,6 +620,26 @@ void PipelineTimelineView::leaveEvent(QEvent* event) {
   QWidget::leaveEvent(event);
 }
 
+QString PipelineTimelineView::describeRank(int r) const {
+  if (!analysis_ || !analysis_->pipeline || r < 0 || r >= static_cast<int>(analysis_->pipeline->ranks.size()))
+    return {};
+  const auto& rank = analysis_->pipeline->ranks[static_cast<std::size_t>(r)];
+  QString t = tr("<b>rank %1</b>: %2 layers, %3 devices · click to select them")
+                  .arg(r)
+                  .arg(rank.layers)
+                  .arg(rank.device_positions.size());
+  if (analysis_->pipeline->has_memory) {
+    t += tr("<br>holds %1 per device (activations at peak %2)")
+             .arg(formatBytes(rank.totalBytes()), formatBytes(rank.activation_bytes));
+    // The curve follows the micro-batches in flight; the backward's moment sits on top of it.
+    if (rank.transient_bytes > 0)
+      t += tr("<br>of which %1 for a moment in the backward (a re-run layer, or the loss's gradient), above "
+              "the curve")
+               .arg(formatBytes(rank.transient_bytes));
+  }
+  return t;
+}
+
 bool PipelineTimelineView::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
@@ -627,15 +647,7 @@ bool PipelineTimelineView::event(QEvent* event) {
     if (e >= 0) {
       QToolTip::showText(help->globalPos(), describeEvent(e), this);
     } else if (const int r = rankAt(help->pos()); r >= 0) {
-      const auto& rank = analysis_->pipeline->ranks[static_cast<std::size_t>(r)];
-      QString t = tr("<b>rank %1</b>: %2 layers, %3 devices · click to select them")
-                      .arg(r)
-                      .arg(rank.layers)
-                      .arg(rank.device_positions.size());
-      if (analysis_->pipeline->has_memory)
-        t += tr("<br>holds %1 per device (activations at peak %2)")
-                 .arg(formatBytes(rank.totalBytes()), formatBytes(rank.activation_bytes));
-      QToolTip::showText(help->globalPos(), t, this);
+      QToolTip::showText(help->globalPos(), describeRank(r), this);
     } else {
       QToolTip::hideText();
     }

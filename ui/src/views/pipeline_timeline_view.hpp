@@ -47,6 +47,9 @@ public:
   // What the hover tooltip says about an event: the rank, its tasks, when it runs and what it
   // waited for (its rank or the dependency that finished last).
   QString describeEvent(int event) const;
+  // What the hover tooltip says about a rank: its layers and devices, and its memory at the peak
+  // with the backward's moment (PipelineRankSummary::transient_bytes) that the curve leaves out.
+  QString describeRank(int rank) const;
   // The events the given event waited for (its dependencies in other events), for the arrows.
   std::vector<int> waitedFor(int event) const;
   QSize sizeHint() const override;
