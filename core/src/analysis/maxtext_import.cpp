@@ -207,6 +207,21 @@ Json readYamlFile(const std::filesystem::path& file) {
   return doc;
 }
 
+// MaxText's own remat_policy names: none, full and the policies that name the matmul outputs they
+// keep (not Megatron's selective, nor torchtitan's selective_op). Anything else is not modelled.
+Recompute maxTextRematPolicy(const std::string& name, const Json& config) {
+  auto isMaxTextPolicy = [](Recompute r) {
+    const RecomputeTraits t = recomputeTraits(r);
+    return r == Recompute::None || r == Recompute::Full || (!t.korthikanti && !t.alternate_matmuls);
+  };
+  const auto policy = parseName(name, kRecomputeNames);
+  if (policy && isMaxTextPolicy(*policy)) return *policy;
+  std::string known;
+  for (const auto& [policyName, p] : kRecomputeNames)
+    if (isMaxTextPolicy(p)) known += (known.empty() ? "" : ", ") + std::string(policyName);
+  notModelled("remat_policy", config.at("remat_policy"), "known policies: " + known);
+}
+
 } // namespace
 
 Json maxTextOverrides(const std::vector<std::string>& arguments) {
@@ -427,19 +442,7 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   else
     notModelled("opt_type", config.at("opt_type"), "Shardscope models adamw, adam_pax and sgd");
   const std::string remat = c.text("remat_policy", "full");
-  // MaxText's own names: none, full and the policies that name the matmul outputs they keep.
-  auto isMaxTextPolicy = [](Recompute r) {
-    const RecomputeTraits t = recomputeTraits(r);
-    return r == Recompute::None || r == Recompute::Full || (!t.korthikanti && !t.alternate_matmuls);
-  };
-  const auto policy = parseName(remat, kRecomputeNames);
-  if (!policy || !isMaxTextPolicy(*policy)) {
-    std::string known;
-    for (const auto& [name, value] : kRecomputeNames)
-      if (isMaxTextPolicy(value)) known += (known.empty() ? "" : ", ") + std::string(name);
-    notModelled("remat_policy", config.at("remat_policy"), "known policies: " + known);
-  }
-  s.training.recompute = *policy;
+  s.training.recompute = maxTextRematPolicy(remat, config);
   s.training.batch_axes = activationAxes("activation_batch", rules, meshSizes);
   s.training.seq_axes = activationAxes("activation_length", rules, meshSizes);
   const std::string dtype = c.text("dtype", "bfloat16");
