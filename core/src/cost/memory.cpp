@@ -69,22 +69,19 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o)
     const double sb = s.seq * s.batch;
     const double logits = sb * static_cast<double>(c.vocab) / s.tensor;
     a.output_layer = 4 * sb * s.hidden / embed + 4 * logits;
-    a.loss_gradient = (lossPeakBytesPerLogit(o.framework) - 4) * logits;
+    const ChipSpec* chip = findChip(o.device_kind);
+    const bool onTpu = chip && chip->platform == Platform::Tpu;
+    a.loss_gradient = (lossPeakBytesPerLogit(o.framework, onTpu) - 4) * logits;
   }
   return a;
 }
 
 } // namespace
 
-double lossPeakBytesPerLogit(Framework framework) {
-  switch (framework) {
-  case Framework::Generic:
-    return 12; // fp32 log-probabilities, the NLL's gradient, the log-softmax's input gradient
-  case Framework::MaxText:
-  case Framework::Megatron:
-    return 6; // the fp32 logits turned into their gradient in place, and its 16-bit copy
-  }
-  return 12;
+double lossPeakBytesPerLogit(Framework framework, bool onTpu) {
+  // PyTorch's fp32 log-probabilities, the NLL's gradient and the log-softmax's input gradient;
+  // elsewhere the fp32 logits turned into their gradient in place, and its 16-bit copy.
+  return framework == Framework::Generic && !onTpu ? 12 : 6;
 }
 
 DeviceParamShards wholeModelShards(const Model& model, std::optional<double> bytesPerElement) {

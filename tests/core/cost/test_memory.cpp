@@ -89,20 +89,21 @@ TEST_CASE("training activations for Llama-3.1-8B: layers, logits, batch and cont
   o.recompute = Recompute::Selective;
   const auto e = estimateMemory({wholeModelShards(m)}, m, o);
   // per layer 34 * 4096 * 1 * 4096 = 570,425,344; 32 layers = 18,253,611,008;
-  // output 4 * 4096 * (4096 + 128256) = 2,168,455,168; at the loss's backward (PyTorch, the generic
-  // framework: 12 bytes per logit) 8 more bytes per logit: 8 * 4096 * 128256 = 4,202,692,608.
+  // output 4 * 4096 * (4096 + 128256) = 2,168,455,168; at the loss's backward (the generic
+  // framework on a TPU: XLA's 6 bytes per logit) 2 more bytes per logit: 2 * 4096 * 128256 =
+  // 1,050,673,152.
   CHECK(e.activations.per_layer == 570'425'344.0);
   CHECK(e.activations.layers == 32);
   CHECK(e.activations.output_layer == 2'168'455'168.0);
-  CHECK(e.activations.loss_gradient == 4'202'692'608.0);
+  CHECK(e.activations.loss_gradient == 1'050'673'152.0);
   CHECK(e.activations.recompute_layer == 0); // selective with flash attention re-runs nothing it kept
-  CHECK(e.per_device[0].activations == 24'624'758'784.0);
+  CHECK(e.per_device[0].activations == 21'472'739'328.0);
   // bf16 params and grads, AdamW m and v without master weights: 2 + 2 + 8 bytes per parameter.
   CHECK(e.per_device[0].params == 2.0 * 8'030'261'248);
   CHECK(e.per_device[0].grads == 2.0 * 8'030'261'248);
   CHECK(e.per_device[0].optimizer == 8.0 * 8'030'261'248);
   CHECK(e.per_device[0].master_weights == 0);
-  CHECK(e.max_bytes == Approx(12.0 * 8'030'261'248 + 24'624'758'784.0));
+  CHECK(e.max_bytes == Approx(12.0 * 8'030'261'248 + 21'472'739'328.0));
   CHECK(e.out_of_memory == (e.max_bytes > 95.0 * 1024 * 1024 * 1024));
 
   // Context parallelism over 2 devices, no recompute, materialized attention: s_q = 2048 but the
@@ -155,6 +156,11 @@ TEST_CASE("activations at the backward's peak: the loss's gradient or one re-run
   a = estimateMemory({wholeModelShards(m)}, m, o).activations;
   CHECK(a.loss_gradient == 2 * logits);
   CHECK(a.total() == 32 * 33'554'432.0 + kept + 2 * logits);
+  o.framework = Framework::Generic; // on a TPU the program is XLA's: 6 bytes per logit
+  o.device_kind = "TPU v5p";
+  CHECK(estimateMemory({wholeModelShards(m)}, m, o).activations.loss_gradient == 2 * logits);
+  o.device_kind.clear();
+  o.framework = Framework::Megatron;
 
   // Tensor parallelism without sequence parallelism: the kept input is not split, the re-run
   // layer is sbh (10 + 24/8) - 2sbh = 11 sbh; the logits split 8 ways (128256 / 8 = 16032), the

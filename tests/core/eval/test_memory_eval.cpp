@@ -87,6 +87,15 @@ TEST_CASE("eval memory_estimate: ZeRO-3 devices and a replicated serving model",
     CHECK(a["total"] == 12 * 1'572'864.0 + 3'145'728.0 + 205'852'672.0 + gradient);
     CHECK(r["result"]["per_device"][0]["activations"] == a["total"]);
   }
+  // The generic framework on a TPU: XLA's 6 bytes per logit, as MaxText's.
+  r = evalRequest({{"op", "memory_estimate"},
+                   {"preset", "gpt2"},
+                   {"micro_batch", 1},
+                   {"seq_len", 1024},
+                   {"recompute", "full"},
+                   {"device_kind", "v5p"}});
+  REQUIRE(r["ok"] == true);
+  CHECK(r["result"]["activations"]["loss_gradient"] == 102'926'336.0);
   r = evalRequest({{"op", "memory_estimate"}, {"preset", "gpt2"}, {"framework", "jax"}});
   CHECK(r["error"]["message"] == "field 'framework' must be one of generic, maxtext, megatron, got \"jax\"");
 

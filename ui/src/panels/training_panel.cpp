@@ -164,8 +164,8 @@ void TrainingPanel::addTrainingRows(QFormLayout* form) {
     framework_->addItem(QString::fromUtf8(name.data(), int(name.size())));
   framework_->setToolTip(tr("Whose behaviour the estimate follows: MaxText shards activations over the tensor axis "
                             "and overlaps tensor collectives on TPU; Megatron keeps Korthikanti's activations and "
-                            "exposes them; generic computes the loss as PyTorch does, in fp32 (12 bytes per logit at "
-                            "its backward, 6 under MaxText and Megatron) (docs/step-time.md, Frameworks)"));
+                            "exposes them; generic computes the loss as PyTorch does off TPU, in fp32 (12 bytes per "
+                            "logit at its backward; 6 under XLA and Megatron) (docs/step-time.md, Frameworks)"));
   connect(framework_, &QComboBox::activated, this, [=, this](int i) {
     edit(tr("Framework"), "training.framework",
          [i](Scenario& s) { s.training.framework = kFrameworkNames[static_cast<std::size_t>(i)].second; });

@@ -144,13 +144,15 @@ struct ActivationBreakdown {
   double total() const { return per_layer * static_cast<double>(layers) + transient(); }
 };
 
-// Bytes per logit the cross entropy holds at its backward, by framework: 12 in PyTorch (autocast
-// runs log_softmax and nll_loss in fp32: the kept fp32 log-probabilities, the NLL's dense gradient
-// and the log-softmax's input gradient, 4 bytes each), 6 in Megatron-LM (its vocab-parallel cross
-// entropy turns the kept fp32 softmax into the gradient in place; the 16-bit copy the output layer
-// takes sits beside it) and, as an assumption, in MaxText (XLA reusing the fp32 logits' buffer for
-// their gradient). The 4 bytes of the kept logits are counted in `output_layer`.
-double lossPeakBytesPerLogit(Framework framework);
+// Bytes per logit the cross entropy holds at its backward, by what compiles or runs it: 12 in
+// PyTorch (autocast runs log_softmax and nll_loss in fp32: the kept fp32 log-probabilities, the
+// NLL's dense gradient and the log-softmax's input gradient, 4 bytes each): the generic framework
+// off TPU; 6 in Megatron-LM (its vocab-parallel cross entropy turns the kept fp32 softmax into the
+// gradient in place; the 16-bit copy the output layer takes sits beside it) and, as an assumption,
+// under XLA (reusing the fp32 logits' buffer for their gradient): MaxText, and the generic
+// framework on TPU, where every program is XLA's. The 4 bytes of the kept logits are counted in
+// `output_layer`.
+double lossPeakBytesPerLogit(Framework framework, bool onTpu);
 
 struct MemoryEstimate {
   std::vector<DeviceBytes> per_device; // same order as the input
