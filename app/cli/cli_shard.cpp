@@ -76,12 +76,10 @@ TextTable paramTable(const Analysis& a) {
 // (the loss's gradient, or a re-run layer, whichever is larger).
 void addActivationRows(const ActivationBreakdown& a, TextTable& t) {
   if (a.layers <= 0) return;
-  t.rows.push_back(
-      {"  kept by " + std::to_string(a.layers) + " layers", formatBytes(a.per_layer * static_cast<double>(a.layers))});
-  const bool lossPeak = a.output_layer + a.loss_gradient >= a.recompute_layer;
-  if (lossPeak && a.output_layer > 0) {
-    t.rows.push_back({"  output layer and loss", formatBytes(a.output_layer + a.loss_gradient)});
-  } else if (!lossPeak) {
+  t.rows.push_back({"  kept by " + std::to_string(a.layers) + " layers", formatBytes(a.keptByLayers())});
+  if (a.lossMomentIsPeak() && a.output_layer > 0) {
+    t.rows.push_back({"  output layer and loss", formatBytes(a.lossMoment())});
+  } else if (!a.lossMomentIsPeak()) {
     t.rows.push_back({"  one re-run layer", formatBytes(a.recompute_layer)});
   }
 }

@@ -42,7 +42,7 @@ Json activationBreakdownJson(const ActivationBreakdown& a) {
           {"output_layer", a.output_layer},
           {"loss_gradient", a.loss_gradient},
           {"recompute_layer", a.recompute_layer},
-          {"kept", a.per_layer * static_cast<double>(a.layers) + a.output_layer},
+          {"kept", a.keptByLayers() + a.output_layer},
           {"total", a.total()}};
 }
 

@@ -32,7 +32,7 @@ double adafactorRatio(const Model& model) {
   return elements > 0 ? state / elements : 1.0;
 }
 
-ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o) {
+ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o, const ChipSpec* chip) {
   ActivationBreakdown a;
   LayerActivationShape s;
   // Uneven splits pad to the largest local piece, which is what the fullest device holds.
@@ -69,7 +69,6 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o)
     const double sb = s.seq * s.batch;
     const double logits = sb * static_cast<double>(c.vocab) / s.tensor;
     a.output_layer = 4 * sb * s.hidden / embed + 4 * logits;
-    const ChipSpec* chip = findChip(o.device_kind);
     const bool onTpu = chip && chip->platform == Platform::Tpu;
     a.loss_gradient = (lossPeakBytesPerLogit(o.framework, onTpu) - 4) * logits;
   }
@@ -189,11 +188,12 @@ MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, con
   if (o.hbm_bytes_override && !(*o.hbm_bytes_override > 0)) throwValueError("hbm_bytes_override must be positive");
 
   MemoryEstimate out;
+  const ChipSpec* chip = findChip(o.device_kind); // its HBM, and whether the program is XLA's (TPU)
   const bool training = o.workload == Workload::Training;
   double activationBytes = 0;
   if (model.config && model.config->num_layers > 0 && model.config->hidden > 0) {
     if (training) {
-      out.activations = activationsFor(*model.config, o);
+      out.activations = activationsFor(*model.config, o, chip);
       activationBytes = out.activations.total();
     } else {
       out.kv_cache_per_device =
@@ -250,7 +250,7 @@ MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, con
 
   if (o.hbm_bytes_override) {
     out.hbm_bytes = *o.hbm_bytes_override;
-  } else if (const ChipSpec* chip = findChip(o.device_kind)) {
+  } else if (chip) {
     out.hbm_bytes = chip->hbm_bytes;
   } else {
     out.notes.push_back("unknown chip '" + o.device_kind + "': no HBM size to compare with");

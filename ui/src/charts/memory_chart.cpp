@@ -343,9 +343,9 @@ QString MemoryChart::barToolTip(int index) const {
   // The activations' parts (the same on every device; a pipeline's ranks differ, see its view).
   const ActivationBreakdown& a = analysis_->memory.activations;
   if (d.activations > 0 && a.layers > 0 && !analysis_->pipeline) {
-    row(tr("&nbsp;&nbsp;kept by %1 layers").arg(a.layers), a.per_layer * static_cast<double>(a.layers));
-    if (a.output_layer + a.loss_gradient >= a.recompute_layer)
-      row(tr("&nbsp;&nbsp;output layer and the loss's backward"), a.output_layer + a.loss_gradient);
+    row(tr("&nbsp;&nbsp;kept by %1 layers").arg(a.layers), a.keptByLayers());
+    if (a.lossMomentIsPeak())
+      row(tr("&nbsp;&nbsp;output layer and the loss's backward"), a.lossMoment());
     else
       row(tr("&nbsp;&nbsp;one layer re-run in its backward"), a.recompute_layer);
   }

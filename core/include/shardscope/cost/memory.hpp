@@ -140,8 +140,12 @@ struct ActivationBreakdown {
   double output_layer = 0;    // final norm inputs + fp32 logits, kept for the backward
   double loss_gradient = 0;   // more while the loss runs its backward (logits x (peak - 4) bytes)
   double recompute_layer = 0; // one layer's re-run activations during its backward
-  double transient() const { return std::max(output_layer + loss_gradient, recompute_layer); }
-  double total() const { return per_layer * static_cast<double>(layers) + transient(); }
+  double lossMoment() const { return output_layer + loss_gradient; }
+  // Which moment is the peak: the loss's backward (true) or a re-run layer (false).
+  bool lossMomentIsPeak() const { return lossMoment() >= recompute_layer; }
+  double transient() const { return std::max(lossMoment(), recompute_layer); }
+  double keptByLayers() const { return per_layer * static_cast<double>(layers); }
+  double total() const { return keptByLayers() + transient(); }
 };
 
 // Bytes per logit the cross entropy holds at its backward, by what compiles or runs it: 12 in
