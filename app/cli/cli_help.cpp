@@ -107,8 +107,10 @@ void helpWorkspace(std::ostream& out) {
          "    split whose remainder goes to the stages just before the last. See `pipeline --help`.)\n";
   out << "Remat policies (training.recompute):\n";
   for (const auto& [name, policy] : kRecomputeNames)
-    out << "  " << name << std::string(name.size() < 22 ? 22 - name.size() : 1, ' ') << describeRecompute(policy)
+    out << "  " << name << std::string(name.size() < 22 ? 22 - name.size() : 1, ' ') << describeRecompute(policy, false)
         << "\n";
+  out << "  (In an XLA program, MaxText's or any on TPU, the MLP output projection is neither kept nor\n"
+         "   re-run: JAX's remat keeps and re-runs only what the backward reads.)\n";
   out << "Details: docs/workspace.md, docs/step-time.md\n";
 }
 

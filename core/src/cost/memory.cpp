@@ -56,11 +56,12 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o,
     // `none` would have kept (`selective` with flash attention drops nothing of it).
     a.recompute_layer = activationBytesPerLayer(s, Recompute::None) - a.per_layer;
   } else {
-    a.per_layer = s.seq * s.batch * activationBytesPerToken(c, o.recompute, s.tensor, embed);
+    const bool xla = isXlaProgram(o.framework, chip && chip->platform == Platform::Tpu);
+    a.per_layer = s.seq * s.batch * activationBytesPerToken(c, o.recompute, s.tensor, embed, xla);
     // MaxText's names (and torchtitan's op-level policy) count the matmul outputs kept; the re-run
     // ones are back in HBM (from the host, for the offloaded policies) for the layer's backward.
-    a.recompute_layer =
-        std::max(0.0, s.seq * s.batch * activationBytesPerToken(c, Recompute::Minimal, s.tensor, embed) - a.per_layer);
+    a.recompute_layer = std::max(
+        0.0, s.seq * s.batch * activationBytesPerToken(c, Recompute::Minimal, s.tensor, embed, xla) - a.per_layer);
   }
   a.layers = c.num_layers;
   if (o.include_output_layer) {
@@ -79,8 +80,9 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o,
 
 double lossPeakBytesPerLogit(Framework framework, bool onTpu) {
   // PyTorch's fp32 log-probabilities, the NLL's gradient and the log-softmax's input gradient;
-  // elsewhere the fp32 logits turned into their gradient in place, and its 16-bit copy.
-  return framework == Framework::Generic && !onTpu ? 12 : 6;
+  // Megatron's vocabulary-parallel loss and XLA's program turn the fp32 logits into their gradient
+  // in place, beside its 16-bit copy.
+  return framework == Framework::Megatron || isXlaProgram(framework, onTpu) ? 6 : 12;
 }
 
 DeviceParamShards wholeModelShards(const Model& model, std::optional<double> bytesPerElement) {
@@ -126,8 +128,9 @@ double activationBytesPerLayer(const LayerActivationShape& s, Recompute recomput
   return kept + 5 * s.heads * s.seq * s.key_seq * s.batch / t;
 }
 
-double activationBytesPerToken(const ModelConfig& c, Recompute recompute, double tensor, double embedSplit) {
-  const RecomputeTraits t = recomputeTraits(recompute);
+double activationBytesPerToken(const ModelConfig& c, Recompute recompute, double tensor, double embedSplit,
+                               bool xlaProgram) {
+  const RecomputeTraits t = recomputeTraits(recompute, xlaProgram);
   const double h = static_cast<double>(c.hidden);
   const double heads = static_cast<double>(std::max<std::int64_t>(1, c.heads));
   const double headDim = c.head_dim > 0 ? static_cast<double>(c.head_dim) : h / heads;

@@ -18,8 +18,8 @@ std::string joined(const std::vector<std::string>& parts) {
 
 } // namespace
 
-std::string describeRecompute(Recompute r) {
-  const RecomputeTraits t = recomputeTraits(r);
+std::string describeRecompute(Recompute r, bool xlaProgram) {
+  const RecomputeTraits t = recomputeTraits(r, xlaProgram);
   if (t.keeps_everything) return "keeps every activation; re-runs nothing";
   std::vector<std::string> kept{"the layer input"}, rerun;
   if (t.alternate_matmuls) {
@@ -33,7 +33,7 @@ std::string describeRecompute(Recompute r) {
   matmul(t.kept_qkv, "the query/key/value projections");
   matmul(t.kept_out, "the attention output projection");
   matmul(t.kept_mlp_in, "the MLP input projection(s)");
-  matmul(t.kept_mlp_out, "the MLP output projection");
+  if (t.mlp_out_read) matmul(t.kept_mlp_out, "the MLP output projection");
   if (t.korthikanti && t.kept_qkv) kept.emplace_back("the norms' and dropouts' tensors");
   std::string host;
   if (!outputs.empty() && t.offloaded)
@@ -42,7 +42,9 @@ std::string describeRecompute(Recompute r) {
     kept.push_back("the outputs of " + joined(outputs));
   if (t.rerun_attention) rerun.emplace_back("the attention core");
   if (!t.korthikanti || !t.kept_qkv) rerun.emplace_back("the elementwise work");
-  return "keeps " + joined(kept) + host + "; re-runs " + joined(rerun);
+  std::string words = "keeps " + joined(kept) + host + "; re-runs " + joined(rerun);
+  if (!t.mlp_out_read) words += "; the MLP output projection neither (XLA: the backward does not read its output)";
+  return words;
 }
 
 } // namespace shardscope

@@ -31,8 +31,8 @@ namespace {
 // validate --fit`), never to one run; docs/step-time.md ("Calibration") shows the derivation and
 // docs/validation.md the runs. Chips without published runs get 0.5.
 double flopsFractionOf(const std::string& key) {
-  if (key == "v5p") return 0.72;  // MaxText v5p tables (16 runs, minimal and full remat): median of validate --fit
-  if (key == "v5e") return 0.82;  // MaxText v5e table (24 runs, full remat): median of validate --fit
+  if (key == "v5p") return 0.71;  // MaxText v5p tables (16 runs, minimal and full remat): median of validate --fit
+  if (key == "v5e") return 0.73;  // MaxText v5e table (24 runs, full remat): median of validate --fit
   if (key == "v6e") return 0.60;  // MaxText tiering v6e-256 44-50% MFU
   if (key == "v4") return 0.60;   // PaLM 540B: 57.8% HFU end to end on v4
   if (key == "a100") return 0.64; // Korthikanti 22B + Narayanan 1.7B-18B (5 unpipelined runs): median of validate --fit

@@ -13,6 +13,7 @@
 // activation) reads and writes activations at HBM speed.
 #include "step_internal.hpp"
 
+#include "shardscope/hardware/chips.hpp"
 #include "shardscope/models/layer_pattern.hpp"
 
 #include <algorithm>
@@ -41,7 +42,8 @@ double localExtent(const ArrayLayout& layout, std::size_t d, const MeshRoles& me
 }
 
 // Share of a block's forward matmul FLOPs the backward runs again under the policy: the attention
-// block's query/key/value and output projections, the MLP's input projection(s) and output.
+// block's query/key/value and output projections, the MLP's input projection(s) and output (not
+// in an XLA program, where the backward does not read the MLP's output: RecomputeTraits).
 struct RerunShares {
   double attention = 0, mlp = 0;
 };
@@ -58,7 +60,7 @@ RerunShares rerunShares(const RecomputeTraits& t, const Architecture& arch) {
     return r;
   }
   if (qkv + out > 0) r.attention = ((t.kept_qkv ? 0 : qkv) + (t.kept_out ? 0 : out)) / (qkv + out);
-  r.mlp = ((t.kept_mlp_in ? 0 : mlpIn) + (t.kept_mlp_out ? 0 : mlpOut)) / (mlpIn + mlpOut);
+  r.mlp = ((t.kept_mlp_in ? 0 : mlpIn) + (t.kept_mlp_out || !t.mlp_out_read ? 0 : mlpOut)) / (mlpIn + mlpOut);
   return r;
 }
 
@@ -280,7 +282,9 @@ double optimizerBytesPerElement(const StepOptions& o) {
 Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture& arch, const MeshRoles& mesh,
                   const std::vector<GroupUse>& uses) {
   Work w;
-  const RecomputeTraits traits = recomputeTraits(o.recompute);
+  const ChipSpec* chip = findChip(o.chip);
+  const RecomputeTraits traits =
+      recomputeTraits(o.recompute, isXlaProgram(o.framework, chip && chip->platform == Platform::Tpu));
   const WorkContext c{in,
                       o,
                       arch,

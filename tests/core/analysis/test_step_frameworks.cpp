@@ -59,24 +59,28 @@ TEST_CASE("activations per token under MaxText's named remat policies", "[step][
   const ModelConfig c = modelConfigFromHf(smallLlama());
   // Elements per token and layer: the input 1024; q, k, v 3 x 8 x 128 = 3072; the attention
   // output 1024; the gated MLP's two inputs 2 x 4096 = 8192; its output 1024. Two bytes each.
+  // MaxText is an XLA program: the MLP output, read by nothing the backward needs, is never kept.
   // full keeps the input only, split over an embed split of 4: 256 elements.
-  CHECK(activationBytesPerToken(c, Recompute::Full, 4, 4) == 2 * 256);
-  // minimal keeps every matmul output: 256 + 3072/4 + 256 + 8192/4 + 256 = 3584.
-  CHECK(activationBytesPerToken(c, Recompute::Minimal, 4, 4) == 2 * 3584);
+  CHECK(activationBytesPerToken(c, Recompute::Full, 4, 4, true) == 2 * 256);
+  // minimal keeps every matmul output the backward reads: 256 + 3072/4 + 256 + 8192/4 = 3328.
+  CHECK(activationBytesPerToken(c, Recompute::Minimal, 4, 4, true) == 2 * 3328);
+  // The same names under PyTorch's checkpoint keep the MLP output too: + 1024/4.
+  CHECK(activationBytesPerToken(c, Recompute::Minimal, 4, 4, false) == 2 * 3584);
   // save_qkv_proj without tensor parallelism: 1024 + 3072.
-  CHECK(activationBytesPerToken(c, Recompute::SaveQkvProj, 1, 1) == 2 * 4096);
-  // save_dot_except_mlpwi: everything but the MLP inputs: 1024 + 3072 + 1024 + 1024.
-  CHECK(activationBytesPerToken(c, Recompute::SaveDotExceptMlpWi, 1, 1) == 2 * 6144);
+  CHECK(activationBytesPerToken(c, Recompute::SaveQkvProj, 1, 1, true) == 2 * 4096);
+  // save_dot_except_mlpwi: everything but the MLP inputs (and, in XLA, its output): 1024 + 3072 + 1024.
+  CHECK(activationBytesPerToken(c, Recompute::SaveDotExceptMlpWi, 1, 1, true) == 2 * 5120);
+  CHECK(activationBytesPerToken(c, Recompute::SaveDotExceptMlpWi, 1, 1, false) == 2 * 6144);
   // Offloaded outputs live in host memory: only the input stays.
-  CHECK(activationBytesPerToken(c, Recompute::QkvProjOffloaded, 1, 1) == 2 * 1024);
-  CHECK(activationBytesPerToken(c, Recompute::MinimalOffloaded, 2, 2) == 2 * 512);
-  // torchtitan's selective_op keeps the 1st, 3rd, 5th and 7th matmul outputs (q, v, the MLP's
-  // gate, its output) and the attention kernel's output: 1024 + 1024 + 1024 + 1024 + 4096 + 1024.
-  CHECK(activationBytesPerToken(c, Recompute::SelectiveOp, 1, 1) == 2 * 9216);
+  CHECK(activationBytesPerToken(c, Recompute::QkvProjOffloaded, 1, 1, true) == 2 * 1024);
+  CHECK(activationBytesPerToken(c, Recompute::MinimalOffloaded, 2, 2, true) == 2 * 512);
+  // torchtitan's selective_op (PyTorch) keeps the 1st, 3rd, 5th and 7th matmul outputs (q, v, the
+  // MLP's gate, its output) and the attention kernel's output: 1024 + 1024 + 1024 + 1024 + 4096 + 1024.
+  CHECK(activationBytesPerToken(c, Recompute::SelectiveOp, 1, 1, false) == 2 * 9216);
   // Tensor-parallel over 4 with sequence parallelism: the input 256, q and v 256 each, the
   // attention output 256, the gate 1024, the MLP output's partial sums whole (1024), and the two
   // reduce-scatters' outputs 2 x 256.
-  CHECK(activationBytesPerToken(c, Recompute::SelectiveOp, 4, 4) == 2 * 3584);
+  CHECK(activationBytesPerToken(c, Recompute::SelectiveOp, 4, 4, false) == 2 * 3584);
 }
 
 TEST_CASE("MaxText shards the activations over the tensor axis; Megatron without SP does not", "[step][memory]") {
@@ -148,14 +152,21 @@ TEST_CASE("what each remat policy runs again, in hardware FLOPs", "[step]") {
   const double tokens = 8.0 * 2048, layers = 2, Mi = 1024.0 * 1024.0;
   // minimal keeps every matmul output but re-runs the attention core, as selective does.
   CHECK(hardware(Recompute::Minimal) == Approx(hardware(Recompute::Selective)).epsilon(1e-12));
-  // full re-runs every layer's matmuls: (8 + 24) Mi per token and layer.
-  CHECK(hardware(Recompute::Full) - hardware(Recompute::Minimal) == Approx(tokens * layers * 32 * Mi).epsilon(1e-9));
+  // On a TPU the program is XLA's, which re-runs only what the backward reads: not the MLP's
+  // output projection, whose output only joins the residual stream. full re-runs the attention
+  // (8 Mi) and the MLP's inputs (16 Mi) per token and layer.
+  CHECK(hardware(Recompute::Full) - hardware(Recompute::Minimal) == Approx(tokens * layers * 24 * Mi).epsilon(1e-9));
   // save_dot_except_mlpwi re-runs the MLP's two input projections: 16 Mi.
   CHECK(hardware(Recompute::SaveDotExceptMlpWi) - hardware(Recompute::Minimal) ==
         Approx(tokens * layers * 16 * Mi).epsilon(1e-9));
-  // save_qkv_proj re-runs the attention output (2 Mi) and the whole MLP (24 Mi).
+  // save_qkv_proj re-runs the attention output (2 Mi) and the MLP's inputs (16 Mi).
   CHECK(hardware(Recompute::SaveQkvProj) - hardware(Recompute::Minimal) ==
-        Approx(tokens * layers * 26 * Mi).epsilon(1e-9));
+        Approx(tokens * layers * 18 * Mi).epsilon(1e-9));
+  // Megatron's full recompute is PyTorch's checkpoint, which calls the layer's forward again
+  // whole: (8 + 24) Mi.
+  s.training.framework = Framework::Megatron;
+  CHECK(hardware(Recompute::Full) - hardware(Recompute::Selective) == Approx(tokens * layers * 32 * Mi).epsilon(1e-9));
+  s.training.framework = Framework::Generic;
   // selective_op keeps the attention kernel's output (its core is not re-run) and re-runs the
   // 2nd, 4th and 6th matmuls: the keys (2 Mi), the attention output (2 Mi), the MLP's up
   // projection (8 Mi).

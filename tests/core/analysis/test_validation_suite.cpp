@@ -30,13 +30,13 @@ TEST_CASE("the validation suite: published measured runs against the step model"
   INFO("MAPE " << s.mape << ", worst " << s.worst_run << " " << s.worst_error
                << ", within 15%: " << s.within_step_tolerance << " of " << s.predicted);
   CHECK(s.predicted == s.runs);
-  // Thresholds: mean absolute error on step time at most 8% (7.0% over the 55 runs today); at least
-  // 85% of the runs within 15%; no run off by more than 25% (the worst today are a multi-slice run
-  // whose measured slowdown the model does not reproduce, and one v5p full-remat run;
-  // docs/validation.md).
-  CHECK(s.mape <= 0.08);
-  CHECK(s.within_step_tolerance >= static_cast<int>(std::ceil(0.85 * s.predicted)));
-  CHECK(s.worst_error <= 0.25);
+  // Thresholds: the issue's — mean absolute error on step time at most 10% (6.3% over the 55 runs
+  // today, held at 7%), no run off by more than 20% (the worst today, 19.8%, a 32-slice v5e run whose
+  // measured slowdown with the slice count the model does not reproduce; docs/validation.md); and
+  // at least 90% of the runs within 15% (51 of 55 today).
+  CHECK(s.mape <= 0.07);
+  CHECK(s.within_step_tolerance >= static_cast<int>(std::ceil(0.90 * s.predicted)));
+  CHECK(s.worst_error <= 0.20);
 }
 
 TEST_CASE("the validation suite's MaxText 512B run fits in HBM with its published layout", "[validation]") {

@@ -303,7 +303,9 @@ TEST_CASE("step: model FLOPs, recompute and repeated work", "[step]") {
   CHECK(e.hardware_flops == Approx(model)); // dp x tp split every FLOP four ways
   CHECK(e.tokens_per_step == tokens);
   CHECK(e.mfu == Approx(model / (e.time_s * 4 * 275e12)));
-  // Selective recompute re-runs the attention core's forward; full recompute the whole forward.
+  // Selective recompute re-runs the attention core's forward; Megatron's full recompute (PyTorch's
+  // checkpoint) the whole forward.
+  c.options.framework = Framework::Megatron;
   c.options.recompute = Recompute::Selective;
   CHECK(c.run().hardware_flops == Approx(model + attentionFwd));
   c.options.recompute = Recompute::Full;

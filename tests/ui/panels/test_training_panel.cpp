@@ -48,8 +48,15 @@ TEST_CASE("the Workload dock's remat policies say what each keeps and re-runs", 
   REQUIRE(recompute->count() == static_cast<int>(kRecomputeNames.size()));
   const int full = recompute->findText("full");
   REQUIRE(full >= 0);
+  // The default workspace is a v4 slice under the generic framework: an XLA program, which never
+  // re-runs the MLP output projection; Megatron's full recompute (PyTorch) re-runs it.
   CHECK(recompute->itemData(full, Qt::ToolTipRole).toString() ==
-        QString::fromStdString(describeRecompute(Recompute::Full)));
+        QString::fromStdString(describeRecompute(Recompute::Full, true)));
+  CHECK(recompute->itemData(full, Qt::ToolTipRole).toString().contains("the MLP output projection neither"));
+  document.edit("framework", [](Scenario& s) { s.training.framework = Framework::Megatron; });
+  CHECK(recompute->itemData(full, Qt::ToolTipRole).toString() ==
+        QString::fromStdString(describeRecompute(Recompute::Full, false)));
+  CHECK(recompute->itemData(full, Qt::ToolTipRole).toString().contains("the MLP output projection, the attention"));
   // The closed box's tooltip follows the workspace's policy.
   document.edit("policy", [](Scenario& s) { s.training.recompute = Recompute::SelectiveOp; });
   CHECK(recompute->currentText() == "selective_op");

@@ -175,11 +175,9 @@ void TrainingPanel::addTrainingRows(QFormLayout* form) {
   recompute_ = new QComboBox(this);
   // Megatron's names (none, selective, full), MaxText's remat_policy names and torchtitan's
   // selective_op, in the enum's order.
-  for (const auto& [name, value] : kRecomputeNames) {
+  // Each policy says what it keeps and re-runs where the list offers it (showRecomputeHelp).
+  for (const auto& [name, value] : kRecomputeNames)
     recompute_->addItem(QString::fromUtf8(name.data(), int(name.size())));
-    // Each policy says what it keeps and re-runs where the list offers it.
-    recompute_->setItemData(recompute_->count() - 1, QString::fromStdString(describeRecompute(value)), Qt::ToolTipRole);
-  }
   recompute_->setToolTip(tr("Activation recomputation (rematerialisation) policy, by its framework's name: what "
                             "the backward keeps and what it runs again"));
   connect(recompute_, &QComboBox::activated, this, [=, this](int i) {
@@ -316,6 +314,22 @@ void TrainingPanel::addCalibrationRows(QFormLayout* form) {
   form->addRow(QString(), overlapTensor_);
 }
 
+// What each policy keeps and re-runs in this job's program (XLA's under MaxText and on TPU), on
+// the list's items and, for the workspace's policy, on the closed box.
+void TrainingPanel::showRecomputeHelp() {
+  const Scenario& scenario = document_->scenario();
+  const ChipSpec* chip = findChip(scenario.topology.chip);
+  const bool xla = isXlaProgram(scenario.training.framework, chip && chip->platform == Platform::Tpu);
+  for (int i = 0; i < recompute_->count(); ++i)
+    recompute_->setItemData(
+        i, QString::fromStdString(describeRecompute(kRecomputeNames[static_cast<std::size_t>(i)].second, xla)),
+        Qt::ToolTipRole);
+  const Recompute policy = scenario.training.recompute;
+  recompute_->setToolTip(tr("Activation recomputation (rematerialisation) policy, by its framework's name. %1: %2")
+                             .arg(QString::fromUtf8(recomputeName(policy).data(), int(recomputeName(policy).size())),
+                                  QString::fromStdString(describeRecompute(policy, xla))));
+}
+
 void TrainingPanel::syncFromScenario() {
   const TrainingOptions& t = document_->scenario().training;
   const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_),
@@ -339,10 +353,7 @@ void TrainingPanel::syncFromScenario() {
   microBatch_->setValue(static_cast<int>(std::min<std::int64_t>(t.micro_batch, microBatch_->maximum())));
   seqLen_->setValue(static_cast<int>(std::min<std::int64_t>(t.seq_len, seqLen_->maximum())));
   recompute_->setCurrentIndex(static_cast<int>(t.recompute));
-  recompute_->setToolTip(
-      tr("Activation recomputation (rematerialisation) policy, by its framework's name. %1: %2")
-          .arg(QString::fromUtf8(recomputeName(t.recompute).data(), int(recomputeName(t.recompute).size())),
-               QString::fromStdString(describeRecompute(t.recompute))));
+  showRecomputeHelp();
   attention_->setCurrentIndex(static_cast<int>(t.attention));
   if (!batchAxes_->hasFocus()) batchAxes_->setText(joinAxes(t.batch_axes));
   if (!seqAxes_->hasFocus()) seqAxes_->setText(joinAxes(t.seq_axes));

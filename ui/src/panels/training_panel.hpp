@@ -45,6 +45,7 @@ public:
 
 private:
   void syncFromScenario();
+  void showRecomputeHelp();
   // The rows of the form, in order: the training job, serving and HBM, the step calibration.
   void addTrainingRows(QFormLayout* form);
   void addServingRows(QFormLayout* form);

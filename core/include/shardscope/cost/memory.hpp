@@ -113,8 +113,10 @@ double activationBytesPerLayer(const LayerActivationShape& shape, Recompute reco
 // (MaxText's remat policies): the layer input, plus the outputs of the weight matmuls the policy
 // keeps (query/key/value, attention output, MLP input projection(s), MLP output), 16-bit. Tensors
 // of the model width are split over `embedSplit` devices, those of the heads and MLP width over
-// `tensor`.
-double activationBytesPerToken(const ModelConfig& config, Recompute recompute, double tensor, double embedSplit);
+// `tensor`. In an XLA program (isXlaProgram) the MLP output is never kept: the backward does not
+// read it.
+double activationBytesPerToken(const ModelConfig& config, Recompute recompute, double tensor, double embedSplit,
+                               bool xlaProgram);
 
 // Bytes of the KV cache one device holds for `batch` sequences of `context` tokens. Ordinary
 // attention stores K and V per KV head (heads split over `tensorDegree`, at least one per device);

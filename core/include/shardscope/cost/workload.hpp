@@ -30,6 +30,14 @@ enum class Framework { Generic, MaxText, Megatron };
 constexpr std::array<std::pair<std::string_view, Framework>, 3> kFrameworkNames{
     {{"generic", Framework::Generic}, {"maxtext", Framework::MaxText}, {"megatron", Framework::Megatron}}};
 
+// Whether the job runs as a JAX program compiled by XLA: MaxText's, and the generic estimate's on a
+// TPU (every TPU program is XLA's); Megatron's, and the generic estimate's off TPU, are PyTorch's.
+// It decides what a remat policy re-runs and keeps (JAX re-runs and keeps only what the backward
+// reads: docs/step-time.md, "Recompute") and the loss's bytes at its backward (docs/formats.md).
+constexpr bool isXlaProgram(Framework f, bool onTpu) {
+  return f == Framework::MaxText || (f == Framework::Generic && onTpu);
+}
+
 // How the attention core runs (docs/step-time.md, "Work"):
 //   Flash        — one fused kernel per layer (FlashAttention; MaxText's flash/splash kernels on TPU,
 //                  Megatron-Core with Transformer Engine): the scores never reach HBM;
@@ -103,6 +111,12 @@ struct RecomputeTraits {
   // the attention kernel's output and the tensor-parallel reduce-scatters' (the flags above stay
   // false; memory and step work read this instead).
   bool alternate_matmuls = false;
+  // The backward reads the MLP output projection's output. PyTorch's checkpoint runs a layer's
+  // forward again whole (Megatron's recompute, torch.utils.checkpoint), so a policy that does not
+  // keep that output re-runs its matmul. JAX's remat keeps and re-runs only what the backward
+  // reads, and that output is read only by the residual add, whose backward needs no values: in an
+  // XLA program it is neither kept nor re-run (recomputeTraits(policy, true)).
+  bool mlp_out_read = true;
 };
 
 // Per policy, in kRecomputeNames' order: kept qkv, out, MLP in, MLP out; offloaded; re-runs the
@@ -121,15 +135,29 @@ constexpr std::array<std::pair<Recompute, RecomputeTraits>, 11> kRecomputeTraits
     {Recompute::SelectiveOp, {false, false, false, false, false, false, false, false, true}},
 }};
 
-// What a policy keeps for the backward and what it runs again, in words, from its traits: "keeps
-// the layer input, the query/key/value projections, ...; re-runs the attention core" (the
-// Workload dock's per-policy help, `help workspace`).
-std::string describeRecompute(Recompute r);
-
+// The policy's traits as its name states them (PyTorch's semantics: what the checkpoint keeps and
+// calls again); recomputeTraits(r, xlaProgram) below for the job's own program.
 constexpr RecomputeTraits recomputeTraits(Recompute r) {
   for (const auto& [policy, traits] : kRecomputeTraits)
     if (policy == r) return traits;
   return kRecomputeTraits[1].second; // selective
 }
+
+// What a policy keeps and re-runs in the job's program (isXlaProgram): under XLA the MLP output
+// projection's output is neither kept nor re-run, whatever the policy names; torchtitan's op-level
+// policy is PyTorch's and keeps what it names.
+constexpr RecomputeTraits recomputeTraits(Recompute r, bool xlaProgram) {
+  RecomputeTraits t = recomputeTraits(r);
+  if (xlaProgram && !t.alternate_matmuls && !t.keeps_everything) {
+    t.kept_mlp_out = false;
+    t.mlp_out_read = false;
+  }
+  return t;
+}
+
+// What a policy keeps for the backward and what it runs again, in words, from its traits in the
+// job's program: "keeps the layer input, the query/key/value projections, ...; re-runs the
+// attention core" (the Workload dock's per-policy help, `help workspace`).
+std::string describeRecompute(Recompute r, bool xlaProgram);
 
 } // namespace shardscope
