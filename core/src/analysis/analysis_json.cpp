@@ -155,6 +155,7 @@ Json stepToJson(const StepEstimate& s) {
   out["mfu"] = number(s.mfu);
   out["model_flops"] = number(s.model_flops);
   out["hardware_flops"] = number(s.hardware_flops);
+  out["recompute_flops"] = number(s.recompute_flops);
   out["hbm_bytes"] = number(s.hbm_bytes);
   out["compute_s"] = number(s.compute_s);
   out["hbm_s"] = number(s.hbm_s);

@@ -59,6 +59,7 @@ Architecture architectureOf(const ModelConfig& config);
 // Per-device work of one micro-batch (step_work.cpp).
 struct Work {
   double fwd_flops = 0, bwd_flops = 0;           // incl. recompute in bwd
+  double rerun_flops = 0;                        // the part of bwd_flops the remat policy re-runs
   double fwd_hbm = 0, bwd_hbm = 0;               // bytes
   double fwd_compute_s = 0, bwd_compute_s = 0;   // flops at the calibrated peak
   double fwd_roofline_s = 0, bwd_roofline_s = 0; // sum over matmuls of max(compute, HBM)

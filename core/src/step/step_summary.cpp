@@ -163,8 +163,9 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
       adviseAxis(s, e, *worst.axis, worst.main, o);
     } else if (e.bound_by.part != StepPart::Hbm) {
       s << ": communication hides behind it; ";
-      if (o.recompute == Recompute::Full)
-        s << "full recompute re-runs every forward: selective recompute would save about a quarter if memory allows";
+      if (o.recompute == Recompute::Full && e.hardware_flops > 0)
+        s << "full recompute re-runs " << whole(100 * e.recompute_flops / e.hardware_flops)
+          << "% of the FLOPs: selective recompute would save most of that if memory allows";
       else
         s << "only fewer FLOPs or more chips would move it";
     }

@@ -137,6 +137,7 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
   e.head_bwd_s = work.head_bwd_s;
   e.model_flops = work.model_flops_step;
   e.hardware_flops = m * (work.fwd_flops + work.bwd_flops) * static_cast<double>(e.devices);
+  e.recompute_flops = m * work.rerun_flops * static_cast<double>(e.devices);
   e.hbm_bytes = m * (work.fwd_hbm + work.bwd_hbm) + work.optimizer_bytes;
 
   for (std::size_t a = 0; a < mesh.size.size(); ++a) {

@@ -140,6 +140,7 @@ double addWeightWork(const WorkContext& c, const GroupUse& u, Work& w) {
   w.fwd_compute_s += flops * roof.compute * pad;
   w.fwd_roofline_s += roof.time(flops * pad, fwdBytes);
   w.bwd_flops += (2 + again) * flops;
+  w.rerun_flops += again * flops;
   w.bwd_hbm += bwdBytes + again * fwdBytes;
   w.bwd_compute_s += (2 + again) * flops * roof.compute * pad;
   w.bwd_roofline_s += roof.time(2 * flops * pad, bwdBytes) + again * roof.time(flops * pad, fwdBytes);
@@ -180,6 +181,7 @@ void addAttentionCoreWork(const WorkContext& c, Work& w) {
     w.fwd_roofline_s += count * roof.time(flops, bytes);
     const double again = c.traits.rerun_attention ? 1.0 : 0.0;
     w.bwd_flops += count * (2 + again) * flops;
+    w.rerun_flops += count * again * flops;
     w.bwd_hbm += count * (2 + again) * bytes;
     w.bwd_compute_s += count * (2 + again) * flops * roof.compute;
     w.bwd_roofline_s += count * (2 + again) * roof.time(flops, bytes);

@@ -162,6 +162,16 @@ TEST_CASE("what each remat policy runs again, in hardware FLOPs", "[step]") {
   // save_qkv_proj re-runs the attention output (2 Mi) and the MLP's inputs (16 Mi).
   CHECK(hardware(Recompute::SaveQkvProj) - hardware(Recompute::Minimal) ==
         Approx(tokens * layers * 18 * Mi).epsilon(1e-9));
+  // recompute_flops is that re-run part of the hardware FLOPs: nothing under `none`, and under
+  // `full` what separates it from `none` (XLA: 24 Mi per token and layer plus the attention core).
+  auto recomputed = [&](Recompute r) {
+    s.training.recompute = r;
+    return analyze(s).step.recompute_flops;
+  };
+  CHECK(recomputed(Recompute::None) == 0);
+  CHECK(recomputed(Recompute::Full) == Approx(hardware(Recompute::Full) - hardware(Recompute::None)).epsilon(1e-9));
+  CHECK(recomputed(Recompute::Full) - recomputed(Recompute::Minimal) ==
+        Approx(tokens * layers * 24 * Mi).epsilon(1e-9));
   // Megatron's full recompute is PyTorch's checkpoint, which calls the layer's forward again
   // whole: (8 + 24) Mi.
   s.training.framework = Framework::Megatron;

@@ -222,15 +222,16 @@ struct StepEstimate {
   double time_s = 0;
   double tokens_per_step = 0;
   double tokens_per_s = 0;
-  double mfu = 0;            // model FLOPs per second / (devices x peak)
-  double model_flops = 0;    // per step, all devices (PaLM: 6 N T + causal attention)
-  double hardware_flops = 0; // per step, all devices (recompute and repeated work included)
-  double hbm_bytes = 0;      // per device per step: matmul weights and activations, optimizer update
-  double compute_s = 0;      // matmul and attention FLOPs at the calibrated peak
-  double hbm_s = 0;          // HBM-bound time beyond compute, and the optimizer update
-  double optimizer_s = 0;    // the optimizer update (part of hbm_s)
-  double elementwise_s = 0;  // norms, residual adds, rotary, activations at HBM speed (part of hbm_s)
-  double padding_s = 0;      // matmul work on padding to the matrix unit's tile (part of compute_s)
+  double mfu = 0;             // model FLOPs per second / (devices x peak)
+  double model_flops = 0;     // per step, all devices (PaLM: 6 N T + causal attention)
+  double hardware_flops = 0;  // per step, all devices (recompute and repeated work included)
+  double recompute_flops = 0; // per step, all devices: the part of hardware_flops the remat policy re-runs
+  double hbm_bytes = 0;       // per device per step: matmul weights and activations, optimizer update
+  double compute_s = 0;       // matmul and attention FLOPs at the calibrated peak
+  double hbm_s = 0;           // HBM-bound time beyond compute, and the optimizer update
+  double optimizer_s = 0;     // the optimizer update (part of hbm_s)
+  double elementwise_s = 0;   // norms, residual adds, rotary, activations at HBM speed (part of hbm_s)
+  double padding_s = 0;       // matmul work on padding to the matrix unit's tile (part of compute_s)
   // The output projection and the loss of one micro-batch on one device, forward and backward (part
   // of compute_s and hbm_s): under a pipeline they run on the last stage only.
   double head_fwd_s = 0, head_bwd_s = 0;
