@@ -193,9 +193,13 @@ TEST_CASE("step: without an architecture config or a chip figure it says so and 
 
 TEST_CASE("step: the default calibration against published measured runs", "[step][analysis][calibration]") {
   // MaxText's Llama 3.1 405B recipe on v5p-1024 (8x8x8, 512 chips), pure FSDP, 2 sequences of
-  // 8192 per device, host-offloaded remat (no matmul recompute; flash attention re-runs the scores
-  // in the backward, which is what `selective` counts): 131.474 s per step, 314.5 TFLOP/s per
-  // device (tpu-recipes training/v5p/Llama3.1-405B-MaxText).
+  // 8192 per device: 131.474 s per step, 314.5 TFLOP/s per device (tpu-recipes
+  // training/v5p/Llama3.1-405B-MaxText). Its remat_policy=custom offloads `context` and `mlpwo` to
+  // the host and leaves every other named tensor at base.yml's default, `remat`: the backward
+  // re-runs the query/key/value and output projections and the MLP's input projections, as `full`
+  // does in an XLA program. Modelled so, the step comes out slow: the measured 68.5% MFU is about
+  // 85% of peak on the executed FLOPs, as on the v5p table's largest `full` runs and above the
+  // 0.71 the suite's median run implies (docs/step-time.md, "How close the defaults come").
   Scenario s = defaultScenario();
   s.topology = parseTopology("v5p:8x8x8");
   s.mesh.axes = {{"fsdp", -1, 1}};
@@ -206,12 +210,26 @@ TEST_CASE("step: the default calibration against published measured runs", "[ste
   s.training.batch_axes = {"fsdp"};
   s.training.micro_batch = 1024;
   s.training.seq_len = 8192;
-  s.training.recompute = Recompute::Selective;
+  s.training.framework = Framework::MaxText;
+  s.training.recompute = Recompute::Full;
   const Analysis a = analyze(s);
   REQUIRE(a.step.estimated);
   INFO(a.step.summary);
-  CHECK(std::abs(a.step.time_s - 131.474) / 131.474 < 0.15);
-  CHECK(std::abs(a.step.mfu - 314.53 / 459) < 0.15 * 314.53 / 459);
+  CHECK(a.step.time_s > 131.474);
+  CHECK(a.step.time_s < 1.25 * 131.474);
+  // What is re-run, per token, by hand: each of the 126 layers' attention projections (q and o
+  // 16384^2, k and v 16384 x 1024: 570.4M parameters) and MLP inputs (2 x 16384 x 53248 = 1744.8M),
+  // not its MLP output projection (872.4M), 2 FLOPs each; and the attention core, 2 x 4096.5 keys x
+  // (16384 + 16384) per layer. The chips execute that on top of 3 passes of every matmul (the
+  // 3187.6M per layer and the 128256 x 16384 head) and of the attention core.
+  const double layers = 126, keys = 4096.5, core = 2 * keys * (16384 + 16384);
+  const double rerun = layers * (2 * (570.4e6 + 1744.8e6) + core);
+  const double executed = 3 * (2 * (layers * 3187.6e6 + 128256.0 * 16384) + layers * core) + rerun;
+  CHECK(a.step.recompute_flops / a.step.hardware_flops == Approx(rerun / executed).epsilon(0.001));
+
+  // The gold Llama 2 70B run below states no remat policy: `selective` (no matmul re-run) as before.
+  s.training.framework = Framework::Generic;
+  s.training.recompute = Recompute::Selective;
 
   // MaxText's gold Llama 2 70B on 512 v5p chips, sequence 4096: 65.4% MFU, ~692 tokens/s/device.
   s.model = {};
