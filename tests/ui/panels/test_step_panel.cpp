@@ -72,6 +72,14 @@ TEST_CASE("the Step dock shows the step time, MFU and where the seconds go", "[u
   CHECK(step.time_s == Approx(2.20).epsilon(0.01));
   CHECK(panel->timeLabel()->text().contains(">2.2 s<"));
   CHECK(panel->mfuLabel()->text().contains(">45.5%<"));
+  // Its tooltip: what each chip executes and what of it the remat policy re-runs (selective here:
+  // the attention core), and the utilisation on those FLOPs.
+  const QString mfuTip = panel->mfuLabel()->toolTip();
+  CHECK(mfuTip.contains(QString("%1% of it re-run by the remat policy")
+                            .arg(100 * step.recompute_flops / step.hardware_flops, 0, 'f', 0)));
+  CHECK(step.recompute_flops > 0);
+  CHECK(mfuTip.contains(QString("%1% of peak on the FLOPs executed")
+                            .arg(100 * step.mfu * step.hardware_flops / step.model_flops, 0, 'f', 1)));
   CHECK(panel->tokensLabel()->text().contains(">238 k<"));
   CHECK(panel->tokensLabel()->text().contains("524 k per step"));
   CHECK(QString::fromStdString(step.summary).startsWith("2.2 s per step, 46% MFU, bound by compute"));

@@ -172,6 +172,15 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
 
   time_->setText(figureHtml(formatSeconds(step->time_s), tr("per step")));
   mfu_->setText(figureHtml(QStringLiteral("%1%").arg(100 * step->mfu, 0, 'f', 1), tr("MFU")));
+  // What the chips execute beside what the model needs: recompute and repeated work.
+  if (step->model_flops > 0)
+    mfu_->setToolTip(
+        tr("Model FLOPs utilisation: the model's FLOPs per second over the devices' peak. Each chip "
+           "executes %1 per step, %2% of it re-run by the remat policy: %3% of peak on the FLOPs "
+           "executed (hardware FLOPs utilisation).")
+            .arg(scaled(step->hardware_flops / std::max<double>(1.0, double(step->devices)), "FLOP"))
+            .arg(step->hardware_flops > 0 ? 100 * step->recompute_flops / step->hardware_flops : 0.0, 0, 'f', 0)
+            .arg(100 * step->mfu * step->hardware_flops / step->model_flops, 0, 'f', 1));
   tokens_->setText(figureHtml(scaled(step->tokens_per_s, ""),
                               tr("tokens/s (%1 per step)").arg(scaled(step->tokens_per_step, "").trimmed())));
 
