@@ -56,7 +56,7 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o,
     // `none` would have kept (`selective` with flash attention drops nothing of it).
     a.recompute_layer = activationBytesPerLayer(s, Recompute::None) - a.per_layer;
   } else {
-    const bool xla = isXlaProgram(o.framework, chip && chip->platform == Platform::Tpu);
+    const bool xla = isXlaProgram(o.framework, chip);
     a.per_layer = s.seq * s.batch * activationBytesPerToken(c, o.recompute, s.tensor, embed, xla);
     // MaxText's names (and torchtitan's op-level policy) count the matmul outputs kept; the re-run
     // ones are back in HBM (from the host, for the offloaded policies) for the layer's backward.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shardscope/cost/workload.hpp"
 
+#include "shardscope/hardware/chips.hpp"
+
 #include <vector>
 
 namespace shardscope {
@@ -17,6 +19,10 @@ std::string joined(const std::vector<std::string>& parts) {
 }
 
 } // namespace
+
+bool isXlaProgram(Framework f, const ChipSpec* chip) {
+  return isXlaProgram(f, chip && chip->platform == Platform::Tpu);
+}
 
 std::string describeRecompute(Recompute r, bool xlaProgram) {
   const RecomputeTraits t = recomputeTraits(r, xlaProgram);

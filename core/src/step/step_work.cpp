@@ -284,9 +284,7 @@ double optimizerBytesPerElement(const StepOptions& o) {
 Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture& arch, const MeshRoles& mesh,
                   const std::vector<GroupUse>& uses) {
   Work w;
-  const ChipSpec* chip = findChip(o.chip);
-  const RecomputeTraits traits =
-      recomputeTraits(o.recompute, isXlaProgram(o.framework, chip && chip->platform == Platform::Tpu));
+  const RecomputeTraits traits = recomputeTraits(o.recompute, isXlaProgram(o.framework, findChip(o.chip)));
   const WorkContext c{in,
                       o,
                       arch,

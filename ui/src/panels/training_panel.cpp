@@ -318,8 +318,7 @@ void TrainingPanel::addCalibrationRows(QFormLayout* form) {
 // the list's items and, for the workspace's policy, on the closed box.
 void TrainingPanel::showRecomputeHelp() {
   const Scenario& scenario = document_->scenario();
-  const ChipSpec* chip = findChip(scenario.topology.chip);
-  const bool xla = isXlaProgram(scenario.training.framework, chip && chip->platform == Platform::Tpu);
+  const bool xla = isXlaProgram(scenario.training.framework, findChip(scenario.topology.chip));
   for (int i = 0; i < recompute_->count(); ++i)
     recompute_->setItemData(
         i, QString::fromStdString(describeRecompute(kRecomputeNames[static_cast<std::size_t>(i)].second, xla)),

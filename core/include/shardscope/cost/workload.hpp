@@ -15,6 +15,8 @@
 
 namespace shardscope {
 
+struct ChipSpec;
+
 enum class Workload { Training, Serving };
 enum class Optimizer { AdamW, Adafactor, SgdMomentum };
 
@@ -37,6 +39,8 @@ constexpr std::array<std::pair<std::string_view, Framework>, 3> kFrameworkNames{
 constexpr bool isXlaProgram(Framework f, bool onTpu) {
   return f == Framework::MaxText || (f == Framework::Generic && onTpu);
 }
+// The same for the job's chip (hardware/chips.hpp; null: not a TPU).
+bool isXlaProgram(Framework f, const ChipSpec* chip);
 
 // How the attention core runs (docs/step-time.md, "Work"):
 //   Flash        — one fused kernel per layer (FlashAttention; MaxText's flash/splash kernels on TPU,
