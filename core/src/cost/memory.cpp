@@ -34,6 +34,7 @@ double adafactorRatio(const Model& model) {
 
 ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o, const ChipSpec* chip) {
   ActivationBreakdown a;
+  const bool onTpu = chip && chip->platform == Platform::Tpu; // every TPU program is XLA's
   LayerActivationShape s;
   // Uneven splits pad to the largest local piece, which is what the fullest device holds.
   s.batch = ceilDiv(o.micro_batch, o.batch_degree);
@@ -56,7 +57,7 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o,
     // `none` would have kept (`selective` with flash attention drops nothing of it).
     a.recompute_layer = activationBytesPerLayer(s, Recompute::None) - a.per_layer;
   } else {
-    const bool xla = isXlaProgram(o.framework, chip);
+    const bool xla = isXlaProgram(o.framework, onTpu);
     a.per_layer = s.seq * s.batch * activationBytesPerToken(c, o.recompute, s.tensor, embed, xla);
     // MaxText's names (and torchtitan's op-level policy) count the matmul outputs kept; the re-run
     // ones are back in HBM (from the host, for the offloaded policies) for the layer's backward.
@@ -70,7 +71,6 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o,
     const double sb = s.seq * s.batch;
     const double logits = sb * static_cast<double>(c.vocab) / s.tensor;
     a.output_layer = 4 * sb * s.hidden / embed + 4 * logits;
-    const bool onTpu = chip && chip->platform == Platform::Tpu;
     a.loss_gradient = (lossPeakBytesPerLogit(o.framework, onTpu) - 4) * logits;
   }
   return a;
