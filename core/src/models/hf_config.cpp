@@ -95,7 +95,12 @@ ModelConfig modelConfigFromHf(const Json& json) {
     c.num_layers = requireInt(config, "n_layer");
     c.hidden = requireInt(config, "n_embd");
     c.heads = requireInt(config, "n_head");
-    c.kv_heads = c.heads;
+    // Not a GPT-2 key: Megatron's GPT with grouped-query attention (--num-query-groups) keeps
+    // GPT-2's blocks with fewer key/value heads; the Hugging Face name says how many.
+    c.kv_heads = optInt(config, "num_key_value_heads", c.heads, 1);
+    if (c.heads % c.kv_heads != 0)
+      config["num_key_value_heads"].fail("(" + std::to_string(c.kv_heads) + ") does not divide n_head (" +
+                                         std::to_string(c.heads) + ")");
     c.vocab = requireInt(config, "vocab_size");
     c.max_positions = requireInt(config, "n_positions");
     c.ffn = optInt(config, "n_inner", 4 * c.hidden, 1);

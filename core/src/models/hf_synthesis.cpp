@@ -59,8 +59,10 @@ void gpt2(Builder& b, const ModelConfig& c) {
     b.add(p + ".ln_1.weight", {h});
     b.add(p + ".ln_1.bias", {h});
     // Conv1D keeps [in, out]: the transpose of Linear.
-    b.add(p + ".attn.c_attn.weight", {h, 3 * h});
-    b.add(p + ".attn.c_attn.bias", {3 * h});
+    // Queries, keys and values fused: h + 2 x kv_heads x head_dim outputs (3h without GQA).
+    const std::int64_t qkv = h + 2 * c.kv_heads * c.head_dim;
+    b.add(p + ".attn.c_attn.weight", {h, qkv});
+    b.add(p + ".attn.c_attn.bias", {qkv});
     b.add(p + ".attn.c_proj.weight", {h, h});
     b.add(p + ".attn.c_proj.bias", {h});
     b.add(p + ".ln_2.weight", {h});

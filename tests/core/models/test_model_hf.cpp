@@ -83,6 +83,27 @@ TEST_CASE("tied embeddings have no lm_head; GPT-2 uses Conv1D [in, out]", "[mode
   CHECK_FALSE(gemma.config->isSlidingLayer(1));
 }
 
+TEST_CASE("GPT-2 blocks with grouped-query attention: Megatron's GPT with --num-query-groups", "[model]") {
+  // Megatron-LM's functional test gpt3_7b_tp4_pp1_memory_speed: 32 layers, hidden 4096, 32 heads in
+  // 8 query groups, MLP 4 x hidden, untied, 8192 learned positions, vocabulary 131073 padded to 131584.
+  const Json cfg = {{"model_type", "gpt2"},        {"n_layer", 32},    {"n_embd", 4096},       {"n_head", 32},
+                    {"num_key_value_heads", 8},    {"n_inner", 16384}, {"vocab_size", 131584}, {"n_positions", 8192},
+                    {"tie_word_embeddings", false}};
+  const Model m = modelFromHfConfig(cfg, "megatron-7b");
+  CHECK(m.config->kv_heads == 8);
+  // Queries 4096 plus keys and values of 8 heads of 128 each: 4096 + 2 x 1024.
+  CHECK(findParam(m, "transformer.h.0.attn.c_attn.weight")->shape == Shape{4096, 6144});
+  CHECK(findParam(m, "transformer.h.0.attn.c_attn.bias")->shape == Shape{6144});
+  CHECK(findParam(m, "lm_head.weight")->shape == Shape{131584, 4096});
+  // Per layer, by hand: 4096 x 6144 + 6144 + 4096 x 4096 + 4096 + 2 x 4096 x 16384 + 16384 + 4096
+  // + two LayerNorms of 2 x 4096; then two 131584 x 4096 embeddings, 8192 x 4096 positions, ln_f.
+  const std::int64_t layer = 4096LL * 6144 + 6144 + 4096LL * 4096 + 4096 + 2 * 4096LL * 16384 + 16384 + 4096 + 4 * 4096;
+  CHECK(m.parameterCount() == 32 * layer + 2 * 131584LL * 4096 + 8192LL * 4096 + 2 * 4096);
+  Json bad = cfg;
+  bad["num_key_value_heads"] = 5;
+  CHECK_THROWS_WITH(modelFromHfConfig(bad, "x"), "config.json: num_key_value_heads (5) does not divide n_head (32)");
+}
+
 TEST_CASE("Qwen2 biases q, k and v but not o", "[model]") {
   const Model m = loadPresetModel("qwen2.5-72b");
   CHECK(findParam(m, "model.layers.0.self_attn.q_proj.bias")->shape == Shape{8192});
