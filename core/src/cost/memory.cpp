@@ -50,6 +50,7 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o,
   const bool embedSplit = o.sequence_parallel || o.framework == Framework::MaxText;
   s.sequence_parallel = embedSplit;
   s.materialized_scores = o.attention == AttentionKernel::Materialized;
+  setLayerWidths(s, c);
   const double embed = embedSplit ? s.tensor : 1.0;
   if (recomputeTraits(o.recompute).korthikanti) {
     a.per_layer = activationBytesPerLayer(s, o.recompute);
@@ -113,14 +114,33 @@ double adafactorStateElements(const Shape& shape) {
   return full / (static_cast<double>(a) * static_cast<double>(b)) * static_cast<double>(a + b);
 }
 
+void setLayerWidths(LayerActivationShape& s, const ModelConfig& c) {
+  const double heads = static_cast<double>(std::max<std::int64_t>(1, c.heads));
+  const double headDim = c.head_dim > 0 ? static_cast<double>(c.head_dim) : static_cast<double>(c.hidden) / heads;
+  s.query_width = heads * headDim;
+  s.kv_width = static_cast<double>(c.kv_heads > 0 ? c.kv_heads : c.heads) * headDim;
+  s.mlp_width = static_cast<double>(c.ffn);
+  s.mlp_in_width = s.mlp_width * (c.gatedMlp() ? 2.0 : 1.0);
+}
+
 double activationBytesPerLayer(const LayerActivationShape& s, Recompute recompute) {
-  const double sbh = s.seq * s.batch * s.hidden;
+  const double sb = s.seq * s.batch;
+  const double sbh = sb * s.hidden;
   const double t = s.tensor;
   const RecomputeTraits traits = recomputeTraits(recompute);
   if (!traits.kept_qkv && !traits.kept_out && !traits.kept_mlp_in && !traits.kept_mlp_out)
     // Full: only the layer input is kept (2sbh), split over the tensor axis under sequence parallelism.
     return 2 * sbh / (s.sequence_parallel ? t : 1.0);
-  const double kept = s.sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t);
+  // Table 2's 34 sbh: 10 sbh of model-width tensors (the two layer norms' inputs, the QKV and MLP
+  // inputs, 2 bytes each, and two 1-byte dropout masks), replicated over the tensor axis unless
+  // sequence parallelism splits them; and 24 sbh split over it: queries, keys, values and the
+  // attention output (2 bytes each, h wide in Table 2), the MLP activation's input and the output
+  // projection's input (2 bytes each, 4h wide).
+  auto width = [&](double w, double table2) { return w > 0 ? w : table2 * s.hidden; };
+  const double split =
+      2 * sb *
+      (2 * width(s.query_width, 1) + 2 * width(s.kv_width, 1) + width(s.mlp_in_width, 4) + width(s.mlp_width, 4));
+  const double kept = s.sequence_parallel ? (10 * sbh + split) / t : 10 * sbh + split / t;
   // Policies that re-run the attention core drop its score, softmax and dropout terms (5as/h), and
   // flash attention never writes them.
   if (traits.rerun_attention || !s.materialized_scores) return kept;

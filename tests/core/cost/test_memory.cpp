@@ -77,6 +77,18 @@ TEST_CASE("Korthikanti per-layer activations match Table 2 by hand", "[memory]")
   CHECK(activationBytesPerLayer(s, Recompute::Full) == 2'097'152.0);       // 2 sbh / 8
   s.materialized_scores = false;
   CHECK(activationBytesPerLayer(s, Recompute::None) == 35'651'584.0); // 34 sbh / 8: no score terms
+  // Table 2's widths stated are Table 2's numbers.
+  s.query_width = s.kv_width = 4096;
+  s.mlp_in_width = s.mlp_width = 4 * 4096;
+  CHECK(activationBytesPerLayer(s, Recompute::None) == 35'651'584.0);
+
+  // Megatron-LM CI's 7B GPT (gpt3_7b_tp4_pp1_memory_speed): 8 query groups of 128, so keys and
+  // values are 1024 wide; s = 8192, b = 2, TP 4 without sequence parallelism, flash attention.
+  // Split per token: 2 x (2 x 4096 + 2 x 1024 + 16384 + 16384) = 86,016 bytes = 21 h, over 4:
+  // sbh (10 + 5.25) = 15.25 x 67,108,864 = 1,023,410,176.
+  LayerActivationShape gqa{8192, 8192, 2, 4096, 32, 4, false, false, 4096, 1024, 16384, 16384};
+  CHECK(activationBytesPerLayer(gqa, Recompute::None) == 1'023'410'176.0);
+  CHECK(activationBytesPerLayer(gqa, Recompute::Selective) == 1'023'410'176.0); // flash: nothing to drop
 }
 
 TEST_CASE("training activations for Llama-3.1-8B: layers, logits, batch and context sharding", "[memory]") {
@@ -88,22 +100,26 @@ TEST_CASE("training activations for Llama-3.1-8B: layers, logits, batch and cont
   o.seq_len = 4096;
   o.recompute = Recompute::Selective;
   const auto e = estimateMemory({wholeModelShards(m)}, m, o);
-  // per layer 34 * 4096 * 1 * 4096 = 570,425,344; 32 layers = 18,253,611,008;
+  // Table 2's terms at Llama's widths: 10 sbh of model-width tensors plus, per token, 2 bytes of
+  // queries (4096), keys and values (8 heads x 128 = 1024 each), the attention output (4096), the
+  // gated MLP's two input projections (2 x 14336) and its output projection's input (14336):
+  // 2 x 53,248 = 106,496 bytes = 26 h. Per layer 36 * 4096 * 1 * 4096 = 603,979,776; 32 layers =
+  // 19,327,352,832;
   // output 4 * 4096 * (4096 + 128256) = 2,168,455,168; at the loss's backward (the generic
   // framework on a TPU: XLA's 6 bytes per logit) 2 more bytes per logit: 2 * 4096 * 128256 =
   // 1,050,673,152.
-  CHECK(e.activations.per_layer == 570'425'344.0);
+  CHECK(e.activations.per_layer == 603'979'776.0);
   CHECK(e.activations.layers == 32);
   CHECK(e.activations.output_layer == 2'168'455'168.0);
   CHECK(e.activations.loss_gradient == 1'050'673'152.0);
   CHECK(e.activations.recompute_layer == 0); // selective with flash attention re-runs nothing it kept
-  CHECK(e.per_device[0].activations == 21'472'739'328.0);
+  CHECK(e.per_device[0].activations == 22'546'481'152.0);
   // bf16 params and grads, AdamW m and v without master weights: 2 + 2 + 8 bytes per parameter.
   CHECK(e.per_device[0].params == 2.0 * 8'030'261'248);
   CHECK(e.per_device[0].grads == 2.0 * 8'030'261'248);
   CHECK(e.per_device[0].optimizer == 8.0 * 8'030'261'248);
   CHECK(e.per_device[0].master_weights == 0);
-  CHECK(e.max_bytes == Approx(12.0 * 8'030'261'248 + 21'472'739'328.0));
+  CHECK(e.max_bytes == Approx(12.0 * 8'030'261'248 + 22'546'481'152.0));
   CHECK(e.out_of_memory == (e.max_bytes > 95.0 * 1024 * 1024 * 1024));
 
   // Context parallelism over 2 devices, no recompute, materialized attention: s_q = 2048 but the
@@ -113,11 +129,11 @@ TEST_CASE("training activations for Llama-3.1-8B: layers, logits, batch and cont
   o.seq_degree = 2;
   o.include_output_layer = false;
   const auto cp = estimateMemory({wholeModelShards(m)}, m, o);
-  // 34 * 2048 * 4096 + 5 * 32 * 2048 * 4096 = 285,212,672 + 1,342,177,280
-  CHECK(cp.activations.per_layer == 1'627'389'952.0);
-  // Flash attention (the default) keeps no scores: 34 * 2048 * 4096.
+  // 36 * 2048 * 4096 + 5 * 32 * 2048 * 4096 = 301,989,888 + 1,342,177,280
+  CHECK(cp.activations.per_layer == 1'644'167'168.0);
+  // Flash attention (the default) keeps no scores: 36 * 2048 * 4096.
   o.attention = AttentionKernel::Flash;
-  CHECK(estimateMemory({wholeModelShards(m)}, m, o).activations.per_layer == 285'212'672.0);
+  CHECK(estimateMemory({wholeModelShards(m)}, m, o).activations.per_layer == 301'989'888.0);
   CHECK(cp.activations.output_layer == 0);
 
   // An uneven batch pads: 3 sequences over 2 devices -> 2 per device.
@@ -134,13 +150,14 @@ TEST_CASE("activations at the backward's peak: the loss's gradient or one re-run
   o.micro_batch = 1;
   o.seq_len = 4096;
   o.recompute = Recompute::Full;
-  // Full recompute keeps 2sbh per layer; the layer being re-run holds 34sbh until its backward
-  // ends: (34 - 2) * 4096 * 4096 = 536,870,912 beside the 32 kept inputs (32 * 2 * 4096 * 4096).
+  // Full recompute keeps 2sbh per layer; the layer being re-run holds what `none` keeps (36 sbh at
+  // Llama's widths, above) until its backward ends: (36 - 2) * 4096 * 4096 = 570,425,344 beside the
+  // 32 kept inputs (32 * 2 * 4096 * 4096).
   o.include_output_layer = false;
   const auto layersOnly = estimateMemory({wholeModelShards(m)}, m, o).activations;
   CHECK(layersOnly.per_layer == 33'554'432.0);
-  CHECK(layersOnly.recompute_layer == 536'870'912.0);
-  CHECK(layersOnly.total() == 32 * 33'554'432.0 + 536'870'912.0);
+  CHECK(layersOnly.recompute_layer == 570'425'344.0);
+  CHECK(layersOnly.total() == 32 * 33'554'432.0 + 570'425'344.0);
 
   // With the output layer: the loss's moment is the larger one. Logits 4096 * 128256 =
   // 525,336,576; kept: norm inputs 4 * 4096 * 4096 + fp32 logits 4 * 525,336,576.
@@ -163,11 +180,11 @@ TEST_CASE("activations at the backward's peak: the loss's gradient or one re-run
   o.framework = Framework::Megatron;
 
   // Tensor parallelism without sequence parallelism: the kept input is not split, the re-run
-  // layer is sbh (10 + 24/8) - 2sbh = 11 sbh; the logits split 8 ways (128256 / 8 = 16032), the
+  // layer is sbh (10 + 26/8) - 2sbh = 11.25 sbh; the logits split 8 ways (128256 / 8 = 16032), the
   // norm inputs not: the loss's moment 4 * 4096 * 4096 + 6 * 4096 * 16032 = 461,111,296 is larger.
   o.tensor_degree = 8;
   const auto tp = estimateMemory({wholeModelShards(m)}, m, o).activations;
-  CHECK(tp.recompute_layer == 11.0 * 4096 * 4096);
+  CHECK(tp.recompute_layer == 11.25 * 4096 * 4096);
   CHECK(tp.output_layer + tp.loss_gradient == 461'111'296.0);
   CHECK(tp.transient() == 461'111'296.0);
 
