@@ -92,8 +92,8 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
                               run.recompute + "'");
   }
   const JsonField m = r["measured"];
-  m.checkKeys(
-      {"step_time_s", "mfu", "hfu", "tflops_per_device", "tokens_per_s", "tokens_per_s_per_device", "memory_gib"});
+  m.checkKeys({"step_time_s", "mfu", "hfu", "tflops_per_device", "tokens_per_s", "tokens_per_s_per_device",
+               "memory_gib", "memory_device"});
   run.step_time_s = m["step_time_s"].optionalNumber(kPositive);
   run.mfu = m["mfu"].optionalNumber({0, 1, true, false});
   // hfu counts what the source's hardware count is; the suite can only convert it back to a step
@@ -103,6 +103,11 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
   run.tokens_per_s = m["tokens_per_s"].optionalNumber(kPositive);
   run.tokens_per_s_per_device = m["tokens_per_s_per_device"].optionalNumber(kPositive);
   run.memory_gib = m["memory_gib"].optionalNumber(kPositive);
+  if (m["memory_device"].present()) {
+    if (!run.memory_gib) m["memory_device"].fail("says which device memory_gib is of, but memory_gib is absent");
+    run.memory_device =
+        m["memory_device"].toChoice({"fullest", "last"}) == 1 ? MeasuredDevice::Last : MeasuredDevice::Fullest;
+  }
   const bool usableHfu = run.hfu && run.flops_count_recompute;
   if (!run.step_time_s && !run.mfu && !usableHfu && !run.tflops_per_device && !run.tokens_per_s &&
       !run.tokens_per_s_per_device && !run.memory_gib)
@@ -121,6 +126,15 @@ double devicesOf(const ValidationRun& run) {
   double n = static_cast<double>(run.slices);
   for (auto d : run.shape) n *= static_cast<double>(d);
   return n;
+}
+
+// The predicted bytes of the device at the mesh's last coordinate on every axis: the runs' meshes
+// list the axes in Megatron's rank order (pp, dp, ..., tp from outer to inner), so that device is
+// Megatron's rank world_size - 1.
+double lastDeviceBytes(const Analysis& a) {
+  const auto& positions = a.mesh.grid.data();
+  const auto last = static_cast<std::size_t>(positions.back());
+  return last < a.memory.per_device.size() ? a.memory.per_device[last].total() : a.memory.max_bytes;
 }
 
 } // namespace
@@ -312,7 +326,7 @@ ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache) {
     }
     if (run.memory_gib && a.memory.max_bytes > 0) {
       r.measured_memory_bytes = *run.memory_gib * 1024.0 * 1024.0 * 1024.0;
-      r.predicted_memory_bytes = a.memory.max_bytes;
+      r.predicted_memory_bytes = run.memory_device == MeasuredDevice::Last ? lastDeviceBytes(a) : a.memory.max_bytes;
       r.memory_error = *r.predicted_memory_bytes / *r.measured_memory_bytes - 1;
     }
   } catch (const Error& e) {

@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace shardscope;
@@ -261,6 +262,55 @@ TEST_CASE("a published run becomes a workspace with its mesh, batch and pipeline
   bad["runs"][0]["measured"] = Json::object();
   CHECK_THROWS_WITH(validationRunsFromJson(bad, "hand.json"),
                     Catch::Contains("runs[0].measured states no measured figure"));
+  bad = file;
+  bad["runs"][0]["measured"]["memory_device"] = "last";
+  CHECK_THROWS_WITH(validationRunsFromJson(bad, "hand.json"),
+                    Catch::Contains("memory_device says which device memory_gib is of, but memory_gib is absent"));
+  bad["runs"][0]["measured"]["memory_gib"] = 10.0;
+  bad["runs"][0]["measured"]["memory_device"] = "first";
+  CHECK_THROWS_WITH(validationRunsFromJson(bad, "hand.json"), Catch::Contains("memory_device"));
+}
+
+TEST_CASE("a run's memory figure is compared with the device the source measured", "[validation]") {
+  // The pp 2 x dp 2 x tp 8 run above with a measured memory: by default the fullest device (a
+  // planner's peak); "last" is Megatron's rank world_size - 1, a device of the last pipeline stage
+  // (the head and the loss, not the embedding), whichever stage is fuller.
+  Json file = {{"format", "shardscope-validation"},
+               {"version", 1},
+               {"source", "a hand-made run for the format"},
+               {"citation", "none"},
+               {"runs",
+                {{{"id", "pp-run"},
+                  {"row", "one"},
+                  {"framework", "megatron"},
+                  {"model", smallLlama()},
+                  {"hardware", {{"chip", "a100"}, {"shape", {4, 8, 1}}}},
+                  {"parallelism", {{"tensor", 8}, {"pipeline", 2}, {"data", 2}}},
+                  {"global_batch", 64},
+                  {"micro_batch", 2},
+                  {"seq_len", 2048},
+                  {"recompute", "selective"},
+                  {"measured", {{"memory_gib", 10.0}}}}}}};
+  const auto fullestRuns = validationRunsFromJson(file, "hand.json");
+  file["runs"][0]["measured"]["memory_device"] = "last";
+  const auto lastRuns = validationRunsFromJson(file, "hand.json");
+  AnalysisCache cache;
+  const ValidationResult fullest = validateRun(fullestRuns[0], cache);
+  const ValidationResult last = validateRun(lastRuns[0], cache);
+  REQUIRE(fullest.predicted_memory_bytes);
+  REQUIRE(last.predicted_memory_bytes);
+  CHECK(*fullest.measured_memory_bytes == 10.0 * 1024 * 1024 * 1024);
+
+  const Analysis a = analyze(runScenario(fullestRuns[0]));
+  REQUIRE(a.mesh.shape() == Shape{2, 2, 8}); // pp, dp, tp
+  const auto& positions = a.mesh.grid.data();
+  auto bytesAt = [&](std::size_t flat) {
+    return a.memory.per_device[static_cast<std::size_t>(positions[flat])].total();
+  };
+  // Flat grid positions 16..31 are pipeline stage 1; every device there holds the same bytes.
+  for (std::size_t flat = 16; flat < 32; ++flat) CHECK(bytesAt(flat) == Approx(*last.predicted_memory_bytes));
+  CHECK(*fullest.predicted_memory_bytes == Approx(std::max(bytesAt(0), bytesAt(16))));
+  CHECK(bytesAt(0) != Approx(bytesAt(16))); // the stages differ, so the choice matters
 }
 
 TEST_CASE("materialized attention scores cost HBM time; flash attention none", "[step]") {

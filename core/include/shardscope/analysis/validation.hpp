@@ -18,6 +18,11 @@
 
 namespace shardscope {
 
+// Which device a published memory figure is of: the fullest one (a planner's peak, the default),
+// or the last by rank (Megatron-LM writes torch.cuda.max_memory_allocated to TensorBoard from
+// rank world_size - 1 only, the last pipeline stage's last tensor-parallel rank).
+enum class MeasuredDevice { Fullest, Last };
+
 // One run as its source publishes it (the file format is docs/validation.md's).
 struct ValidationRun {
   std::string id, row, source, citation, framework, notes;
@@ -45,6 +50,7 @@ struct ValidationRun {
   // Measured, as stated (absent when the source does not say). hfu is the percentage of peak in the
   // with-recompute count.
   std::optional<double> step_time_s, mfu, hfu, tflops_per_device, tokens_per_s, tokens_per_s_per_device, memory_gib;
+  MeasuredDevice memory_device = MeasuredDevice::Fullest; // measured.memory_device
 };
 
 // Reads every *.json under `directory` (sorted by name). Throws ValueError naming the file and the
