@@ -11,6 +11,37 @@
 
 namespace shardscope {
 
+namespace {
+
+// Devices per slice in the groups of axis `axis` when every group lists each slice's devices
+// consecutively and the same number of them (create_hybrid_device_mesh puts the DCN part of an
+// axis outside its ICI part), with at least two slices and two devices per slice; 0 otherwise.
+std::int64_t inSliceRun(const Mesh& mesh, std::size_t axis) {
+  const Shape& shape = mesh.shape();
+  const std::int64_t p = shape[axis];
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < axis; ++d) outer *= shape[d];
+  for (std::size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  const auto& cells = mesh.grid.data();
+  auto sliceAt = [&](std::int64_t o, std::int64_t j, std::int64_t in) {
+    const auto cell = static_cast<std::size_t>((o * p + j) * inner + in);
+    return mesh.devices[static_cast<std::size_t>(cells[cell])].slice_index.value_or(0);
+  };
+  std::int64_t run = 1;
+  while (run < p && sliceAt(0, run, 0) == sliceAt(0, 0, 0)) ++run;
+  if (run < 2 || run >= p || p % run != 0) return 0;
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t in = 0; in < inner; ++in)
+      for (std::int64_t j = 0; j < p; ++j) {
+        const int block = sliceAt(o, j - j % run, in);
+        if (sliceAt(o, j, in) != block) return 0;
+        if (j % run == 0 && j > 0 && block == sliceAt(o, j - run, in)) return 0;
+      }
+  return run;
+}
+
+} // namespace
+
 AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, bool keepGroups) {
   const Shape& shape = mesh.shape();
   if (axisIndex < 0 || static_cast<std::size_t>(axisIndex) >= shape.size())
@@ -157,6 +188,22 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
     r.bidi_ring_bandwidth = bidiBw;
   } else if (graph.platform() != Platform::Tpu) {
     r.slowest_link = LinkClass::NvLink;
+  }
+  // An axis over slices: its in-slice and across-slice levels, each the report of one half of the
+  // axis split in two (DCN outside, ICI inside), for the hierarchical price (collectives.hpp).
+  const auto a = static_cast<std::size_t>(axisIndex);
+  if (const std::int64_t run = tpu && r.crosses_slices ? inSliceRun(mesh, a) : 0; run > 0) {
+    Mesh split = mesh;
+    Shape splitShape = shape;
+    splitShape[a] = p / run;
+    splitShape.insert(splitShape.begin() + static_cast<std::ptrdiff_t>(a) + 1, run);
+    split.grid = mesh.grid.reshape(std::move(splitShape));
+    if (split.axis_names.size() > a) {
+      split.axis_names[a] = r.axis + " across slices";
+      split.axis_names.insert(split.axis_names.begin() + static_cast<std::ptrdiff_t>(a) + 1, r.axis + " in slice");
+    }
+    r.levels.push_back(axisReport(graph, split, axisIndex + 1, false));
+    r.levels.push_back(axisReport(graph, split, axisIndex, false));
   }
   return r;
 }

@@ -28,6 +28,7 @@ RingCostInputs ringCostInputs(const AxisReport& report) {
   in.extents = report.extents;
   in.extent_wraps = report.extent_wraps;
   in.link_bandwidth = report.link_bandwidth;
+  for (const auto& level : report.levels) in.levels.push_back(ringCostInputs(level));
   return in;
 }
 
@@ -83,6 +84,15 @@ CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& 
   if (!(bytes >= 0) || !std::isfinite(bytes)) throwValueError("collective cost: bytes must be a finite number >= 0");
   CollectiveTime t;
   if (in.p <= 1 || bytes == 0) return t;
+  if (in.levels.size() == 2 && c != Collective::AllToAll && in.levels[0].p > 0) {
+    // In the slice over the whole array, across slices over the in-slice shard of it.
+    const CollectiveTime slice = collectiveTime(c, bytes, in.levels[0]);
+    const CollectiveTime across = collectiveTime(c, bytes / static_cast<double>(in.levels[0].p), in.levels[1]);
+    t.alpha_beta = slice.alpha_beta + across.alpha_beta;
+    t.tpu_form = slice.tpu_form + across.tpu_form;
+    t.seconds = slice.seconds + across.seconds;
+    return t;
+  }
   // A ring whose members all share one chip moves nothing over links: no bandwidth limit.
   const double p = static_cast<double>(in.p);
   const double frac = (p - 1) / p;

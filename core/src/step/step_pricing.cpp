@@ -10,20 +10,36 @@
 
 namespace shardscope::step {
 
+namespace {
+
+// The calibration on one ring and on the levels of an axis over slices.
+void calibrate(RingCostInputs& in, const AxisReport& report, const StepCalibration& calibration, double linkLatency) {
+  in.ring_bandwidth *= calibration.link_fraction.value;
+  in.bidi_ring_bandwidth *= calibration.link_fraction.value;
+  in.link_bandwidth *= calibration.link_fraction.value;
+  // The per-hop latency replaces the link figure on ICI / NVLink; fabric hops keep theirs.
+  if (!report.uses_fabric && linkLatency > 0) in.step_latency *= calibration.hop_latency.value / linkLatency;
+  for (std::size_t i = 0; i < in.levels.size() && i < report.levels.size(); ++i)
+    calibrate(in.levels[i], report.levels[i], calibration, linkLatency);
+}
+
+void dropLatency(RingCostInputs& in) {
+  in.step_latency = 0;
+  for (auto& level : in.levels) dropLatency(level);
+}
+
+} // namespace
+
 AxisPricing priceAxes(std::span<const AxisReport> axes, const StepCalibration& calibration, double linkLatency) {
   AxisPricing out;
   constexpr double probe = 1e9; // bytes: large enough that latency does not matter
   for (const auto& report : axes) {
     RingCostInputs raw = ringCostInputs(report);
     RingCostInputs priced = raw;
-    raw.step_latency = 0;
+    dropLatency(raw);
     const double rawSeconds = collectiveSeconds(Collective::AllGather, probe, raw);
     out.raw_bandwidth.push_back(rawSeconds > 0 ? probe / rawSeconds : 0.0);
-    priced.ring_bandwidth *= calibration.link_fraction.value;
-    priced.bidi_ring_bandwidth *= calibration.link_fraction.value;
-    priced.link_bandwidth *= calibration.link_fraction.value;
-    // The per-hop latency replaces the link figure on ICI / NVLink; fabric hops keep theirs.
-    if (!report.uses_fabric && linkLatency > 0) priced.step_latency *= calibration.hop_latency.value / linkLatency;
+    calibrate(priced, report, calibration, linkLatency);
     out.seconds_per_byte.push_back(collectiveSeconds(Collective::AllGather, probe, priced) / probe);
     out.inputs.push_back(priced);
   }

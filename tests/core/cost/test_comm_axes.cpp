@@ -236,3 +236,54 @@ TEST_CASE("mesh axis strings", "[comm]") {
   CHECK_THROWS_WITH(parseMeshAxes("a:8,b:8,c:8,d:8", 8), Catch::Contains("more than 8"));
   CHECK_THROWS_WITH(parseMeshAxes("", 8), Catch::Contains("NAME:SIZE"));
 }
+
+TEST_CASE("an axis over slices runs its collectives in the slice, then across slices on the shard", "[comm]") {
+  // v4 2x2, two slices: one 8-device axis, each slice's chips consecutive (create_hybrid_device_mesh's
+  // DCN-outside-ICI order), each slice walked as the closed ring (0,0)(1,0)(1,1)(0,1).
+  auto g = graphOf("v4:2x2:slices=2");
+  const auto& d = g->devices();
+  const std::array<std::array<int, 2>, 4> ring{{{0, 0}, {1, 0}, {1, 1}, {0, 1}}};
+  const auto m = handMesh(d, {8}, {"fsdp"}, [&](const auto& i) {
+    const auto k = static_cast<std::size_t>(i[0] % 4);
+    return positionOf(d, ring[k][0], ring[k][1], 0, 0, static_cast<int>(i[0] / 4));
+  });
+  const auto r = axisReport(*g, m, 0);
+  CHECK(r.crosses_slices);
+  REQUIRE(r.levels.size() == 2);
+  const AxisReport& slice = r.levels[0];
+  const AxisReport& across = r.levels[1];
+  CHECK(slice.size == 4);
+  CHECK_FALSE(slice.crosses_slices);
+  CHECK(slice.ring_closed);
+  CHECK(slice.slowest_link == LinkClass::Ici);
+  // Across: the two chips at one ring position, over DCN, as the 2-device DCN axis above.
+  CHECK(across.size == 2);
+  CHECK(across.group_count == 4);
+  CHECK(across.slowest_link == LinkClass::Dcn);
+  CHECK(across.ring_bandwidth == Approx(6.25e9));
+  CHECK(across.step_latency == Approx(20e-6));
+
+  // All-gather of 1 GB: in the slice the closed ring's V / W (W = 2 x 45 GB/s, both directions),
+  // across the slices each chip's quarter of it, 250 MB, on the DCN pair: 20 us + 1/2 x 250 MB /
+  // 6.25 GB/s = 20.02 ms.
+  const double v = 1e9;
+  const auto in = ringCostInputs(r);
+  CHECK(collectiveSeconds(Collective::AllGather, v, in.levels[0]) == Approx(v / 9e10));
+  CHECK(collectiveSeconds(Collective::AllGather, v, in) == Approx(v / 9e10 + 20e-6 + 0.5 * 2.5e8 / 6.25e9));
+  CHECK(collectiveSeconds(Collective::ReduceScatter, v, in) == Approx(v / 9e10 + 20e-6 + 0.5 * 2.5e8 / 6.25e9));
+  // All-reduce: reduce-scatter and all-gather in the slice around the all-reduce across slices.
+  CHECK(collectiveSeconds(Collective::AllReduce, v, in) == Approx(2 * v / 9e10 + 2 * (20e-6 + 0.5 * 2.5e8 / 6.25e9)));
+  RingCostInputs flat = in;
+  flat.levels.clear();
+  // The flat ring, for comparison: 7 steps of 20 us and 7/8 GB through the 6.25 GB/s uplink, 4.5x.
+  CHECK(collectiveSeconds(Collective::AllGather, v, flat) == Approx(7 * 20e-6 + 0.875 * v / 6.25e9));
+
+  // Slices interleaved in the axis (A B A B ...): no two levels to cross one after the other.
+  const auto mixed = handMesh(d, {8}, {"fsdp"}, [&](const auto& i) {
+    const auto k = static_cast<std::size_t>(i[0] / 2);
+    return positionOf(d, ring[k][0], ring[k][1], 0, 0, static_cast<int>(i[0] % 2));
+  });
+  CHECK(axisReport(*g, mixed, 0).levels.empty());
+  // An axis inside one slice has none either.
+  CHECK(slice.levels.empty());
+}

@@ -69,6 +69,12 @@ struct AxisReport {
   std::array<int, 3> extents{0, 0, 0};
   std::array<bool, 3> extent_wraps{false, false, false};
   double link_bandwidth = 0;
+  // TPU groups that span slices with each slice's devices consecutive in the group, as
+  // create_hybrid_device_mesh lays a DCN x ICI axis out: the in-slice level (its ICI rings, one per
+  // slice) then the across-slice level (the devices at one in-slice position, over DCN). XLA's
+  // multi-slice collectives cross the levels one after the other, the DCN level carrying 1 / (the
+  // in-slice size) of the bytes (collectives.hpp). Empty for every other axis.
+  std::vector<AxisReport> levels;
 };
 
 // Report for axis `axisIndex` of `mesh`. Every mesh device must be in the graph (by id).

@@ -11,6 +11,7 @@
 #include <array>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace shardscope {
 
@@ -48,6 +49,8 @@ struct RingCostInputs {
   std::array<int, 3> extents{0, 0, 0};
   std::array<bool, 3> extent_wraps{false, false, false};
   double link_bandwidth = 0;
+  // An axis over slices (AxisReport::levels): the in-slice ring, then the across-slice ring.
+  std::vector<RingCostInputs> levels;
 };
 RingCostInputs ringCostInputs(const AxisReport& report);
 
@@ -67,6 +70,10 @@ RingCostInputs ringCostInputs(const AxisReport& report);
 //    AR = 2 AG;  A2A = AG/4 on a closed ring, AG/2 on an open one; over whole wrapped axes
 //    max(a sum|X_i|/2, (V/p) sum|X_i| / (4 n_axes W)) (each buffer travels sum|X_i|/4 hops on
 //    average over 2 n_axes link directions; AG/4 on a single ring).
+// An axis over slices (in.levels: in-slice then across-slice) runs hierarchically, as XLA's
+// multi-slice collectives do: AG = AG_dcn(V / p_ici) + AG_ici(V); RS = RS_ici(V) + RS_dcn(V / p_ici);
+// AR = AR_ici(V) + AR_dcn(V / p_ici) (a reduce-scatter and an all-gather in the slice around the
+// all-reduce across slices); A2A crosses as one ring.
 // p == 1 or bytes == 0 costs nothing. Throws ValueError for negative or non-finite bytes.
 CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& in);
 CollectiveTime collectiveTime(Collective c, double bytes, const AxisReport& report);
