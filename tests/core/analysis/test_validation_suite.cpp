@@ -30,10 +30,10 @@ TEST_CASE("the validation suite: published measured runs against the step model"
   INFO("MAPE " << s.mape << ", worst " << s.worst_run << " " << s.worst_error
                << ", within 15%: " << s.within_step_tolerance << " of " << s.predicted);
   CHECK(s.predicted == s.runs);
-  // Thresholds: the issue's — mean absolute error on step time at most 10% (7.0% over the 59 runs
+  // Thresholds: the issue's — mean absolute error on step time at most 10% (6.3% over the 76 runs
   // today, held at 7.5%), no run off by more than 20% (the worst today, 19.8%, a 32-slice v5e run
   // whose measured slowdown with the slice count the model does not reproduce; docs/validation.md);
-  // and at least 85% of the runs within 15% (52 of 59 today; Megatron-LM's CI runs, measured in
+  // and at least 85% of the runs within 15% (69 of 76 today; Megatron-LM's CI runs, measured in
   // its deterministic mode, come out 14-17% fast).
   CHECK(s.mape <= 0.075);
   CHECK(s.within_step_tolerance >= static_cast<int>(std::ceil(0.85 * s.predicted)));
@@ -65,21 +65,24 @@ TEST_CASE("the validation suite's MaxText 512B run fits in HBM with its publishe
   CHECK(d.optimizer == Approx(8 * params / 512).epsilon(0.01));
 }
 
-TEST_CASE("the memory candidates load and are predicted, each with its measured memory", "[validation]") {
-  // resources/validation/candidates: runs with a measured per-device memory the model does not yet
-  // answer all within 10% (its README says why). They must stay loadable and predictable so that
+TEST_CASE("the candidates load and are predicted, the memory ones with their measured memory", "[validation]") {
+  // resources/validation/candidates: runs kept out of the suite until the model has their mechanism
+  // (its README says which): measured per-device memory that counts more than a planner sizes, an
+  // uncalibrated chip, MaxText's dropping MoE path. They must stay loadable and predictable so that
   // the mechanisms added for them can be checked against them.
   const auto dir = std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "resources" / "validation" / "candidates";
   REQUIRE(std::filesystem::is_directory(dir));
   const auto runs = loadValidationRuns(dir);
-  CHECK(runs.size() == 35); // 17 torchtitan, 16 Megatron tutorial, 2 Megatron CI on GB200
+  // 17 torchtitan, 16 Megatron tutorial, 2 Megatron CI on GB200 (memory); 2 Mixtral on v6e (step only).
+  CHECK(runs.size() == 37);
   AnalysisCache cache;
-  int within10 = 0;
+  int memoryRuns = 0, within10 = 0;
   for (const auto& run : runs) {
     INFO(run.id);
-    REQUIRE(run.memory_gib.has_value());
     const ValidationResult r = validateRun(run, cache);
     CHECK(r.ok);
+    if (!run.memory_gib) continue;
+    ++memoryRuns;
     REQUIRE(r.memory_error.has_value());
     const double error = *r.memory_error;
     if (std::abs(error) <= 0.10) ++within10;
@@ -90,5 +93,6 @@ TEST_CASE("the memory candidates load and are predicted, each with its measured 
     const bool fsdp2Unmodelled = run.id.find("70b") != std::string::npos || run.id.find("405b") != std::string::npos;
     if (!fsdp2Unmodelled) CHECK(std::abs(error) <= 0.20);
   }
+  CHECK(memoryRuns == 35);
   CHECK(within10 >= 11);
 }
