@@ -40,6 +40,25 @@ std::int64_t inSliceRun(const Mesh& mesh, std::size_t axis) {
   return run;
 }
 
+// An axis over slices: its in-slice and across-slice levels, each the report of one half of the
+// axis split in two (DCN outside, ICI inside), for the hierarchical price (collectives.hpp); empty
+// when the groups do not hold each slice's devices in a row.
+std::vector<AxisReport> sliceLevels(const LinkGraph& graph, const Mesh& mesh, const AxisReport& r) {
+  const auto a = static_cast<std::size_t>(r.axis_index);
+  const std::int64_t run = inSliceRun(mesh, a);
+  if (run == 0) return {};
+  Mesh split = mesh;
+  Shape splitShape = mesh.shape();
+  splitShape[a] = r.size / run;
+  splitShape.insert(splitShape.begin() + static_cast<std::ptrdiff_t>(a) + 1, run);
+  split.grid = mesh.grid.reshape(std::move(splitShape));
+  if (split.axis_names.size() > a) {
+    split.axis_names[a] = r.axis + " across slices";
+    split.axis_names.insert(split.axis_names.begin() + static_cast<std::ptrdiff_t>(a) + 1, r.axis + " in slice");
+  }
+  return {axisReport(graph, split, r.axis_index + 1, false), axisReport(graph, split, r.axis_index, false)};
+}
+
 } // namespace
 
 AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, bool keepGroups) {
@@ -189,22 +208,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
   } else if (graph.platform() != Platform::Tpu) {
     r.slowest_link = LinkClass::NvLink;
   }
-  // An axis over slices: its in-slice and across-slice levels, each the report of one half of the
-  // axis split in two (DCN outside, ICI inside), for the hierarchical price (collectives.hpp).
-  const auto a = static_cast<std::size_t>(axisIndex);
-  if (const std::int64_t run = tpu && r.crosses_slices ? inSliceRun(mesh, a) : 0; run > 0) {
-    Mesh split = mesh;
-    Shape splitShape = shape;
-    splitShape[a] = p / run;
-    splitShape.insert(splitShape.begin() + static_cast<std::ptrdiff_t>(a) + 1, run);
-    split.grid = mesh.grid.reshape(std::move(splitShape));
-    if (split.axis_names.size() > a) {
-      split.axis_names[a] = r.axis + " across slices";
-      split.axis_names.insert(split.axis_names.begin() + static_cast<std::ptrdiff_t>(a) + 1, r.axis + " in slice");
-    }
-    r.levels.push_back(axisReport(graph, split, axisIndex + 1, false));
-    r.levels.push_back(axisReport(graph, split, axisIndex, false));
-  }
+  if (tpu && r.crosses_slices) r.levels = sliceLevels(graph, mesh, r);
   return r;
 }
 
