@@ -217,24 +217,34 @@ TEST_CASE("published model FLOPs follow Narayanan et al.'s formula", "[validatio
   CHECK(publishedModelFlops(c, B * s, s, false, 4) == Approx(withRecompute).epsilon(1e-12));
 }
 
+namespace {
+
+// A validation file of one hand-made Megatron run: 4 hosts of 8 A100, tp 8 x pp 2 x dp 2, 64
+// sequences of 2048 in micro-batches of 2 per replica, selective recompute, `measured` as given.
+Json handMadeRunFile(const Json& measured) {
+  return {{"format", "shardscope-validation"},
+          {"version", 1},
+          {"source", "a hand-made run for the format"},
+          {"citation", "none"},
+          {"runs",
+           {{{"id", "pp-run"},
+             {"row", "one"},
+             {"framework", "megatron"},
+             {"model", smallLlama()},
+             {"hardware", {{"chip", "a100"}, {"shape", {4, 8, 1}}}},
+             {"parallelism", {{"tensor", 8}, {"pipeline", 2}, {"data", 2}}},
+             {"global_batch", 64},
+             {"micro_batch", 2},
+             {"seq_len", 2048},
+             {"recompute", "selective"},
+             {"distributed_optimizer", true},
+             {"measured", measured}}}}};
+}
+
+} // namespace
+
 TEST_CASE("a published run becomes a workspace with its mesh, batch and pipeline", "[validation]") {
-  const Json file = {{"format", "shardscope-validation"},
-                     {"version", 1},
-                     {"source", "a hand-made run for the format"},
-                     {"citation", "none"},
-                     {"runs",
-                      {{{"id", "pp-run"},
-                        {"row", "one"},
-                        {"framework", "megatron"},
-                        {"model", smallLlama()},
-                        {"hardware", {{"chip", "a100"}, {"shape", {4, 8, 1}}}},
-                        {"parallelism", {{"tensor", 8}, {"pipeline", 2}, {"data", 2}}},
-                        {"global_batch", 64},
-                        {"micro_batch", 2},
-                        {"seq_len", 2048},
-                        {"recompute", "selective"},
-                        {"distributed_optimizer", true},
-                        {"measured", {{"step_time_s", 1.0}}}}}}};
+  const Json file = handMadeRunFile({{"step_time_s", 1.0}});
   const auto runs = validationRunsFromJson(file, "hand.json");
   REQUIRE(runs.size() == 1);
   const Scenario s = runScenario(runs[0]);
@@ -275,22 +285,7 @@ TEST_CASE("a run's memory figure is compared with the device the source measured
   // The pp 2 x dp 2 x tp 8 run above with a measured memory: by default the fullest device (a
   // planner's peak); "last" is Megatron's rank world_size - 1, a device of the last pipeline stage
   // (the head and the loss, not the embedding), whichever stage is fuller.
-  Json file = {{"format", "shardscope-validation"},
-               {"version", 1},
-               {"source", "a hand-made run for the format"},
-               {"citation", "none"},
-               {"runs",
-                {{{"id", "pp-run"},
-                  {"row", "one"},
-                  {"framework", "megatron"},
-                  {"model", smallLlama()},
-                  {"hardware", {{"chip", "a100"}, {"shape", {4, 8, 1}}}},
-                  {"parallelism", {{"tensor", 8}, {"pipeline", 2}, {"data", 2}}},
-                  {"global_batch", 64},
-                  {"micro_batch", 2},
-                  {"seq_len", 2048},
-                  {"recompute", "selective"},
-                  {"measured", {{"memory_gib", 10.0}}}}}}};
+  Json file = handMadeRunFile({{"memory_gib", 10.0}});
   const auto fullestRuns = validationRunsFromJson(file, "hand.json");
   file["runs"][0]["measured"]["memory_device"] = "last";
   const auto lastRuns = validationRunsFromJson(file, "hand.json");
