@@ -89,6 +89,16 @@ void printTable(const Json& result, bool withBytes, std::ostream& out) {
     table.rows.push_back(std::move(row));
   }
   table.print(out);
+  // The ring columns describe each group as one ring; an axis over slices is priced in two levels.
+  for (const auto& a : result["axes"]) {
+    const auto inSlice = a["in_slice"].get<std::int64_t>();
+    if (inSlice == 0) continue;
+    out << "\n"
+        << a["axis"].get<std::string>() << " crosses " << a["size"].get<std::int64_t>() / inSlice
+        << " slices in two levels, as XLA runs a multi-slice collective:\n  over the " << inSlice
+        << " devices in each slice on the whole array (ICI), then across the slices on 1/" << inSlice
+        << " of it (DCN);\n  the ring columns describe the whole group as one ring.\n";
+  }
 }
 } // namespace
 

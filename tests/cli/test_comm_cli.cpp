@@ -28,6 +28,18 @@ TEST_CASE("comm prints one row per axis", "[cli][comm]") {
   CHECK(rows == 2);
 }
 
+TEST_CASE("comm says when an axis over slices runs in two levels", "[cli][comm]") {
+  // v4 4x4x4 x 2 slices, data:-1 is 16 devices per slice x 2 slices: one axis over both.
+  std::istringstream in;
+  std::ostringstream out, err;
+  REQUIRE(cli::run({"comm", "--topology", "v4:4x4x4:slices=2", "--mesh", "data:-1,tp:4"}, {in, out, err}) == 0);
+  const std::string text = out.str();
+  CHECK(text.find("data crosses 2 slices in two levels") != std::string::npos);
+  CHECK(text.find("over the 16 devices in each slice") != std::string::npos);
+  CHECK(text.find("on 1/16 of it (DCN)") != std::string::npos);
+  CHECK(text.find("tp crosses") == std::string::npos);
+}
+
 TEST_CASE("comm --format json is the axis_report result", "[cli][comm]") {
   std::istringstream in;
   std::ostringstream out, err;

@@ -310,6 +310,7 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
                     {"max_link_load", c.max_link_load},
                     {"crosses_hosts", c.crosses_hosts},
                     {"crosses_slices", c.crosses_slices},
+                    {"in_slice", c.in_slice},
                     {"slowest_link", c.slowest_link},
                     {"step_bytes", c.step_bytes},
                     {"step_s", c.step_s},

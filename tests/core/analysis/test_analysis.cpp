@@ -118,6 +118,7 @@ TEST_CASE("multi-slice scenarios place slices over DCN", "[analysis]") {
   // The dp groups pair the same position of the two slices.
   REQUIRE(a.comm.size() == 3);
   CHECK(a.comm[0].crosses_slices);
+  CHECK(a.comm[0].in_slice == 0); // dp pairs one device of each slice: a single DCN ring
   CHECK_FALSE(a.comm[2].crosses_slices);
   CHECK(a.axes[0].explanation.find("2 slices over DCN") != std::string::npos);
 }

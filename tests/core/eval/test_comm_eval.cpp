@@ -124,7 +124,10 @@ TEST_CASE("eval axis_report: collectives, fsdp, one axis, multi-slice, explicit 
   CHECK(multi["result"]["mesh"]["axes"][1]["dcn"] == 1);
   CHECK(multi["result"]["axes"][0]["crosses_slices"] == true);
   CHECK(multi["result"]["axes"][0]["slowest_link"] == "dcn");
+  // Each data group holds its 16 devices of one slice in a row: priced in two levels.
+  CHECK(multi["result"]["axes"][0]["in_slice"] == 16);
   CHECK(multi["result"]["axes"][1]["crosses_slices"] == false);
+  CHECK(multi["result"]["axes"][1]["in_slice"] == 0);
 
   // GPUs through an explicit grid (ids row-major over dp x tp).
   Json req{{"op", "axis_report"}, {"topology", "h100:2x8"}, {"mesh", "dp:2,tp:8"}, {"mesh_grid", Json::array()}};
@@ -143,6 +146,7 @@ TEST_CASE("eval axis_report: collectives, fsdp, one axis, multi-slice, explicit 
   CHECK(hybrid["result"]["mesh"]["shape"] == Json::array({4, 64, 4}));
   CHECK(hybrid["result"]["mesh"]["axes"][0]["dcn"] == 4);
   CHECK(hybrid["result"]["axes"][0]["slowest_link"] == "dcn");
+  CHECK(hybrid["result"]["axes"][0]["in_slice"] == 0); // one device per slice: a single DCN ring
   CHECK(hybrid["result"]["axes"][2]["crosses_slices"] == false);
 }
 

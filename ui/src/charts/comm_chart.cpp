@@ -115,7 +115,11 @@ void CommChart::rebuild() {
     facts << (a.ring_closed ? tr("closed ring") : tr("open ring"));
     facts << tr("dilation max %1, mean %2").arg(a.max_hops).arg(a.mean_hops, 0, 'f', 2);
     if (a.max_link_load > 0) facts << tr("max link load %1").arg(a.max_link_load);
-    if (a.crosses_slices)
+    if (a.in_slice > 0)
+      facts << tr("crosses %1 slices in two levels (%2 devices in each slice, then the slices on their share)")
+                   .arg(a.size / a.in_slice)
+                   .arg(a.in_slice);
+    else if (a.crosses_slices)
       facts << tr("crosses slices");
     else if (a.crosses_hosts)
       facts << tr("crosses hosts");

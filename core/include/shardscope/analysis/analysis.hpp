@@ -87,6 +87,9 @@ struct AxisComm {
   double mean_hops = 0;
   int max_link_load = 0;
   bool crosses_hosts = false, crosses_slices = false;
+  // An axis over slices priced in two levels (AxisReport::levels): the devices of each group in
+  // one slice; 0 for every other axis.
+  std::int64_t in_slice = 0;
   std::string slowest_link; // "ici", "dcn", "nvlink", "network", or "none" (one chip)
   // TPU in one slice: every group takes each physical dimension it touches whole with its
   // wraparound (the cost form then runs a collective over all of them at once), and the most
