@@ -34,7 +34,7 @@ std::vector<AxisReport> reportCommunication(const Scenario& scenario, Analysis& 
       c.max_link_load = r.max_link_load;
       c.crosses_hosts = r.crosses_hosts;
       c.crosses_slices = r.crosses_slices;
-      c.in_slice = r.levels.empty() ? 0 : r.levels.front().size;
+      c.in_slice = r.inSlice();
       c.wraps = r.wraps;
       c.extents = r.extents;
       c.slowest_link = r.uses_links ? std::string(linkClassName(r.slowest_link)) : std::string("none");

@@ -50,7 +50,7 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o,
   const bool embedSplit = o.sequence_parallel || o.framework == Framework::MaxText;
   s.sequence_parallel = embedSplit;
   s.materialized_scores = o.attention == AttentionKernel::Materialized;
-  setLayerWidths(s, c);
+  s.widths = layerWidths(c);
   const double embed = embedSplit ? s.tensor : 1.0;
   if (recomputeTraits(o.recompute).korthikanti) {
     a.per_layer = activationBytesPerLayer(s, o.recompute);
@@ -114,13 +114,15 @@ double adafactorStateElements(const Shape& shape) {
   return full / (static_cast<double>(a) * static_cast<double>(b)) * static_cast<double>(a + b);
 }
 
-void setLayerWidths(LayerActivationShape& s, const ModelConfig& c) {
+LayerWidths layerWidths(const ModelConfig& c) {
   const double heads = static_cast<double>(std::max<std::int64_t>(1, c.heads));
   const double headDim = c.head_dim > 0 ? static_cast<double>(c.head_dim) : static_cast<double>(c.hidden) / heads;
-  s.query_width = heads * headDim;
-  s.kv_width = static_cast<double>(c.kv_heads > 0 ? c.kv_heads : c.heads) * headDim;
-  s.mlp_width = static_cast<double>(c.ffn);
-  s.mlp_in_width = s.mlp_width * (c.gatedMlp() ? 2.0 : 1.0);
+  LayerWidths w;
+  w.query = heads * headDim;
+  w.kv = static_cast<double>(c.kv_heads > 0 ? c.kv_heads : c.heads) * headDim;
+  w.mlp = static_cast<double>(c.ffn);
+  w.mlp_in = w.mlp * (c.gatedMlp() ? 2.0 : 1.0);
+  return w;
 }
 
 double activationBytesPerLayer(const LayerActivationShape& s, Recompute recompute) {
@@ -139,7 +141,7 @@ double activationBytesPerLayer(const LayerActivationShape& s, Recompute recomput
   auto width = [&](double w, double table2) { return w > 0 ? w : table2 * s.hidden; };
   const double split =
       2 * sb *
-      (2 * width(s.query_width, 1) + 2 * width(s.kv_width, 1) + width(s.mlp_in_width, 4) + width(s.mlp_width, 4));
+      (2 * width(s.widths.query, 1) + 2 * width(s.widths.kv, 1) + width(s.widths.mlp_in, 4) + width(s.widths.mlp, 4));
   const double kept = s.sequence_parallel ? (10 * sbh + split) / t : 10 * sbh + split / t;
   // Policies that re-run the attention core drop its score, softmax and dropout terms (5as/h), and
   // flash attention never writes them.
@@ -152,11 +154,7 @@ double activationBytesPerToken(const ModelConfig& c, Recompute recompute, double
                                bool xlaProgram) {
   const RecomputeTraits t = recomputeTraits(recompute, xlaProgram);
   const double h = static_cast<double>(c.hidden);
-  const double heads = static_cast<double>(std::max<std::int64_t>(1, c.heads));
-  const double headDim = c.head_dim > 0 ? static_cast<double>(c.head_dim) : h / heads;
-  const double kvHeads = static_cast<double>(c.kv_heads > 0 ? c.kv_heads : c.heads);
-  const double qkv = (heads + 2 * kvHeads) * headDim;
-  const double mlpIn = static_cast<double>(c.ffn) * (c.gatedMlp() ? 2.0 : 1.0);
+  const LayerWidths w = layerWidths(c);
   double elements = h / embedSplit; // the layer input, always kept
   if (t.alternate_matmuls) {
     // torchtitan's op-level policy keeps the 1st, 3rd, 5th and 7th matmul outputs: the queries,
@@ -164,17 +162,16 @@ double activationBytesPerToken(const ModelConfig& c, Recompute recompute, double
     // projection, whose local output is the whole model width under tensor parallelism (partial
     // sums before their reduction). And the attention kernel's output, and under sequence
     // parallelism the two reduce-scatters' outputs.
-    const double ffn = static_cast<double>(c.ffn);
-    elements += heads * headDim / tensor + kvHeads * headDim / tensor; // queries, values
-    elements += heads * headDim / tensor;                              // the attention kernel's output
-    elements += ffn / tensor + (c.gatedMlp() ? h : 0.0);
+    elements += w.query / tensor + w.kv / tensor; // queries, values
+    elements += w.query / tensor;                 // the attention kernel's output
+    elements += w.mlp / tensor + (c.gatedMlp() ? h : 0.0);
     if (tensor > 1 && embedSplit > 1) elements += 2 * h / embedSplit;
     return 2 * elements;
   }
   if (!t.offloaded) {
-    if (t.kept_qkv) elements += qkv / tensor;
+    if (t.kept_qkv) elements += (w.query + 2 * w.kv) / tensor;
     if (t.kept_out) elements += h / embedSplit;
-    if (t.kept_mlp_in) elements += mlpIn / tensor;
+    if (t.kept_mlp_in) elements += w.mlp_in / tensor;
     if (t.kept_mlp_out) elements += h / embedSplit;
   }
   return 2 * elements; // 16-bit activations

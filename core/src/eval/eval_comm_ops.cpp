@@ -231,7 +231,7 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
     j["max_directed_link_load"] = r.max_directed_link_load;
     j["crosses_hosts"] = r.crosses_hosts;
     j["crosses_slices"] = r.crosses_slices;
-    j["in_slice"] = r.levels.empty() ? 0 : r.levels.front().size;
+    j["in_slice"] = r.inSlice();
     j["uses_fabric"] = r.uses_fabric;
     j["slowest_link"] = r.uses_links ? Json(std::string(linkClassName(r.slowest_link))) : Json(nullptr);
     j["ring_bandwidth"] = r.ring_bandwidth;

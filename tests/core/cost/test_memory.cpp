@@ -78,15 +78,14 @@ TEST_CASE("Korthikanti per-layer activations match Table 2 by hand", "[memory]")
   s.materialized_scores = false;
   CHECK(activationBytesPerLayer(s, Recompute::None) == 35'651'584.0); // 34 sbh / 8: no score terms
   // Table 2's widths stated are Table 2's numbers.
-  s.query_width = s.kv_width = 4096;
-  s.mlp_in_width = s.mlp_width = 4 * 4096;
+  s.widths = {4096, 4096, 4 * 4096, 4 * 4096};
   CHECK(activationBytesPerLayer(s, Recompute::None) == 35'651'584.0);
 
   // Megatron-LM CI's 7B GPT (gpt3_7b_tp4_pp1_memory_speed): 8 query groups of 128, so keys and
   // values are 1024 wide; s = 8192, b = 2, TP 4 without sequence parallelism, flash attention.
   // Split per token: 2 x (2 x 4096 + 2 x 1024 + 16384 + 16384) = 86,016 bytes = 21 h, over 4:
   // sbh (10 + 5.25) = 15.25 x 67,108,864 = 1,023,410,176.
-  LayerActivationShape gqa{8192, 8192, 2, 4096, 32, 4, false, false, 4096, 1024, 16384, 16384};
+  LayerActivationShape gqa{8192, 8192, 2, 4096, 32, 4, false, false, {4096, 1024, 16384, 16384}};
   CHECK(activationBytesPerLayer(gqa, Recompute::None) == 1'023'410'176.0);
   CHECK(activationBytesPerLayer(gqa, Recompute::Selective) == 1'023'410'176.0); // flash: nothing to drop
 }

@@ -75,6 +75,8 @@ struct AxisReport {
   // multi-slice collectives cross the levels one after the other, the DCN level carrying 1 / (the
   // in-slice size) of the bytes (collectives.hpp). Empty for every other axis.
   std::vector<AxisReport> levels;
+  // The devices of each group in one slice when the axis runs in two levels; 0 otherwise.
+  std::int64_t inSlice() const { return levels.empty() ? 0 : levels.front().size; }
 };
 
 // Report for axis `axisIndex` of `mesh`. Every mesh device must be in the graph (by id).

@@ -101,21 +101,26 @@ struct MemoryOptions {
 // The Korthikanti et al. per-layer activation memory (Table 2, 16-bit activations with dropout
 // masks), for one device. `seq` is the local query length, `keySeq` the key length attention scores
 // span (the full sequence under all-gather context parallelism; equal to `seq` without it).
-// Table 2's GPT has h-wide queries, keys and values and a 4h MLP; the widths below carry the
-// model's own (grouped-query keys and values, a gated MLP's two input projections), the
-// tensor-parallel terms growing or shrinking with them. Zero widths mean Table 2's.
+// Table 2's GPT has h-wide queries, keys and values and a 4h MLP; `widths` carry the model's own
+// (grouped-query keys and values, a gated MLP's two input projections), the tensor-parallel terms
+// growing or shrinking with them. Zero widths mean Table 2's.
+
+// The widths of a layer's activations per token, in elements.
+struct LayerWidths {
+  double query = 0;  // heads x head_dim (the queries, and the attention output)
+  double kv = 0;     // key (= value) heads x head_dim
+  double mlp_in = 0; // the MLP input projections' outputs: ffn, twice when gated
+  double mlp = 0;    // the MLP output projection's input: ffn
+};
+LayerWidths layerWidths(const ModelConfig& config);
+
 struct LayerActivationShape {
   double seq = 0, key_seq = 0, batch = 0, hidden = 0, heads = 0;
   double tensor = 1;
   bool sequence_parallel = false;
   bool materialized_scores = false; // the 5as/h term applies (AttentionKernel::Materialized)
-  double query_width = 0;           // heads x head_dim (h)
-  double kv_width = 0;              // key (= value) heads x head_dim (h)
-  double mlp_in_width = 0;          // the MLP input projections' outputs: ffn, twice when gated (4h)
-  double mlp_width = 0;             // the MLP output projection's input: ffn (4h)
+  LayerWidths widths;               // zero: Table 2's (h, h, 4h, 4h)
 };
-// The widths of `config` for LayerActivationShape (queries, keys and values, the MLP's).
-void setLayerWidths(LayerActivationShape& shape, const ModelConfig& config);
 double activationBytesPerLayer(const LayerActivationShape& shape, Recompute recompute);
 
 // Bytes one token leaves in HBM per layer for the backward under a policy that names what it keeps
