@@ -286,13 +286,16 @@ void fillTransfers(const Scenario& scenario, const Model* model, const ShardGrou
   }
   // One micro-batch's activation at a stage boundary, per device: [b, s, h] in 16 bits, the batch
   // and sequence split as the memory estimate splits them; tensor parallelism replicates it, except
-  // in MaxText, whose activations are sharded over the tensor axis too.
+  // in MaxText, whose activations are sharded over the tensor axis too, and under Megatron's
+  // sequence parallelism, whose stages send each tensor rank's s / t rows (get_tensor_shapes in
+  // megatron/core/pipeline_parallel/schedules.py).
   Scenario local = scenario;
   for (auto* axes : {&local.training.batch_axes, &local.training.seq_axes})
     axes->erase(std::remove(axes->begin(), axes->end(), p.axis), axes->end());
   const MemoryOptions o = deviceMemoryOptions(local, *plan, *model, out, false);
   const auto ceilDiv = [](std::int64_t n, std::int64_t d) { return static_cast<double>((n + d - 1) / d); };
-  const double embedSplit = o.framework == Framework::MaxText ? static_cast<double>(o.tensor_degree) : 1.0;
+  const double embedSplit =
+      o.framework == Framework::MaxText || o.sequence_parallel ? static_cast<double>(o.tensor_degree) : 1.0;
   const double bytes = ceilDiv(o.micro_batch, o.batch_degree) * ceilDiv(o.seq_len, o.seq_degree) *
                        static_cast<double>(model->config->hidden) * 2.0 / embedSplit;
   for (std::size_t s = 0; s + 1 < p.stage_to_rank.size(); ++s) {

@@ -46,6 +46,7 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
                "recompute",
                "sequence_parallel",
                "distributed_optimizer",
+               "tp_comm_overlap",
                "precision",
                "optimizer",
                "measured",
@@ -79,6 +80,7 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
                                                                             : AttentionKernel::Flash;
   run.sequence_parallel = r["sequence_parallel"].boolOr(false);
   run.distributed_optimizer = r["distributed_optimizer"].boolOr(false);
+  run.tp_comm_overlap = r["tp_comm_overlap"].boolOr(false);
   run.precision = r["precision"].stringOr("bf16");
   run.optimizer = r["optimizer"].stringOr("adamw");
   run.notes = r["notes"].stringOr("");
@@ -221,6 +223,7 @@ Scenario runScenario(const ValidationRun& run) {
   t.attention = run.attention;
   t.seq_len = run.seq_len;
   t.sequence_parallel = run.sequence_parallel;
+  if (run.tp_comm_overlap) s.performance.overlap_tensor_comm = true;
   // MaxText keeps float32 weights and casts them for the matmuls (weight_dtype float32); Megatron
   // keeps bf16 (or fp16) weights with an fp32 master copy in the optimizer, and a bf16 model's
   // gradients in fp32 (the framework's default grad dtype, engine_options.hpp gradDtypeOf).

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 namespace shardscope {
 
@@ -59,6 +60,39 @@ std::vector<AxisReport> sliceLevels(const LinkGraph& graph, const Mesh& mesh, co
   return {axisReport(graph, split, r.axis_index + 1, false), axisReport(graph, split, r.axis_index, false)};
 }
 
+// The ring's link figures from the loads its routes put on each link: the load maxima, the
+// bandwidths B and W, the slowest link. `nicsPerCrossing` is the fewest members a GPU group has on
+// any host it spans (int max when no group leaves its host).
+void linkFigures(const LinkGraph& graph, const std::vector<int>& loadPlus, const std::vector<int>& loadMinus,
+                 int nicsPerCrossing, AxisReport& r) {
+  const auto& links = graph.links();
+  const bool tpu = graph.platform() == Platform::Tpu;
+  double ringBw = std::numeric_limits<double>::infinity(), bidiBw = ringBw, slowest = ringBw;
+  for (std::size_t id = 0; id < links.size(); ++id) {
+    const int plus = loadPlus[id], minus = loadMinus[id];
+    if (plus == 0 && minus == 0) continue;
+    r.uses_links = true;
+    const auto& link = links[id];
+    r.max_link_load = std::max(r.max_link_load, plus + minus);
+    r.max_directed_link_load = std::max({r.max_directed_link_load, plus, minus});
+    const bool nic =
+        !tpu && link.link_class == LinkClass::Network && nicsPerCrossing != std::numeric_limits<int>::max();
+    ringBw = std::min(ringBw, nic ? link.bandwidth * nicsPerCrossing : link.bandwidth / std::max(plus, minus));
+    bidiBw = std::min(bidiBw, 2.0 * link.bandwidth / (plus + minus));
+    if (link.bandwidth < slowest) {
+      slowest = link.bandwidth;
+      r.slowest_link = link.link_class;
+      r.link_bandwidth = link.bandwidth;
+    }
+  }
+  if (r.uses_links) {
+    r.ring_bandwidth = ringBw;
+    r.bidi_ring_bandwidth = bidiBw;
+  } else if (graph.platform() != Platform::Tpu) {
+    r.slowest_link = LinkClass::NvLink;
+  }
+}
+
 } // namespace
 
 AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, bool keepGroups) {
@@ -104,6 +138,11 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
   bool allInSlice = true, allWrap = p >= 2;
   std::array<bool, 3> dimWraps{true, true, true};
   r.step_latency = 0;
+  // GPUs: a group's members in each NVLink domain, and the fewest of them in any domain the group
+  // spans. NCCL runs a ring over nodes as several channels, each entering and leaving a node
+  // through a different member's NIC, so the data crossing the network spreads over that many NICs.
+  std::map<int, int> membersPerDomain;
+  int nicsPerCrossing = std::numeric_limits<int>::max();
 
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t in = 0; in < inner; ++in) {
@@ -113,8 +152,10 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
       const auto& first = mesh.devices[static_cast<std::size_t>(cells[cellAt(0)])];
       int groupHopSum = 0;
       bool leavesSlice = false;
+      if (!tpu) membersPerDomain.clear();
       for (std::int64_t j = 0; j < p; ++j) {
         const auto& dev = mesh.devices[static_cast<std::size_t>(cells[cellAt(j)])];
+        if (!tpu) ++membersPerDomain[nodes[static_cast<std::size_t>(nodeOfCell[cellAt(j)])].slice];
         if (keepGroups) g.device_ids.push_back(dev.id);
         if (dev.process_index != first.process_index) g.crosses_hosts = true;
         if (dev.slice_index.value_or(0) != first.slice_index.value_or(0)) g.crosses_slices = true;
@@ -138,6 +179,8 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
         r.step_latency = std::max(r.step_latency, latency);
         if (nodes[static_cast<std::size_t>(a)].slice != nodes[static_cast<std::size_t>(b)].slice) leavesSlice = true;
       }
+      if (!tpu && membersPerDomain.size() > 1)
+        for (const auto& [domain, members] : membersPerDomain) nicsPerCrossing = std::min(nicsPerCrossing, members);
       if (p >= 2) g.mean_hops = static_cast<double>(groupHopSum) / static_cast<double>(p);
       hopSum += groupHopSum;
       pairCount += p >= 2 ? p : 0;
@@ -186,28 +229,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
   if (p < 2) r.ring_closed = true; // a single device needs no link: trivially a ring
   r.mean_hops = pairCount ? hopSum / static_cast<double>(pairCount) : 0.0;
 
-  double ringBw = std::numeric_limits<double>::infinity(), bidiBw = ringBw, slowest = ringBw;
-  for (std::size_t id = 0; id < links.size(); ++id) {
-    const int plus = loadPlus[id], minus = loadMinus[id];
-    if (plus == 0 && minus == 0) continue;
-    r.uses_links = true;
-    const auto& link = links[id];
-    r.max_link_load = std::max(r.max_link_load, plus + minus);
-    r.max_directed_link_load = std::max({r.max_directed_link_load, plus, minus});
-    ringBw = std::min(ringBw, link.bandwidth / std::max(plus, minus));
-    bidiBw = std::min(bidiBw, 2.0 * link.bandwidth / (plus + minus));
-    if (link.bandwidth < slowest) {
-      slowest = link.bandwidth;
-      r.slowest_link = link.link_class;
-      r.link_bandwidth = link.bandwidth;
-    }
-  }
-  if (r.uses_links) {
-    r.ring_bandwidth = ringBw;
-    r.bidi_ring_bandwidth = bidiBw;
-  } else if (graph.platform() != Platform::Tpu) {
-    r.slowest_link = LinkClass::NvLink;
-  }
+  linkFigures(graph, loadPlus, loadMinus, nicsPerCrossing, r);
   if (tpu && r.crosses_slices) r.levels = sliceLevels(graph, mesh, r);
   return r;
 }

@@ -36,7 +36,7 @@ double flopsFractionOf(const std::string& key) {
   if (key == "v6e") return 0.56;  // MaxText tpu-recipes on v6e (17 runs, 8 to 512 chips): median of validate --fit
   if (key == "v4") return 0.60;   // PaLM 540B: 57.8% HFU end to end on v4
   if (key == "a100") return 0.64; // Korthikanti 22B + Narayanan 1.7B-18B (5 unpipelined runs): median of validate --fit
-  if (key == "h100") return 0.55; // Megatron-Core README: 41-48% MFU end to end, bubbles included
+  if (key == "h100") return 0.55; // Megatron-LM README's H100 table (9 runs): implied 0.46-0.58, median 0.53
   return 0.5;
 }
 

@@ -242,17 +242,32 @@ void addMaterializedScoresWork(const WorkContext& c, Work& w) {
   w.elementwise_s += (fwd + bwd) * roof.hbm;
 }
 
-// The loss over the vocabulary: the logits written in fp32, read by the softmax and the loss,
-// and read again with the probabilities written for the backward (3 x 4 bytes per logit
-// forward, 2 x 4 backward), the vocabulary split like the output projection.
+// HBM bytes per logit of the loss over the vocabulary, forward and backward, past the output
+// matmul's own output. XLA fuses the log-softmax: the logits written in fp32, read by the softmax
+// and the loss, read again with the probabilities written for the backward (3 x 4 bytes forward,
+// 2 x 4 backward). Megatron's vocab-parallel cross entropy runs as separate PyTorch kernels over
+// fp32 copies (megatron/core/tensor_parallel/cross_entropy.py, core_r0.8.0): forward the cast of
+// the 16-bit logits to fp32 (2 read + 4 written), the max (4), the in-place subtraction, exp and
+// division by the sum (3 x 8), the sum (4): 38 bytes; backward the in-place multiplication by the
+// loss' gradient (8) and its cast back to 16 bits for the matmul (4 + 2): 14 bytes.
+struct LossBytes {
+  double fwd, bwd;
+};
+LossBytes lossBytesPerLogit(Framework framework) {
+  if (framework == Framework::Megatron) return {38, 14};
+  return {12, 8};
+}
+
+// The loss over the vocabulary, the vocabulary split like the output projection.
 void addLossWork(const WorkContext& c, Work& w) {
   const double tokens = c.tokens;
   const Architecture& arch = c.arch;
   const Roofline& roof = c.roof;
   const double logits = tokens * std::ceil(arch.vocab / w.vocab_split);
-  const double fwd = 12 * logits * roof.hbm, bwd = 8 * logits * roof.hbm;
-  w.fwd_hbm += 12 * logits;
-  w.bwd_hbm += 8 * logits;
+  const LossBytes perLogit = lossBytesPerLogit(c.o.framework);
+  const double fwd = perLogit.fwd * logits * roof.hbm, bwd = perLogit.bwd * logits * roof.hbm;
+  w.fwd_hbm += perLogit.fwd * logits;
+  w.bwd_hbm += perLogit.bwd * logits;
   w.fwd_roofline_s += fwd;
   w.bwd_roofline_s += bwd;
   w.elementwise_s += fwd + bwd;

@@ -397,6 +397,23 @@ TEST_CASE("a process holding devices of two pipeline groups is named", "[pipelin
   // parallelism keeps a whole copy on every device of the group).
   CHECK(a.pipeline->transfers[0].bytes == 4096);
   CHECK(a.pipeline->transfers[0].seconds > 0);
+
+  // Under Megatron's sequence parallelism each tensor rank sends its s / t rows
+  // (get_tensor_shapes): 4096 / 8 = 512 bytes, over the same link, so less time. (The rules
+  // must split the layers over tp for it to be a tensor axis.)
+  s.rules = RulesChoice{"fsdp-tp", {}};
+  a = analyze(s);
+  REQUIRE(a.pipeline);
+  REQUIRE(a.pipeline->transfers.size() == 1);
+  CHECK(a.pipeline->transfers[0].bytes == 4096);
+  const double whole = a.pipeline->transfers[0].seconds;
+  s.training.framework = Framework::Megatron;
+  s.training.sequence_parallel = true;
+  a = analyze(s);
+  REQUIRE(a.pipeline);
+  REQUIRE(a.pipeline->transfers.size() == 1);
+  CHECK(a.pipeline->transfers[0].bytes == 512);
+  CHECK(a.pipeline->transfers[0].seconds < whole);
 }
 
 TEST_CASE("the analysis JSON's pipeline object", "[pipeline]") {

@@ -22,7 +22,7 @@ TEST_CASE("an edited scenario round-trips, including rules and overrides", "[sce
   s.topology = {"v5p", {16, 20, 28}, 2, 2, {2, 2, 1}, false, ""};
   s.mesh.axes = {{"dp", 1, 2, AxisType::Auto}, {"fsdp", -1, 1, AxisType::Explicit}, {"tp", 4, 1, AxisType::Manual}};
   s.mesh.allow_split_physical_axes = true;
-  s.model = {"", "/tmp/model.safetensors", Json(), Json()};
+  s.model = {"", "/tmp/model.safetensors", Json(), Json(), Json()};
   s.rules = {"", {{".*q_proj.*", Json::parse(R"([["fsdp","sp"], "tp"])")}}};
   s.training.optimizer = Optimizer::Adafactor;
   s.training.recompute = Recompute::Full;
@@ -74,7 +74,7 @@ TEST_CASE("unknown keys are errors in every workspace section, with the closest 
   CHECK(bad(R"({"training": null, "links": null})") == defaultScenario());
 }
 
-TEST_CASE("a model gives one source of parameters; batch axes are listed once", "[scenario]") {
+TEST_CASE("a model gives one source of parameters, batch axes are listed once", "[scenario]") {
   auto bad = [](const char* text) { return scenarioFromJson(Json::parse(text)); };
   CHECK_THROWS_WITH(bad(R"({"model": {"preset": "gpt2", "params": []}})"),
                     "model gives both 'preset' and 'params'; give one of preset, path, params or config");

@@ -141,7 +141,22 @@ TEST_CASE("axes that cross slices go over DCN, GPU hosts over the network", "[co
   const auto dp = axisReport(*h, gm, 0);
   CHECK(dp.crosses_hosts);
   CHECK(dp.slowest_link == LinkClass::Network);
-  CHECK(dp.ring_bandwidth == Approx(50e9));
+  CHECK(dp.ring_bandwidth == Approx(50e9)); // one member per host: one NIC each way
+
+  // NCCL runs a ring over hosts as several channels, each entering and leaving a host through a
+  // different member's NIC: with k members of the group on every host the ring crosses the
+  // network at k x 50 GB/s. dp 4 x tp 4 on two hosts of 8: members t, t+4 on host 0, t+8, t+12
+  // on host 1, two per host: 100 GB/s. dp 16 alone: eight per host, 400 GB/s.
+  const auto two = handMesh(h->devices(), {4, 4}, {"dp", "tp"}, [&](const auto& i) { return int(i[0] * 4 + i[1]); });
+  CHECK(axisReport(*h, two, 0).ring_bandwidth == Approx(100e9));
+  CHECK(axisReport(*h, two, 1).ring_bandwidth == Approx(450e9)); // inside a host: NVLink as before
+  const auto all = handMesh(h->devices(), {16}, {"dp"}, [&](const auto& i) { return int(i[0]); });
+  CHECK(axisReport(*h, all, 0).ring_bandwidth == Approx(400e9));
+  // Three members on host 0 and one on host 1: the host with one NIC bounds the ring.
+  const int uneven[] = {0, 1, 2, 8, 3, 4, 5, 9, 6, 7, 10, 11, 12, 13, 14, 15};
+  const auto lopsided =
+      handMesh(h->devices(), {4, 4}, {"tp", "dp"}, [&](const auto& i) { return uneven[i[0] * 4 + i[1]]; });
+  CHECK(axisReport(*h, lopsided, 1).ring_bandwidth == Approx(50e9));
 }
 
 TEST_CASE("mesh devices must be in the topology", "[comm]") {

@@ -94,7 +94,7 @@ TEST_CASE("TPU ids are global x-fastest and hosts are 2x2 tiles", "[topology]") 
   CHECK(devices[4].process_index == 1);
 }
 
-TEST_CASE("chip defaults: v3 has two cores; v5e/v6e hosts are 8 chips alone, 2x2 in bigger slices", "[topology]") {
+TEST_CASE("chip defaults: v3 has two cores, v5e/v6e hosts are 8 chips alone, 2x2 in bigger slices", "[topology]") {
   const DeviceList v3 = makeDevices(parseTopology("v3:2x2"));
   REQUIRE(v3.size() == 8);
   CHECK(v3[1].core_on_chip == 1);

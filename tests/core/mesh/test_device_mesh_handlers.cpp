@@ -72,7 +72,7 @@ TEST_CASE("TPU v3: rings every group of 8 when the last axis is 8, else a plain 
   CHECK(createDeviceMesh(Shape{32}, devices, flags).grid == plain.grid);
 }
 
-TEST_CASE("TPU v4 lite and TPU8i: the 2x2 ring in list order; larger slices fall through", "[device_mesh][handlers]") {
+TEST_CASE("TPU v4 lite and TPU8i: the 2x2 ring in list order, larger slices fall through", "[device_mesh][handlers]") {
   for (const char* kind : {"TPU v4 lite", "TPU8i"}) {
     TopologySpec spec = parseTopology("v4:2x2");
     spec.device_kind_override = kind;
@@ -140,7 +140,7 @@ TEST_CASE("v5e: a 2x2 subslice away from the origin takes the torus path", "[dev
   CHECK(ids(p, sub) == std::vector<std::int64_t>{10, 14, 11, 15});
 }
 
-TEST_CASE("v5p: the 2x2x2 order for 8 chips; 2-core chips take the 4-D torus", "[device_mesh][handlers]") {
+TEST_CASE("v5p: the 2x2x2 order for 8 chips, 2-core chips take the 4-D torus", "[device_mesh][handlers]") {
   for (const char* kind : {"TPU v5p", "TPU v5"}) {
     TopologySpec spec = parseTopology("v5p:2x2x2");
     spec.device_kind_override = kind;

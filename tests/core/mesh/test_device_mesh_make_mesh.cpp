@@ -24,7 +24,7 @@ std::pair<ErrorKind, std::string> errorOf(Fn&& fn) {
 }
 } // namespace
 
-TEST_CASE("GPU meshes sort by id; CPU meshes reshape the list as given", "[device_mesh][make_mesh]") {
+TEST_CASE("GPU meshes sort by id, CPU meshes reshape the list as given", "[device_mesh][make_mesh]") {
   const DeviceList gpus = makeDevices(parseTopology("h100:2x4:interleaved"));
   const MeshPlacement g = createDeviceMesh(Shape{2, 4}, gpus, {true, true});
   CHECK(g.path == "gpu_sort_by_id");

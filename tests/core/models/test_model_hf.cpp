@@ -65,7 +65,7 @@ TEST_CASE("Llama-3.1-8B tensors have Hugging Face names and Linear shapes", "[mo
   CHECK(m.config->head_dim == 128);
 }
 
-TEST_CASE("tied embeddings have no lm_head; GPT-2 uses Conv1D [in, out]", "[model]") {
+TEST_CASE("tied embeddings have no lm_head, GPT-2 uses Conv1D [in, out]", "[model]") {
   const Model gpt2 = loadPresetModel("gpt2");
   CHECK_FALSE(findParam(gpt2, "lm_head.weight"));
   CHECK(gpt2.params.front().dtype == "float32"); // no torch_dtype in GPT-2's config
@@ -144,7 +144,7 @@ TEST_CASE("DeepSeek-V3: MLA projections, dense first layers, shared and routed e
   CHECK_FALSE(findParam(m, "model.layers.61.input_layernorm.weight")); // no MTP layer
 }
 
-TEST_CASE("Qwen3 and Gemma 3 get q_norm and k_norm; Qwen3-8B count", "[model]") {
+TEST_CASE("Qwen3 and Gemma 3 get q_norm and k_norm, Qwen3-8B count", "[model]") {
   // Qwen/Qwen3-8B config.json; 8,190,735,360 = 2*151936*4096 + 36*(2*4096^2 + 2*1024*4096 + 2*128
   // + 3*4096*12288 + 2*4096) + 4096, the model card's "8.2B".
   const Json qwen3 = {{"model_type", "qwen3"},   {"hidden_size", 4096},       {"intermediate_size", 12288},

@@ -70,7 +70,7 @@ TEST_CASE("shard blocks agree with the per-device index map", "[shard_blocks]") 
   CHECK(listed == 24); // every device exactly once
 }
 
-TEST_CASE("shard blocks: a replicated array is one block on every device; too many blocks are refused",
+TEST_CASE("shard blocks: a replicated array is one block on every device, too many blocks are refused",
           "[shard_blocks]") {
   const MeshAxes mesh({"dp", "tp"}, {2, 4});
   const auto one = shardBlocks(lay(mesh, {3, 3}, "P()"), mesh);

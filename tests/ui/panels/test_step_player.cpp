@@ -110,7 +110,7 @@ TEST_CASE("the physical view draws the played step's compute at its instant", "[
   CHECK(colourDistance(still.pixelColor((c + QPointF(-0.2 * pitch, -0.2 * pitch)).toPoint()), above) > 30);
 }
 
-TEST_CASE("the Play dock plays, scrubs by events and stops; another workspace stops it", "[ui][play]") {
+TEST_CASE("the Play dock plays, scrubs by events and stops, another workspace stops it", "[ui][play]") {
   test::app();
   MainWindow window;
   window.show();

@@ -39,6 +39,7 @@ struct ValidationRun {
   std::string recompute;                              // the framework's policy name
   AttentionKernel attention = AttentionKernel::Flash; // "attention": what the source's code ran
   bool sequence_parallel = false, distributed_optimizer = false;
+  bool tp_comm_overlap = false; // Megatron's --tp-comm-overlap: tensor collectives behind the matmuls
   std::string precision = "bf16", optimizer = "adamw";
   // How the source counts attention in its model FLOPs: "full" (PaLM's 12 L H Q T, Megatron's
   // Narayanan et al. formula) or "causal" (half of it: MaxText since 2023).
