@@ -15,14 +15,16 @@ constexpr double GB = 1e9;
 // v5e/v6e: multi-host slices are built from 2x2 hosts; a slice of at most 8 chips is one host
 // (topology.cpp). GPUs: NVLink bandwidth is per GPU one direction (900 GB/s bidirectional -> 450
 // GB/s), network per GPU (a 400 Gb/s NIC). Sources: the vendors' product pages, as gathered in the
-// hardware-memory-comm spec (docs/references.md).
+// hardware-memory-comm spec (docs/references.md). DCN per chip: v5p's 50 Gb/s (the spec); v5e's
+// 25 Gb/s, Google Cloud's v5e page (6.4 Tb/s of data-center network per 256-chip pod, two 100 Gb/s
+// NICs per 8-chip host); the others as v5p, for want of a published figure.
 // clang-format off
 const ChipSpec kCatalog[] = {
     {"v2",    "TPU v2",                Platform::Tpu, 2, 2, {2, 2, 1},  WrapRule::Never,        16 * GiB, 700 * GB,  45e12,   4.5e10,   1e-6, 6.25e9,   10e-6},
     {"v3",    "TPU v3",                Platform::Tpu, 2, 2, {2, 2, 1},  WrapRule::Never,        32 * GiB, 900 * GB,  123e12,  4.5e10,   1e-6, 6.25e9,   10e-6},
     {"v4",    "TPU v4",                Platform::Tpu, 3, 1, {2, 2, 1},  WrapRule::FromFullCube, 32 * GiB, 1200 * GB, 275e12,  4.5e10,   1e-6, 6.25e9,   10e-6},
     {"v4i",   "TPU v4 lite",           Platform::Tpu, 3, 1, {2, 2, 1},  WrapRule::Never,        8 * GiB,  614 * GB,  138e12,  4.5e10,   1e-6, 6.25e9,   10e-6},
-    {"v5e",   "TPU v5 lite",           Platform::Tpu, 2, 1, {2, 2, 1},  WrapRule::OnLength16,   16 * GB,  819 * GB,  197e12,  4.5e10,   1e-6, 6.25e9,   10e-6},
+    {"v5e",   "TPU v5 lite",           Platform::Tpu, 2, 1, {2, 2, 1},  WrapRule::OnLength16,   16 * GB,  819 * GB,  197e12,  4.5e10,   1e-6, 3.125e9,  10e-6},
     {"v5p",   "TPU v5p",               Platform::Tpu, 3, 1, {2, 2, 1},  WrapRule::FromFullCube, 95 * GiB, 2765 * GB, 459e12,  9e10,     1e-6, 6.25e9,   10e-6},
     {"v6e",   "TPU v6 lite",           Platform::Tpu, 2, 1, {2, 2, 1},  WrapRule::OnLength16,   32 * GB,  1638 * GB, 918e12,  9e10,     1e-6, 6.25e9,   10e-6},
     {"7x",    "TPU7x",                 Platform::Tpu, 3, 2, {2, 2, 1},  WrapRule::FromFullCube, 192 * GB, 7370 * GB, 2307e12, 9e10,     1e-6, 6.25e9,   10e-6},

@@ -131,6 +131,12 @@ TEST_CASE("axes that cross slices go over DCN, GPU hosts over the network", "[co
   CHECK(ici.max_hops == 2);
   CHECK(ici.mean_hops == Approx(1.5));
 
+  // v5e's DCN share is half v5p's: 6.4 Tb/s per 256-chip pod (Google Cloud's v5e page) is
+  // 25 Gb/s = 3.125 GB/s per chip.
+  auto e = graphOf("v5e:2x2:slices=2");
+  const auto em = handMesh(e->devices(), {2, 4}, {"dcn", "ici"}, [&](const auto& i) { return int(i[0] * 4 + i[1]); });
+  CHECK(axisReport(*e, em, 0).ring_bandwidth == Approx(3.125e9));
+
   auto h = graphOf("h100:2x8");
   const auto gm = handMesh(h->devices(), {2, 8}, {"dp", "tp"}, [&](const auto& i) { return int(i[0] * 8 + i[1]); });
   const auto tp = axisReport(*h, gm, 1);
