@@ -140,6 +140,7 @@ MemoryOptions deviceMemoryOptions(const Scenario& scenario, const ShardGroups& p
   options.batch_degree = degreeOf(scenario.training.batch_axes, out.mesh, "batch", noteMissingAxes ? &out : nullptr);
   options.seq_degree = degreeOf(scenario.training.seq_axes, out.mesh, "sequence", noteMissingAxes ? &out : nullptr);
   options.tensor_degree = tensorDegreeOf(scenario, plan, model, out.mesh);
+  options.cores_per_chip = scenario.topology.cores_per_chip;
   if (noteMissingAxes && scenario.training.workload == Workload::Training && scenario.training.grad_dtype.empty() &&
       options.grad_bytes_per_element > 0)
     note(out, Diagnostic::Severity::Info, DiagnosticSection::Memory, "",

@@ -94,8 +94,8 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
                               run.recompute + "'");
   }
   const JsonField m = r["measured"];
-  m.checkKeys({"step_time_s", "mfu", "hfu", "tflops_per_device", "tokens_per_s", "tokens_per_s_per_device",
-               "memory_gib", "memory_device"});
+  m.checkKeys({"step_time_s", "mfu", "hfu", "tflops_per_device", "tflops_per_chip", "tokens_per_s",
+               "tokens_per_s_per_device", "tokens_per_s_per_chip", "memory_gib", "memory_device"});
   run.step_time_s = m["step_time_s"].optionalNumber(kPositive);
   run.mfu = m["mfu"].optionalNumber({0, 1, true, false});
   // hfu counts what the source's hardware count is; the suite can only convert it back to a step
@@ -104,6 +104,8 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
   run.tflops_per_device = m["tflops_per_device"].optionalNumber(kPositive);
   run.tokens_per_s = m["tokens_per_s"].optionalNumber(kPositive);
   run.tokens_per_s_per_device = m["tokens_per_s_per_device"].optionalNumber(kPositive);
+  run.tflops_per_chip = m["tflops_per_chip"].optionalNumber(kPositive);
+  run.tokens_per_s_per_chip = m["tokens_per_s_per_chip"].optionalNumber(kPositive);
   run.memory_gib = m["memory_gib"].optionalNumber(kPositive);
   if (m["memory_device"].present()) {
     if (!run.memory_gib) m["memory_device"].fail("says which device memory_gib is of, but memory_gib is absent");
@@ -111,10 +113,10 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
         m["memory_device"].toChoice({"fullest", "last"}) == 1 ? MeasuredDevice::Last : MeasuredDevice::Fullest;
   }
   const bool usableHfu = run.hfu && run.flops_count_recompute;
-  if (!run.step_time_s && !run.mfu && !usableHfu && !run.tflops_per_device && !run.tokens_per_s &&
-      !run.tokens_per_s_per_device && !run.memory_gib)
-    m.fail("states no measured figure (step_time_s, mfu, tflops_per_device, tokens_per_s, memory_gib; hfu with "
-           "flops_counted with_recompute)");
+  if (!run.step_time_s && !run.mfu && !usableHfu && !run.tflops_per_device && !run.tflops_per_chip &&
+      !run.tokens_per_s && !run.tokens_per_s_per_device && !run.tokens_per_s_per_chip && !run.memory_gib)
+    m.fail("states no measured figure (step_time_s, mfu, tflops_per_device or _per_chip, tokens_per_s (per device, "
+           "per chip), memory_gib; hfu with flops_counted with_recompute)");
   return run;
 }
 
@@ -124,10 +126,16 @@ std::int64_t degree(const ValidationRun& run, std::string_view name) {
   return 1;
 }
 
-double devicesOf(const ValidationRun& run) {
+double chipsOf(const ValidationRun& run) {
   double n = static_cast<double>(run.slices);
   for (auto d : run.shape) n *= static_cast<double>(d);
   return n;
+}
+
+// JAX devices: a TPU v2, v3 or 7x chip is two (one per TensorCore), as the run's topology builds it.
+double devicesOf(const ValidationRun& run) {
+  const ChipSpec* chip = findChip(run.chip);
+  return chipsOf(run) * (chip ? devicesPerChip(*chip, 0) : 1);
 }
 
 // The predicted bytes of the device at the mesh's last coordinate on every axis: the runs' meshes
@@ -285,6 +293,7 @@ ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache) {
   ValidationResult r;
   r.run = &run;
   r.devices = devicesOf(run);
+  r.chips = chipsOf(run);
   try {
     const Scenario scenario = runScenario(run);
     const Analysis a = analyze(scenario, cache);
@@ -299,7 +308,7 @@ ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache) {
     // The FLOPs the source's TFLOP/s and hfu count: model FLOPs, or with the recomputed forward.
     const double counted =
         publishedModelFlops(config, tokens, seq, run.causal_attention_flops, run.flops_count_recompute ? 4 : 3);
-    const double peak = chip->peak_bf16_flops * r.devices;
+    const double peak = chip->peak_bf16_flops * r.chips;
     if (run.step_time_s)
       r.measured_step_s = *run.step_time_s;
     else if (run.mfu)
@@ -308,10 +317,14 @@ ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache) {
       r.measured_step_s = counted / (*run.hfu * peak);
     else if (run.tflops_per_device)
       r.measured_step_s = counted / (*run.tflops_per_device * 1e12 * r.devices);
+    else if (run.tflops_per_chip)
+      r.measured_step_s = counted / (*run.tflops_per_chip * 1e12 * r.chips);
     else if (run.tokens_per_s)
       r.measured_step_s = tokens / *run.tokens_per_s;
     else if (run.tokens_per_s_per_device)
       r.measured_step_s = tokens / (*run.tokens_per_s_per_device * r.devices);
+    else if (run.tokens_per_s_per_chip)
+      r.measured_step_s = tokens / (*run.tokens_per_s_per_chip * r.chips);
     if (a.step.estimated && a.step.time_s > 0 && r.measured_step_s > 0) {
       r.predicted_step_s = a.step.time_s;
       r.step_error = r.predicted_step_s / r.measured_step_s - 1;
@@ -372,6 +385,7 @@ Json validationToJson(const std::vector<ValidationResult>& results, const Valida
     j["framework"] = r.run->framework;
     j["chip"] = r.run->chip;
     j["devices"] = r.devices;
+    j["chips"] = r.chips;
     j["ok"] = r.ok;
     if (!r.error.empty()) j["error"] = r.error;
     if (r.ok) {

@@ -271,7 +271,7 @@ MemoryEstimate estimateMemory(const std::vector<DeviceParamShards>& devices, con
   if (o.hbm_bytes_override) {
     out.hbm_bytes = *o.hbm_bytes_override;
   } else if (chip) {
-    out.hbm_bytes = chip->hbm_bytes;
+    out.hbm_bytes = chip->hbm_bytes / devicesPerChip(*chip, o.cores_per_chip);
   } else {
     out.notes.push_back("unknown chip '" + o.device_kind + "': no HBM size to compare with");
   }

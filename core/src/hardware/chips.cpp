@@ -37,6 +37,10 @@ const ChipSpec kCatalog[] = {
 // clang-format on
 } // namespace
 
+int devicesPerChip(const ChipSpec& chip, int requestedCores) {
+  return requestedCores > 0 ? requestedCores : chip.default_cores_per_chip;
+}
+
 const std::vector<ChipSpec>& chipCatalog() {
   static const std::vector<ChipSpec> catalog(std::begin(kCatalog), std::end(kCatalog));
   return catalog;

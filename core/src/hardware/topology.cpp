@@ -103,7 +103,7 @@ void checkTorusDims(const ChipSpec& chip, int z, const std::string& context) {
 }
 
 DeviceList makeTpuDevices(const TopologySpec& spec, const ChipSpec& chip) {
-  const int cores = spec.cores_per_chip > 0 ? spec.cores_per_chip : chip.default_cores_per_chip;
+  const int cores = devicesPerChip(chip, spec.cores_per_chip);
   std::array<int, 3> dims = spec.shape, block{};
   static const char* axisName[] = {"x", "y", "z"};
   for (int a = 0; a < 3; ++a)
@@ -262,7 +262,7 @@ TopologySpec parseTopology(std::string_view text) {
       throwValueError(message + "; options are slices=N, cores=C, host=AxBxC, kind=NAME and interleaved");
     }
   }
-  const int cores = spec.cores_per_chip > 0 ? spec.cores_per_chip : chip.default_cores_per_chip;
+  const int cores = devicesPerChip(chip, spec.cores_per_chip);
   checkDeviceCount(deviceCount({spec.shape[0], spec.shape[1], spec.shape[2], std::max(1, cores), spec.slices}),
                    context);
   return spec;

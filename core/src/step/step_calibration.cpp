@@ -31,10 +31,11 @@ namespace {
 // validate --fit`), never to one run; docs/step-time.md ("Calibration") shows the derivation and
 // docs/validation.md the runs. Chips without published runs get 0.5.
 double flopsFractionOf(const std::string& key) {
-  if (key == "v5p") return 0.71;  // MaxText v5p tables (16 runs, minimal and full remat): median of validate --fit
-  if (key == "v5e") return 0.73;  // MaxText v5e table (24 runs, full remat): median of validate --fit
-  if (key == "v6e") return 0.56;  // MaxText tpu-recipes on v6e (17 runs, 8 to 512 chips): median of validate --fit
-  if (key == "v4") return 0.60;   // PaLM 540B: 57.8% HFU end to end on v4
+  if (key == "v5p") return 0.71; // MaxText v5p tables (16 runs, minimal and full remat): median of validate --fit
+  if (key == "v5e") return 0.73; // MaxText v5e table (24 runs, full remat): median of validate --fit
+  if (key == "v6e") return 0.56; // MaxText tpu-recipes on v6e (17 runs, 8 to 512 chips): median of validate --fit
+  if (key == "v4") return 0.60;  // PaLM 540B: 57.8% HFU end to end on v4
+  if (key == "7x") return 0.66;  // MaxText tpu-recipes on TPU7x (3 runs: Llama 3.1 70B, 405B): median of validate --fit
   if (key == "a100") return 0.64; // Korthikanti 22B + Narayanan 1.7B-18B (5 unpipelined runs): median of validate --fit
   if (key == "h100") return 0.55; // Megatron-LM README's H100 table (9 runs): implied 0.46-0.58, median 0.53
   return 0.5;

@@ -197,6 +197,10 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
       e.notes.push_back("axis '" + mesh.name[a] + "' (" + std::to_string(mesh.size[a]) +
                         ") splits neither the batch nor any weight: every device along it repeats the same work");
   }
+  if (o.devices_per_chip > 1)
+    e.notes.push_back("each device is one of the chip's " + std::to_string(o.devices_per_chip) +
+                      " TensorCores: it has 1/" + std::to_string(o.devices_per_chip) +
+                      " of the chip's peak FLOP/s, HBM and HBM bandwidth");
   if (mesh.batch_degree > o.micro_batch)
     e.notes.push_back("micro_batch " + std::to_string(o.micro_batch) + " is smaller than the batch axes' " +
                       std::to_string(mesh.batch_degree) + " replicas: some devices work on padding");

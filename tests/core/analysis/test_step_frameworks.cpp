@@ -345,6 +345,31 @@ TEST_CASE("materialized attention scores cost HBM time, flash attention none", "
         5.0 * 8 * 2048 * 2048 * 2);
 }
 
+TEST_CASE("a device of a two-core chip has half the chip's FLOP/s, HBM and bandwidth", "[step][memory]") {
+  // TPU7x: 2307 TFLOP/s, 192 GB of HBM at 7370 GB/s per chip, two TensorCores, each a JAX device.
+  // 7x:2x2x1 is 4 chips, 8 devices; with cores=1 (one device per chip, as on a megacore chip) the
+  // same mesh over the 4 chips sees the whole chip.
+  Scenario s = scenario("7x:2x2x1", {{"fsdp", 8, 1}}, smallLlama());
+  const Analysis two = analyze(s);
+  REQUIRE(two.step.estimated);
+  CHECK(two.step.peak_flops.value == 2307e12 / 2);
+  CHECK(two.step.hbm_bandwidth.value == 7370e9 / 2);
+  CHECK(two.memory.hbm_bytes == 192e9 / 2);
+  CHECK(std::find(two.step.notes.begin(), two.step.notes.end(),
+                  "each device is one of the chip's 2 TensorCores: it has 1/2 of the chip's peak FLOP/s, HBM and HBM "
+                  "bandwidth") != two.step.notes.end());
+  s.topology = parseTopology("7x:2x2x1:cores=1");
+  s.mesh.axes = {{"fsdp", 4, 1}};
+  const Analysis one = analyze(s);
+  REQUIRE(one.step.estimated);
+  CHECK(one.step.peak_flops.value == 2307e12);
+  CHECK(one.memory.hbm_bytes == 192e9);
+  // Two devices at half the peak do a chip's work in the same time: 8 sequences over 8 cores (one
+  // each) or over 4 chips (two each), one compute time (the FSDP rings differ, so only the compute
+  // is compared).
+  CHECK(two.step.compute_s == Approx(one.step.compute_s).epsilon(1e-9));
+}
+
 TEST_CASE("Megatron's cross entropy moves 52 bytes per logit, a fused loss 20", "[step]") {
   // a100:1x8, fsdp 8, micro-batch 8: one sequence of 2048 tokens per device; smallLlama's
   // vocabulary of 1024, unsplit: 2048 x 1024 = 2,097,152 logits per device. A fused loss (XLA, the
@@ -385,4 +410,36 @@ TEST_CASE("a run with Megatron's --tp-comm-overlap hides its tensor collectives"
   CHECK(axisOf(b, "tp").seconds == Approx(axisOf(a, "tp").seconds));
   file["runs"][0]["tp_comm_overlap"] = "yes";
   CHECK_THROWS_WITH(validationRunsFromJson(file, "hand.json"), Catch::Contains("tp_comm_overlap"));
+}
+
+TEST_CASE("a run on a two-core chip states MaxText's per-device degrees and per-chip throughput", "[validation]") {
+  // TPU7x 2x2x1: 4 chips, 8 JAX devices (one per TensorCore). MaxText's degrees are per device,
+  // so fsdp 8; the tpu-recipes tables give TFLOP/s per chip. 8 sequences of 2048 tokens of
+  // smallLlama: published model FLOPs over the 4 chips at 1000 TFLOP/s each; the same figure as
+  // MaxText logs it, per device, is half that per device over 8 devices: the same step time.
+  Json file = handMadeRunFile({{"tflops_per_chip", 1000.0}});
+  Json& run = file["runs"][0];
+  run["framework"] = "maxtext";
+  run["hardware"] = {{"chip", "7x"}, {"shape", {2, 2, 1}}};
+  run["parallelism"] = {{"fsdp", 8}};
+  run["global_batch"] = 8;
+  run.erase("micro_batch");
+  run["recompute"] = "full";
+  const auto runs = validationRunsFromJson(file, "hand.json");
+  AnalysisCache cache;
+  const ValidationResult perChip = validateRun(runs[0], cache);
+  REQUIRE(perChip.ok);
+  CHECK(perChip.devices == 8);
+  CHECK(perChip.chips == 4);
+  const double flops = publishedModelFlops(modelConfigFromHf(smallLlama()), 8.0 * 2048, 2048);
+  CHECK(perChip.measured_step_s == Approx(flops / (4 * 1000e12)).epsilon(1e-12));
+  // MFU against the chips' peak: 1000 / 2307.
+  CHECK(perChip.measured_mfu == Approx(1000.0 / 2307).epsilon(1e-9));
+  run["measured"] = {{"tflops_per_device", 500.0}};
+  const ValidationResult perDevice = validateRun(validationRunsFromJson(file, "hand.json")[0], cache);
+  CHECK(perDevice.measured_step_s == Approx(perChip.measured_step_s).epsilon(1e-12));
+  // Degrees over the chips instead of the devices are refused with the device count.
+  run["parallelism"] = {{"fsdp", 4}};
+  CHECK_THROWS_WITH(runScenario(validationRunsFromJson(file, "hand.json")[0]),
+                    Catch::Contains("the parallel degrees multiply to 4, not the 8 devices"));
 }

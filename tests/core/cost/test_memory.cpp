@@ -63,7 +63,7 @@ TEST_CASE("ZeRO paper: 7.5B params on 64 devices, 120 -> 31.4 -> 16.6 -> 1.9 GB"
 TEST_CASE("Korthikanti per-layer activations match Table 2 by hand", "[memory]") {
   // s = 2048, b = 1, h = 4096, a = 32: sbh = 8,388,608 and 5as/h = 80. Table 2 is Megatron's
   // materialized attention; flash attention stores no scores.
-  LayerActivationShape s{2048, 2048, 1, 4096, 32, 1, false, true};
+  LayerActivationShape s{2048, 2048, 1, 4096, 32, 1, false, true, {}};
   CHECK(activationBytesPerLayer(s, Recompute::None) == 956'301'312.0);      // sbh (34 + 80)
   CHECK(activationBytesPerLayer(s, Recompute::Selective) == 285'212'672.0); // 34 sbh
   CHECK(activationBytesPerLayer(s, Recompute::Full) == 16'777'216.0);       // 2 sbh

@@ -49,8 +49,10 @@ struct ValidationRun {
   // Eq. 3, four passes on the layers under full recompute).
   bool flops_count_recompute = false;
   // Measured, as stated (absent when the source does not say). hfu is the percentage of peak in the
-  // with-recompute count.
+  // with-recompute count. "Per device" is per JAX device (MaxText's logs), "per chip" per chip (the
+  // tpu-recipes tables for TPU7x, whose chips are two devices each).
   std::optional<double> step_time_s, mfu, hfu, tflops_per_device, tokens_per_s, tokens_per_s_per_device, memory_gib;
+  std::optional<double> tflops_per_chip, tokens_per_s_per_chip;
   MeasuredDevice memory_device = MeasuredDevice::Fullest; // measured.memory_device
 };
 
@@ -77,10 +79,11 @@ double publishedModelFlops(const ModelConfig& config, double tokensPerStep, doub
 
 struct ValidationResult {
   const ValidationRun* run = nullptr;
-  bool ok = false;   // predicted and measured both present
-  std::string error; // why not (the analysis' first error)
-  double devices = 0;
-  double measured_step_s = 0; // stated, or published model FLOPs / (MFU x peak x devices)
+  bool ok = false;            // predicted and measured both present
+  std::string error;          // why not (the analysis' first error)
+  double devices = 0;         // JAX devices: chips x the chip's devices per chip
+  double chips = 0;           // slices x the slice shape
+  double measured_step_s = 0; // stated, or published model FLOPs / (MFU x the chips' peak)
   double predicted_step_s = 0;
   double step_error = 0;                      // predicted / measured - 1
   double measured_mfu = 0, predicted_mfu = 0; // both in the published convention

@@ -84,6 +84,8 @@ struct MemoryOptions {
   std::int64_t tensor_degree = 1;
   // Megatron sequence parallelism: layer norms and dropouts are split over the tensor axis too.
   bool sequence_parallel = false;
+  // JAX devices per chip (0 = the chip's default): each holds its share of the chip's HBM.
+  int cores_per_chip = 0;
   // MaxText shards every activation over the tensor axis as well (activation_embed -> tensor) and
   // keeps, per layer, only what its remat policy names (activationBytesPerToken).
   Framework framework = Framework::Generic;

@@ -39,6 +39,11 @@ struct ChipSpec {
   double dcn_latency = 10e-6;
 };
 
+// How many JAX devices one chip is: `requestedCores` (a topology's cores_per_chip) or, when 0, the
+// chip's default. Each is one TensorCore, with that share of the chip's FLOP/s, HBM and HBM
+// bandwidth (TPU v2, v3 and 7x expose each of their two TensorCores as a device).
+int devicesPerChip(const ChipSpec& chip, int requestedCores);
+
 // All built-in chips, TPUs first.
 const std::vector<ChipSpec>& chipCatalog();
 // By key ("v5p") or by device kind ("TPU v5p"); nullptr when unknown.

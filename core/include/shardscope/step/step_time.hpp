@@ -85,6 +85,7 @@ struct StepOptions {
   double activation_bytes = 2;         // bytes per activation element (bf16)
   std::vector<std::string> batch_axes; // mesh axes that split the batch (absent names are ignored)
   std::vector<std::string> seq_axes;   // mesh axes that split the sequence (context parallelism)
+  int devices_per_chip = 1;            // TensorCores per chip, each a device with its share of peak_flops and HBM
   bool overlap_tensor_comm = false;    // tensor-parallel activation collectives hidden (collective matmuls)
   Framework framework = Framework::Generic;
   // The matrix unit's tile edge (TPU MXU 128 or 256, GPU tensor cores 8): a local matmul dimension
