@@ -136,12 +136,15 @@ void printStep(const Analysis& a, std::ostream& out) {
     checks.print(out);
   }
   const auto& c = s.calibration;
+  // A figure of a two-core chip is per device: the chip's over its devices.
+  const std::string perDevice =
+      s.devices_per_chip > 1 ? " / " + std::to_string(s.devices_per_chip) + " devices" : std::string();
   out << "\ncalibration: flops " << sourced(c.flops_fraction) << ", links " << sourced(c.link_fraction) << ", HBM "
       << sourced(c.hbm_fraction) << ", hop latency " << sourced(c.hop_latency, true) << "\n"
       << "chip: peak " << fixed(s.peak_flops.value / 1e12, 0) << " TFLOP/s (" << figureSourceName(s.peak_flops.source)
-      << "), HBM " << fixed(s.hbm_bandwidth.value / 1e9, 0) << " GB/s (" << figureSourceName(s.hbm_bandwidth.source)
-      << "), link " << fixed(s.link_bandwidth.value / 1e9, 1) << " GB/s one way ("
-      << figureSourceName(s.link_bandwidth.source) << ")\n";
+      << perDevice << "), HBM " << fixed(s.hbm_bandwidth.value / 1e9, 0) << " GB/s ("
+      << figureSourceName(s.hbm_bandwidth.source) << perDevice << "), link " << fixed(s.link_bandwidth.value / 1e9, 1)
+      << " GB/s one way (" << figureSourceName(s.link_bandwidth.source) << ")\n";
   for (const auto& n : s.notes) out << "note: " << n << "\n";
   out << "\n" << s.summary << "\n";
 }

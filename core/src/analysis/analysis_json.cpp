@@ -236,7 +236,8 @@ Json stepToJson(const StepEstimate& s) {
   out["chip"] = {{"peak_flops", sourced(s.peak_flops)},
                  {"hbm_bandwidth", sourced(s.hbm_bandwidth)},
                  {"link_bandwidth", sourced(s.link_bandwidth)},
-                 {"uplink_bandwidth", sourced(s.uplink_bandwidth)}};
+                 {"uplink_bandwidth", sourced(s.uplink_bandwidth)},
+                 {"devices_per_chip", s.devices_per_chip}};
   out["calibration"] = {{"flops_fraction", sourced(s.calibration.flops_fraction)},
                         {"link_fraction", sourced(s.calibration.link_fraction)},
                         {"hbm_fraction", sourced(s.calibration.hbm_fraction)},

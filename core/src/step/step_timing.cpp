@@ -102,6 +102,7 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
   e.calibration = o.calibration;
   e.peak_flops = o.peak_flops;
   e.hbm_bandwidth = o.hbm_bandwidth;
+  e.devices_per_chip = o.devices_per_chip;
   e.link_bandwidth = o.link_bandwidth;
   e.uplink_bandwidth = o.uplink_bandwidth;
   e.devices = static_cast<std::int64_t>(shapeSize(in.mesh->shape()));

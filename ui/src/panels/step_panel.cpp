@@ -175,7 +175,7 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   // What the chips execute beside what the model needs: recompute and repeated work.
   if (step->model_flops > 0)
     mfu_->setToolTip(
-        tr("Model FLOPs utilisation: the model's FLOPs per second over the devices' peak. Each chip "
+        tr("Model FLOPs utilisation: the model's FLOPs per second over the devices' peak. Each device "
            "executes %1 per step, %2% of it re-run by the remat policy: %3% of peak on the FLOPs "
            "executed (hardware FLOPs utilisation).")
             .arg(scaled(step->hardware_flops / std::max<double>(1.0, double(step->devices)), "FLOP"))
@@ -211,11 +211,17 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
 
   const StepCalibration& c = step->calibration;
   QStringList figures;
+  // On a chip of several devices (TensorCores) a device has the chip's figure over that many.
+  const auto perDevice = [&](const QString& text, FigureSource source) {
+    return step->devices_per_chip > 1 ? QStringLiteral("%1 (%2 / %3)")
+                                            .arg(text, sourceName(source), tr("%n devices", "", step->devices_per_chip))
+                                      : sourced(text, source);
+  };
   figures << tr("peak %1 × %2")
-                 .arg(sourced(scaled(step->peak_flops.value, "FLOP/s"), step->peak_flops.source),
+                 .arg(perDevice(scaled(step->peak_flops.value, "FLOP/s"), step->peak_flops.source),
                       fraction(c.flops_fraction));
   figures << tr("HBM %1 × %2")
-                 .arg(sourced(scaled(step->hbm_bandwidth.value, "B/s"), step->hbm_bandwidth.source),
+                 .arg(perDevice(scaled(step->hbm_bandwidth.value, "B/s"), step->hbm_bandwidth.source),
                       fraction(c.hbm_fraction));
   figures << tr("links %1 × %2")
                  .arg(sourced(scaled(step->link_bandwidth.value, "B/s"), step->link_bandwidth.source),

@@ -248,6 +248,7 @@ struct StepEstimate {
   // The figures used, with their sources.
   StepCalibration calibration;
   SourcedValue peak_flops, hbm_bandwidth, link_bandwidth, uplink_bandwidth;
+  int devices_per_chip = 1; // peak_flops and hbm_bandwidth are the chip's over this many devices
   std::int64_t devices = 0;
 };
 
