@@ -17,11 +17,14 @@
 #include "views/physical_view.hpp"
 #include "views/view_selection.hpp"
 
+#include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/resources.hpp"
+#include "shardscope/hardware/topology.hpp"
 #include "shardscope/step/step_time.hpp"
 #include "shardscope/hardware/chips.hpp"
 
 #include <QCheckBox>
+#include <QTemporaryDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -31,6 +34,8 @@
 #include <QUndoStack>
 
 #include <catch2/catch.hpp>
+
+#include <fstream>
 
 using namespace shardscope;
 using namespace shardscope::ui;
@@ -296,4 +301,33 @@ TEST_CASE("hovering an axis in the Step bar colours the physical view by its gro
   CHECK(panel->highlightedAxis().isEmpty());
   CHECK(selection->mode() == OverlayMode::Process);
   CHECK(selection->axis() == 0);
+}
+
+TEST_CASE("on a two-device chip the Step dock gives the device's share of the chip's figures", "[ui][step]") {
+  // TPU7x: 2307 TFLOP/s and 7370 GB/s of HBM per chip, two TensorCores, each a JAX device with
+  // half: 1.15 PFLOP/s and 3.69 TB/s.
+  test::app();
+  Scenario s = loadScenarioFile(scenarioFile("llama-3.1-70b-v5p-512.shardscope.json").toStdString());
+  s.topology = parseTopology("7x:4x4x4");
+  s.mesh.axes = {{"fsdp", 16, 1}, {"tp", 8, 1}};
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString path = dir.filePath("7x.shardscope.json");
+  {
+    std::ofstream out(path.toStdString());
+    out << scenarioToJson(s).dump(2);
+  }
+  MainWindow window;
+  window.resize(1600, 1000);
+  QString error;
+  REQUIRE(window.openFile(path, &error));
+  REQUIRE(window.waitForAnalysis());
+  const auto analysis = window.physicalView()->analysis();
+  REQUIRE(analysis);
+  REQUIRE(analysis->step.estimated);
+  CHECK(analysis->step.devices_per_chip == 2);
+  const QString sources = window.stepPanel()->sourcesLabel()->text();
+  INFO(sources.toStdString());
+  CHECK(sources.contains("peak 1.15 PFLOP/s (chip / 2 devices)"));
+  CHECK(sources.contains("HBM 3.69 TB/s (chip / 2 devices)"));
 }
