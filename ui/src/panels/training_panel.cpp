@@ -248,7 +248,8 @@ void TrainingPanel::addServingRows(QFormLayout* form) {
   hbm_->setSuffix(tr(" GiB"));
   hbm_->setSpecialValueText(tr("chip default"));
   hbm_->setKeyboardTracking(false);
-  hbm_->setToolTip(tr("Override the chip's HBM capacity for the out-of-memory check"));
+  hbm_->setToolTip(tr("Override the HBM each device has, for the out-of-memory check. By default the chip's, "
+                      "shared by its devices: a TPU v2, v3 or 7x chip is two devices (TensorCores), each with half"));
   connect(hbm_, &QDoubleSpinBox::valueChanged, this, [=, this](double gib) {
     edit(tr("HBM override"), "training.hbm", [gib](Scenario& s) {
       if (gib <= 0)
@@ -257,7 +258,7 @@ void TrainingPanel::addServingRows(QFormLayout* form) {
         s.training.hbm_bytes_override = gib * 1024.0 * 1024.0 * 1024.0;
     });
   });
-  form->addRow(tr("HBM per chip"), hbm_);
+  form->addRow(tr("HBM per device"), hbm_);
 }
 
 // The step estimate's calibration (the workspace's performance section, docs/step-time.md).
