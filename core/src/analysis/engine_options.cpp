@@ -90,10 +90,9 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
   o.chip = chip ? chip->key : deviceKind;
   if (chip) {
     // A device is one of the chip's TensorCores: its share of the chip's published figures.
-    const double cores = devicesPerChip(*chip, scenario.topology.cores_per_chip);
-    o.devices_per_chip = static_cast<int>(cores);
-    o.peak_flops = {chip->peak_bf16_flops / cores, FigureSource::Chip};
-    o.hbm_bandwidth = {chip->hbm_bandwidth / cores, FigureSource::Chip};
+    o.devices_per_chip = devicesPerChip(*chip, scenario.topology.cores_per_chip);
+    o.peak_flops = {chip->peak_bf16_flops / o.devices_per_chip, FigureSource::Chip};
+    o.hbm_bandwidth = {chip->hbm_bandwidth / o.devices_per_chip, FigureSource::Chip};
     o.calibration = defaultCalibration(*chip);
     o.matmul_tile = matmulTileOf(*chip);
   }

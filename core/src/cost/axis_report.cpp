@@ -77,7 +77,8 @@ void linkFigures(const LinkGraph& graph, const std::vector<int>& loadPlus, const
     r.max_directed_link_load = std::max({r.max_directed_link_load, plus, minus});
     const bool nic =
         !tpu && link.link_class == LinkClass::Network && nicsPerCrossing != std::numeric_limits<int>::max();
-    ringBw = std::min(ringBw, nic ? link.bandwidth * nicsPerCrossing : link.bandwidth / std::max(plus, minus));
+    const double bandwidth = nic ? link.bandwidth * nicsPerCrossing : link.bandwidth;
+    ringBw = std::min(ringBw, bandwidth / std::max(plus, minus));
     bidiBw = std::min(bidiBw, 2.0 * link.bandwidth / (plus + minus));
     if (link.bandwidth < slowest) {
       slowest = link.bandwidth;
@@ -88,7 +89,7 @@ void linkFigures(const LinkGraph& graph, const std::vector<int>& loadPlus, const
   if (r.uses_links) {
     r.ring_bandwidth = ringBw;
     r.bidi_ring_bandwidth = bidiBw;
-  } else if (graph.platform() != Platform::Tpu) {
+  } else if (!tpu) {
     r.slowest_link = LinkClass::NvLink;
   }
 }

@@ -19,6 +19,9 @@ using namespace shardscope;
 
 namespace {
 
+// Seconds per byte of A100 HBM at the default hbm_fraction: 2039 GB/s x 0.9.
+constexpr double kA100HbmSecondsPerByte = 1 / (2039e9 * 0.9);
+
 // hidden 1024, 8 heads of 128 (no GQA), gated MLP 4096, 2 layers, vocabulary 1024.
 Json smallLlama(bool parallelBlock = false) {
   Json c = {{"model_type", "llama"},     {"num_hidden_layers", 2},   {"hidden_size", 1024},
@@ -329,7 +332,7 @@ TEST_CASE("materialized attention scores cost HBM time, flash attention none", "
   const Analysis materialized = analyze(s);
   REQUIRE(flash.step.estimated);
   REQUIRE(materialized.step.estimated);
-  const double expected = 52.0 * 8 * 2048 * 2048 * 2 / (2039e9 * 0.9);
+  const double expected = 52.0 * 8 * 2048 * 2048 * 2 * kA100HbmSecondsPerByte;
   CHECK(materialized.step.elementwise_s - flash.step.elementwise_s == Approx(expected).epsilon(1e-9));
   CHECK(materialized.step.time_s > flash.step.time_s + 0.9 * expected);
   // Without recompute the forward runs once: 13 x 3 = 39 bytes per element. Memory then keeps
@@ -339,7 +342,7 @@ TEST_CASE("materialized attention scores cost HBM time, flash attention none", "
   s.training.attention = AttentionKernel::Flash;
   const Analysis keptFlash = analyze(s);
   CHECK(kept.step.elementwise_s - keptFlash.step.elementwise_s ==
-        Approx(39.0 * 8 * 2048 * 2048 * 2 / (2039e9 * 0.9)).epsilon(1e-9));
+        Approx(39.0 * 8 * 2048 * 2048 * 2 * kA100HbmSecondsPerByte).epsilon(1e-9));
   // Two layers of 5 x 8 x 2048 x 2048 bytes on every device.
   CHECK(kept.memory.per_device[0].activations - keptFlash.memory.per_device[0].activations ==
         5.0 * 8 * 2048 * 2048 * 2);
@@ -385,16 +388,19 @@ TEST_CASE("Megatron's cross entropy moves 52 bytes per logit, a fused loss 20", 
   REQUIRE(fused.step.estimated);
   REQUIRE(megatron.step.estimated);
   const double logits = 2048.0 * 1024;
-  CHECK(megatron.step.elementwise_s - fused.step.elementwise_s == Approx(32.0 * logits / (2039e9 * 0.9)).epsilon(1e-9));
+  CHECK(megatron.step.elementwise_s - fused.step.elementwise_s ==
+        Approx(32.0 * logits * kA100HbmSecondsPerByte).epsilon(1e-9));
   // The head's share (the last pipeline stage's extra work) carries it too.
-  CHECK(megatron.step.head_fwd_s - fused.step.head_fwd_s == Approx(26.0 * logits / (2039e9 * 0.9)).epsilon(1e-9));
-  CHECK(megatron.step.head_bwd_s - fused.step.head_bwd_s == Approx(6.0 * logits / (2039e9 * 0.9)).epsilon(1e-9));
+  CHECK(megatron.step.head_fwd_s - fused.step.head_fwd_s ==
+        Approx(26.0 * logits * kA100HbmSecondsPerByte).epsilon(1e-9));
+  CHECK(megatron.step.head_bwd_s - fused.step.head_bwd_s ==
+        Approx(6.0 * logits * kA100HbmSecondsPerByte).epsilon(1e-9));
 }
 
 TEST_CASE("a run with Megatron's --tp-comm-overlap hides its tensor collectives", "[validation]") {
   // The pp 2 x dp 2 x tp 8 hand-made run: Megatron leaves tensor collectives exposed unless the
   // run says tp_comm_overlap (performance.overlap_tensor_comm); with it, the tp axis' exposed
-  // time falls and nothing else changes.
+  // time falls while its collectives take as long as before.
   Json file = handMadeRunFile({{"step_time_s", 1.0}});
   file["runs"][0]["sequence_parallel"] = true;
   const Scenario plain = runScenario(validationRunsFromJson(file, "hand.json")[0]);
