@@ -45,8 +45,9 @@ void usage(std::ostream& out) {
          "                      fairly by the families of layouts; the rest are counted as rejected\n"
          "  --format F          table (default) or json (the eval op `search`'s result, docs/eval.md)\n\n"
          "Step time and MFU are from the step estimate (docs/step-time.md); memory is the fullest\n"
-         "device's bytes against the chip's HBM. Exit status 1 when the search cannot use the options\n"
-         "(an axis no rule preset knows, a device count no split within the limits fits).\n";
+         "device's bytes against its HBM (the chip's, halved on two-device TPU v2, v3 and 7x chips).\n"
+         "Exit status 1 when the search cannot use the options (an axis no rule preset knows, a\n"
+         "device count no split within the limits fits).\n";
 }
 
 std::vector<std::string> splitList(const std::string& flag, const std::string& text) {
