@@ -161,6 +161,8 @@ Json stepToJson(const StepEstimate& s) {
   out["hbm_s"] = number(s.hbm_s);
   out["optimizer_s"] = number(s.optimizer_s);
   out["elementwise_s"] = number(s.elementwise_s);
+  out["hbm_weights_s"] = number(s.hbm_weights_s);
+  out["hbm_activations_s"] = number(s.hbm_activations_s);
   out["padding_s"] = number(s.padding_s);
   out["exposed_comm_s"] = number(s.exposed_comm_s);
   out["bound_by"] = s.estimated ? Json(boundText(s.bound_by)) : Json();

@@ -12,6 +12,7 @@
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/base/yaml_text.hpp"
 #include "shardscope/cost/workload.hpp"
+#include "shardscope/models/model_loaders.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -410,7 +411,10 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   s.rules.preset.clear();
   s.rules.rules.clear();
   for (const MaxTextParam& p : model.params) {
-    params.push_back({{"path", p.path}, {"shape", p.shape}, {"dtype", model.weight_dtype}});
+    params.push_back({{"path", p.path},
+                      {"shape", p.shape},
+                      {"dtype", model.weight_dtype},
+                      {"logical_axes", logicalAxesJson(p.logical_axes)}});
     s.rules.rules.emplace_back(exactPathRegex(p.path), specFromLogicalAxes(p.logical_axes, rules, meshSizes));
   }
   s.model = ModelChoice{};

@@ -357,6 +357,8 @@ void pipelineStepTime(const PipelineAnalysis& p, StepEstimate& step, std::vector
   step.hbm_s /= ranks;
   step.optimizer_s /= ranks;
   step.elementwise_s /= ranks;
+  step.hbm_weights_s /= ranks;
+  step.hbm_activations_s /= ranks;
   step.padding_s /= ranks;
   step.exposed_comm_s /= ranks;
   step.hbm_bytes /= ranks;

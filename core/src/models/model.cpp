@@ -46,6 +46,9 @@ void validateParam(const Param& p, std::string_view modelName) {
     n *= d;
   }
   if (!dtypeBytes(p.dtype)) throwValueError("parameter '" + p.path + "': unknown dtype '" + p.dtype + "'");
+  if (!p.logical_axes.empty() && p.logical_axes.size() != p.shape.size())
+    throwValueError("parameter '" + p.path + "': " + std::to_string(p.logical_axes.size()) +
+                    " logical axis names for a shape of rank " + std::to_string(p.shape.size()));
 }
 
 void validateModel(const Model& model) {

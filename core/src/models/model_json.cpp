@@ -16,7 +16,9 @@ namespace shardscope {
 
 namespace {
 
-bool isParamKey(const std::string& key) { return key == "path" || key == "name" || key == "shape" || key == "dtype"; }
+bool isParamKey(const std::string& key) {
+  return key == "path" || key == "name" || key == "shape" || key == "dtype" || key == "logical_axes";
+}
 
 // A non-negative integer as nlohmann parses it (unsigned), or a signed one >= 0.
 bool nonNegative(const Json& v) {
@@ -32,7 +34,7 @@ Param paramFromJson(const JsonField& params, std::size_t index, const std::optio
   const Json& j = params.json()[index];
   if (!j.is_object()) params[index].toObject("an object with path, shape and dtype");
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (!isParamKey(it.key())) params[index].checkKeys({"path", "name", "shape", "dtype"});
+    if (!isParamKey(it.key())) params[index].checkKeys({"path", "name", "shape", "dtype", "logical_axes"});
   Param out;
   // "name" is accepted for "path" (what safetensors calls a tensor's key).
   const char* pathKey = j.contains("path") || !j.contains("name") ? "path" : "name";
@@ -65,6 +67,16 @@ Param paramFromJson(const JsonField& params, std::size_t index, const std::optio
   } else {
     if (!defaultDtype) named()["dtype"].fail("is missing and the model has no top-level dtype");
     out.dtype = *defaultDtype;
+  }
+  // Logical axis names: one per dimension, null for a dimension without one.
+  if (const auto axes = j.find("logical_axes"); axes != j.end()) {
+    const JsonField field = named()["logical_axes"];
+    if (!axes->is_array() || axes->size() != out.shape.size())
+      field.fail("must be a list of " + std::to_string(out.shape.size()) + " names (null for none), one per dimension");
+    for (const Json& a : *axes) {
+      if (!a.is_null() && !a.is_string()) field.fail("must hold names or null, not " + jsonRepr(a));
+      out.logical_axes.push_back(a.is_string() ? a.get<std::string>() : std::string());
+    }
   }
   return out;
 }
@@ -121,6 +133,12 @@ Json configToJson(const ModelConfig& c) {
 
 } // namespace
 
+Json logicalAxesJson(const std::vector<std::string>& axes) {
+  Json out = Json::array();
+  for (const auto& a : axes) out.push_back(a.empty() ? Json(nullptr) : Json(a));
+  return out;
+}
+
 Model modelFromJson(const Json& json) {
   const JsonField root = fileFields(json, "", "the model");
   Model model;
@@ -151,7 +169,11 @@ Json modelToJson(const Model& model) {
   Json j = Json::object();
   j["name"] = model.name;
   Json params = Json::array();
-  for (const auto& p : model.params) params.push_back(Json{{"path", p.path}, {"shape", p.shape}, {"dtype", p.dtype}});
+  for (const auto& p : model.params) {
+    Json param{{"path", p.path}, {"shape", p.shape}, {"dtype", p.dtype}};
+    if (!p.logical_axes.empty()) param["logical_axes"] = logicalAxesJson(p.logical_axes);
+    params.push_back(std::move(param));
+  }
   j["params"] = std::move(params);
   if (model.config) j["config"] = configToJson(*model.config);
   return j;

@@ -24,14 +24,15 @@ struct MeshRoles {
   double tokens_per_micro_batch = 0; // global
 };
 
-// Parameters of one shard group that share a role.
+// Parameters of one shard group that share a role and a matmul form.
 struct GroupUse {
   std::uint32_t group = 0;
   ParamRole role = ParamRole::None;
+  std::uint16_t form = 0; // index in ParamRoles::forms
   std::int64_t count = 0;
 };
 
-// The (group, role) pairs of a plan, in a fixed order.
+// The (group, role, form) triples of a plan, in a fixed order.
 std::vector<GroupUse> groupUses(const ShardGroups& plan, const ParamRoles& roles);
 // Axis roles: batch/seq from the options, expert parallel from which groups each axis shards.
 MeshRoles meshRoles(const Mesh& mesh, const StepOptions& options, const ShardGroups& plan,
@@ -67,9 +68,12 @@ struct Work {
   double optimizer_bytes = 0;                    // per device per step
   double attention_split = 1;                    // ways the heads are split (non-data axes)
   double elementwise_s = 0;                      // norms, residuals, rotary, activations: HBM-bound
-  double padding_s = 0;                          // matmul work lost to padding local dims to the tile
-  double vocab_split = 1;                        // ways the output projection's vocabulary is split
-  double head_fwd_s = 0, head_bwd_s = 0;         // the output projection and the loss, one micro-batch
+  // Matmul time beyond their compute, by what its bytes are: reading weight shards (too few tokens
+  // to reuse them) or moving activations (local widths too narrow to reuse them).
+  double hbm_weights_s = 0, hbm_activations_s = 0;
+  double padding_s = 0;                  // matmul work lost to padding local dims to the tile
+  double vocab_split = 1;                // ways the output projection's vocabulary is split
+  double head_fwd_s = 0, head_bwd_s = 0; // the output projection and the loss, one micro-batch
 };
 Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture& arch, const MeshRoles& mesh,
                   const std::vector<GroupUse>& uses);

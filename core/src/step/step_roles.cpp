@@ -42,15 +42,62 @@ std::int64_t parseIndex(std::string_view s) {
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
+bool isStackAxis(std::string_view logical) {
+  return logical == "layers" || logical == "exp" || logical == "circular_repeats" || logical == "num_activations";
+}
+bool isModelWidthAxis(std::string_view logical) { return logical.starts_with("embed"); }
+bool isHeadsAxis(std::string_view logical) { return logical.find("heads") != std::string_view::npos; }
+
+} // namespace
+
+MatmulForm matmulFormOf(const Param& p) {
+  const std::size_t r = p.shape.size();
+  MatmulForm f;
+  f.dims.assign(r, MatmulDim::Stack);
+  if (p.logical_axes.size() != r) {
+    // [..., in, out]: leading dimensions are stacked copies (Hugging Face's stacked experts).
+    if (r >= 2) {
+      f.dims[r - 2] = MatmulDim::In;
+      f.dims[r - 1] = MatmulDim::Out;
+    }
+    return f;
+  }
+  std::vector<std::size_t> matrix; // dimensions that are not stacked copies
+  for (std::size_t d = 0; d < r; ++d)
+    if (!isStackAxis(p.logical_axes[d])) matrix.push_back(d);
+  if (matrix.size() < 2) return f;
+  // Flax's DenseGeneral keeps a kernel as input features then output features. The model width
+  // is one side: first (query, key, value, the MLP's input) or last (the attention and MLP
+  // outputs); a projection between two other widths (MLA's up-projections) takes one input axis.
+  for (std::size_t d : matrix) f.dims[d] = MatmulDim::Out;
+  if (isModelWidthAxis(p.logical_axes[matrix.front()]) || !isModelWidthAxis(p.logical_axes[matrix.back()])) {
+    f.dims[matrix.front()] = MatmulDim::In;
+  } else {
+    for (std::size_t d : matrix) f.dims[d] = MatmulDim::In;
+    f.dims[matrix.back()] = MatmulDim::Out;
+  }
+  return f;
+}
+
+namespace {
+
+// Whether a weight takes part in a matmul: at least an input and an output dimension.
+bool isMatrix(const MatmulForm& f) {
+  return std::find(f.dims.begin(), f.dims.end(), MatmulDim::In) != f.dims.end() &&
+         std::find(f.dims.begin(), f.dims.end(), MatmulDim::Out) != f.dims.end();
+}
+
 } // namespace
 
 ParamRoles classifyParams(const Model& model) {
   static constexpr std::array<std::string_view, 8> kEmbeddings{
       "embed_tokens",   "wte", "wpe", "word_embeddings", "tok_embeddings", "token_embedder", "position_embeddings",
       "embed_positions"};
+  static constexpr std::array<std::string_view, 3> kOutputs{"lm_head", "embed_out", "logits_dense"};
   static constexpr std::array<std::string_view, 3> kLayerLists{"layers", "h", "blocks"};
   ParamRoles out;
   out.role.reserve(model.params.size());
+  out.form.reserve(model.params.size());
   std::set<std::int64_t> moeLayers;
   std::int64_t maxLayer = -1;
   bool hasOutput = false;
@@ -60,7 +107,7 @@ ParamRoles classifyParams(const Model& model) {
     std::string_view previous;
     forEachSegment(p.path, [&](std::string_view seg) {
       if (std::find(kEmbeddings.begin(), kEmbeddings.end(), seg) != kEmbeddings.end()) embedding = true;
-      if (seg == "lm_head" || seg == "embed_out") output = true;
+      if (std::find(kOutputs.begin(), kOutputs.end(), seg) != kOutputs.end()) output = true;
       if (contains(seg, "attn") || contains(seg, "attention")) attention = true;
       if (seg == "experts") experts = true;
       if (contains(seg, "shared_expert")) shared = true;
@@ -70,8 +117,17 @@ ParamRoles classifyParams(const Model& model) {
       if (layer < 0 && seg.starts_with("layers_") && isNumber(seg.substr(7))) layer = parseIndex(seg.substr(7));
       previous = seg;
     });
+    // Logical axis names say the same where a source gives them (MaxText: "exp" for routed
+    // experts, "heads" for attention, "vocab" last for the output projection).
+    for (std::size_t d = 0; d < p.logical_axes.size(); ++d) {
+      const std::string_view a = p.logical_axes[d];
+      if (a == "exp") experts = true;
+      if (isHeadsAxis(a)) attention = true;
+      if (a == "vocab" && d + 1 == p.logical_axes.size() && !embedding) output = true;
+    }
+    MatmulForm form = matmulFormOf(p);
     ParamRole role = ParamRole::None;
-    if (p.shape.size() >= 2) {
+    if (isMatrix(form)) {
       if (embedding)
         role = ParamRole::Embedding;
       else if (output)
@@ -87,6 +143,13 @@ ParamRoles classifyParams(const Model& model) {
     if (role == ParamRole::RoutedExpert && layer >= 0) moeLayers.insert(layer);
     maxLayer = std::max(maxLayer, layer);
     out.role.push_back(role);
+    auto known = std::find(out.forms.begin(), out.forms.end(), form);
+    if (known == out.forms.end()) {
+      if (out.forms.size() >= 65535) throwValueError("more than 65535 distinct parameter forms");
+      out.forms.push_back(std::move(form));
+      known = out.forms.end() - 1;
+    }
+    out.form.push_back(static_cast<std::uint16_t>(known - out.forms.begin()));
   }
   out.moe_layers = static_cast<std::int64_t>(moeLayers.size());
   // Stacked or unnamed experts without a layer index: one MoE block per routed-expert layer count.
@@ -108,13 +171,25 @@ std::vector<int> axesOf(const ArrayLayout& layout) {
 
 std::vector<GroupUse> groupUses(const ShardGroups& plan, const ParamRoles& roles) {
   constexpr std::size_t kRoles = 6;
-  std::vector<std::int64_t> counts(plan.plans.size() * kRoles, 0);
-  for (std::size_t i = 0; i < plan.group_of.size(); ++i)
-    ++counts[plan.group_of[i] * kRoles + static_cast<std::size_t>(roles.role[i])];
+  // Nearly every (group, role) has one form: count per (group, role) in a flat table, and keep the
+  // forms of a pair in a short list.
+  struct Slot {
+    std::vector<std::pair<std::uint16_t, std::int64_t>> forms;
+  };
+  std::vector<Slot> slots(plan.plans.size() * kRoles);
+  for (std::size_t i = 0; i < plan.group_of.size(); ++i) {
+    auto& forms = slots[plan.group_of[i] * kRoles + static_cast<std::size_t>(roles.role[i])].forms;
+    const std::uint16_t form = i < roles.form.size() ? roles.form[i] : 0;
+    auto it = std::find_if(forms.begin(), forms.end(), [&](const auto& f) { return f.first == form; });
+    if (it == forms.end())
+      forms.emplace_back(form, 1);
+    else
+      ++it->second;
+  }
   std::vector<GroupUse> out;
-  for (std::size_t k = 0; k < counts.size(); ++k)
-    if (counts[k] > 0)
-      out.push_back({static_cast<std::uint32_t>(k / kRoles), static_cast<ParamRole>(k % kRoles), counts[k]});
+  for (std::size_t k = 0; k < slots.size(); ++k)
+    for (const auto& [form, count] : slots[k].forms)
+      out.push_back({static_cast<std::uint32_t>(k / kRoles), static_cast<ParamRole>(k % kRoles), form, count});
   return out;
 }
 

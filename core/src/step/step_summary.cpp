@@ -126,6 +126,25 @@ std::string axisPhrase(const StepEstimate& e, const StepInputs& in, const WorstA
   return text;
 }
 
+// What the HBM-bound time is mostly spent on, and what would move it.
+std::string hbmAdvice(const StepEstimate& e) {
+  const double elementwise = e.elementwise_s, optimizer = e.optimizer_s;
+  const double weights = e.hbm_weights_s, activations = e.hbm_activations_s;
+  const double largest = std::max({elementwise, optimizer, weights, activations});
+  if (largest == weights)
+    return "too few tokens per device to reuse each weight it reads (" + seconds(weights) + "); raise micro_batch";
+  if (largest == activations)
+    return "its matmuls are split too narrow to reuse their activations (" + seconds(activations) +
+           "); split the weights fewer ways";
+  if (largest == optimizer)
+    return "the optimizer update reads and writes every state each step (" + seconds(optimizer) +
+           "); accumulate more micro-batches per step or shard the optimizer state";
+  return "the elementwise work between the matmuls (norms, residual adds, activations, the loss: " +
+         seconds(elementwise) +
+         ") moves its bytes at HBM speed and grows with the tokens; a lighter remat "
+         "policy re-runs less of it";
+}
+
 } // namespace
 
 std::string boundPhrase(const StepEstimate& e, const StepInputs& in) {
@@ -156,8 +175,7 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
     s << ": ";
     adviseAxis(s, e, *worst.axis, worst.main, o);
   } else {
-    if (e.bound_by.part == StepPart::Hbm)
-      s << ": too few tokens per device to reuse each weight it reads; raise micro_batch";
+    if (e.bound_by.part == StepPart::Hbm) s << ": " << hbmAdvice(e);
     if (commMatters) {
       s << "; " << axisPhrase(e, in, worst) << " add " << whole(100 * worst.axis->exposed / e.time_s) << "% on top: ";
       adviseAxis(s, e, *worst.axis, worst.main, o);

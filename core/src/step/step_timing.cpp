@@ -133,6 +133,8 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
   e.optimizer_s = work.optimizer_bytes / (o.hbm_bandwidth.value * o.calibration.hbm_fraction.value);
   e.hbm_s = m * (work.fwd_roofline_s - work.fwd_compute_s + work.bwd_roofline_s - work.bwd_compute_s) + e.optimizer_s;
   e.elementwise_s = m * work.elementwise_s;
+  e.hbm_weights_s = m * work.hbm_weights_s;
+  e.hbm_activations_s = m * work.hbm_activations_s;
   e.padding_s = m * work.padding_s;
   e.head_fwd_s = work.head_fwd_s;
   e.head_bwd_s = work.head_bwd_s;

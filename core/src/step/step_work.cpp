@@ -74,6 +74,7 @@ double paddingFactor(double extent, std::int64_t tile) {
 struct Roofline {
   double compute, hbm; // seconds per FLOP, per byte
   double time(double flops, double bytes) const { return std::max(flops * compute, bytes * hbm); }
+  double excess(double flops, double bytes) const { return std::max(0.0, bytes * hbm - flops * compute); }
 };
 
 // What every part of the work estimate reads.
@@ -122,15 +123,24 @@ double addWeightWork(const WorkContext& c, const GroupUse& u, Work& w) {
   double split = 1, localElements = 1;
   for (std::size_t a = 0; a < layout.axis_used.size(); ++a)
     if (layout.axis_used[a] && !mesh.data[a]) split *= static_cast<double>(mesh.size[a]);
-  for (std::size_t d = 0; d < layout.shape.size(); ++d) localElements *= localExtent(layout, d, mesh);
-  const std::size_t r = layout.shape.size();
-  const double d0 = localExtent(layout, r - 2, mesh), d1 = localExtent(layout, r - 1, mesh);
+  // The matmul's local input and output widths (the product of the dimensions on each side); the
+  // stacked dimensions (scanned layers, experts) multiply the matmuls, not their widths.
+  const MatmulForm& form = in.roles->forms[u.form];
+  double dIn = 1, dOut = 1;
+  for (std::size_t d = 0; d < layout.shape.size(); ++d) {
+    const double extent = localExtent(layout, d, mesh);
+    localElements *= extent;
+    if (d < form.dims.size() && form.dims[d] == MatmulDim::In) dIn *= extent;
+    if (d < form.dims.size() && form.dims[d] == MatmulDim::Out) dOut *= extent;
+  }
   const double flops = 2 * share * elements * tokens / split;
-  const double actElements = d0 * d1 > 0 ? flops / (2 * d0 * d1) * (d0 + d1) : 0.0;
+  // Each matmul reads its input activations and writes its output: tokens x (in + out) elements.
+  const double actElements = dIn * dOut > 0 ? flops / (2 * dIn * dOut) * (dIn + dOut) : 0.0;
   const double fwdBytes = count * localElements * pb + actElements * ab;
   const double bwdBytes = 2 * count * localElements * pb + 2 * actElements * ab;
-  // Padding: only a plain [in, out] weight says which two dimensions the matmul has.
-  const double pad = r == 2 ? paddingFactor(d0, o.matmul_tile) * paddingFactor(d1, o.matmul_tile) : 1.0;
+  // Padding of the local input and output widths to the tile; a weight whose input side is
+  // several dimensions (attention's [heads, head_dim] -> width) pads as the flattened matrix.
+  const double pad = paddingFactor(dIn, o.matmul_tile) * paddingFactor(dOut, o.matmul_tile);
   const double again = u.role == ParamRole::Attention                                  ? rerun.attention
                        : u.role == ParamRole::Mlp || u.role == ParamRole::RoutedExpert ? rerun.mlp
                                                                                        : 0.0;
@@ -145,6 +155,11 @@ double addWeightWork(const WorkContext& c, const GroupUse& u, Work& w) {
   w.bwd_compute_s += (2 + again) * flops * roof.compute * pad;
   w.bwd_roofline_s += roof.time(2 * flops * pad, bwdBytes) + again * roof.time(flops * pad, fwdBytes);
   w.padding_s += passes * flops * roof.compute * (pad - 1);
+  // What the matmuls' HBM-bound time is spent on, each pass's excess split by its bytes.
+  const double weightShare = fwdBytes > 0 ? count * localElements * pb / fwdBytes : 0.0;
+  const double excess = roof.excess(flops * pad, fwdBytes) * (1 + again) + roof.excess(2 * flops * pad, bwdBytes);
+  w.hbm_weights_s += excess * weightShare;
+  w.hbm_activations_s += excess * (1 - weightShare);
   if (u.role == ParamRole::Output || tiedOutput) {
     w.head_fwd_s += roof.time(flops * pad, fwdBytes);
     w.head_bwd_s += roof.time(2 * flops * pad, bwdBytes);
@@ -185,6 +200,7 @@ void addAttentionCoreWork(const WorkContext& c, Work& w) {
     w.bwd_hbm += count * (2 + again) * bytes;
     w.bwd_compute_s += count * (2 + again) * flops * roof.compute;
     w.bwd_roofline_s += count * (2 + again) * roof.time(flops, bytes);
+    w.hbm_activations_s += count * (3 + again) * roof.excess(flops, bytes);
     w.model_flops_step += count * 3 * perToken * stepTokens;
   }
 }

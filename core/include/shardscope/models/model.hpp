@@ -19,6 +19,10 @@ struct Param {
   std::string path; // as the source names it, '.'- or '/'-joined
   Shape shape;
   std::string dtype; // canonical numpy/JAX name (see dtype.hpp)
+  // Flax/MaxText logical axis names, one per dimension ("" where the source gives None), when the
+  // source names them (a MaxText import: "embed", "layers", "q_heads", "exp", ...); empty otherwise.
+  // They say which dimension is a stack of scanned layers or experts and which the matmul contracts.
+  std::vector<std::string> logical_axes;
 
   std::int64_t elements() const { return shapeSize(shape); }
   bool operator==(const Param&) const = default;

@@ -17,10 +17,12 @@
 namespace shardscope {
 
 // --- our JSON form (docs/formats.md)
-// {"name": "...", "params": [{"path": "...", "shape": [..], "dtype": "bfloat16"}, ...],
+// {"name": "...", "params": [{"path": "...", "shape": [..], "dtype": "bfloat16", "logical_axes"?: [..]}, ...],
 //  "config": {...HF config.json keys...}?}. A bare list of param objects is accepted too.
 Model modelFromJson(const Json& json);
 Json modelToJson(const Model& model);
+// A parameter's logical axis names as JSON: a list with null for a dimension without a name.
+Json logicalAxesJson(const std::vector<std::string>& axes);
 
 // --- safetensors
 // The largest header we accept. The format itself caps it at 100 MB (safetensors' MAX_HEADER_SIZE).

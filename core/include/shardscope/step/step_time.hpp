@@ -113,11 +113,25 @@ enum class ParamRole : std::uint8_t {
   Mlp,          // dense MLP, shared experts and the router
   RoutedExpert, // one of the routed experts (per-expert tensor or stacked [E, ...])
 };
+// How a weight's dimensions enter its matmul: copies stacked along it (scanned layers, routed
+// experts), contracted with the input activations, or spanning the output.
+enum class MatmulDim : std::uint8_t { Stack, In, Out };
+struct MatmulForm {
+  std::vector<MatmulDim> dims; // one per dimension of the weight
+  bool operator==(const MatmulForm&) const = default;
+};
+// The form of a weight: from its logical axis names when it has them ("layers", "exp" stacked; the
+// model-width "embed*" dimension on the input side when it comes first, else on the output side),
+// otherwise a [..., in, out] matrix whose leading dimensions are stacked copies.
+MatmulForm matmulFormOf(const Param& param);
+
 struct ParamRoles {
-  std::vector<ParamRole> role; // per model parameter
-  std::int64_t moe_layers = 0; // layers holding routed experts
-  std::int64_t layers = 0;     // transformer layers (the config's, else the largest layer index + 1)
-  bool tied_output = false;    // no lm_head tensor: the embedding is the output matmul too
+  std::vector<ParamRole> role;     // per model parameter
+  std::vector<std::uint16_t> form; // per model parameter: its index in `forms`
+  std::vector<MatmulForm> forms;   // the distinct forms
+  std::int64_t moe_layers = 0;     // layers holding routed experts
+  std::int64_t layers = 0;         // transformer layers (the config's, else the largest layer index + 1)
+  bool tied_output = false;        // no lm_head tensor: the embedding is the output matmul too
 };
 ParamRoles classifyParams(const Model& model);
 
@@ -232,7 +246,10 @@ struct StepEstimate {
   double hbm_s = 0;           // HBM-bound time beyond compute, and the optimizer update
   double optimizer_s = 0;     // the optimizer update (part of hbm_s)
   double elementwise_s = 0;   // norms, residual adds, rotary, activations at HBM speed (part of hbm_s)
-  double padding_s = 0;       // matmul work on padding to the matrix unit's tile (part of compute_s)
+  // The matmuls' HBM-bound time (part of hbm_s), by what the bytes are: weight shards read with too
+  // few tokens to reuse them, or activations of local matmuls too narrow to reuse them.
+  double hbm_weights_s = 0, hbm_activations_s = 0;
+  double padding_s = 0; // matmul work on padding to the matrix unit's tile (part of compute_s)
   // The output projection and the loss of one micro-batch on one device, forward and backward (part
   // of compute_s and hbm_s): under a pipeline they run on the last stage only.
   double head_fwd_s = 0, head_bwd_s = 0;
