@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes the lesson reader: JSON text -> a lesson -> each step applied to the default workspace.
 // Must answer an Error or a value, never crash.
-#include "shardscope/analysis/lessons.hpp"
+#include "shardscope/teaching/lessons.hpp"
 #include "shardscope/base/errors.hpp"
 
 #include <cstddef>

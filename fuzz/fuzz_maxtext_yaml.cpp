@@ -3,7 +3,7 @@
 // compile_topology in it), merged as MaxText merges a base with no model file and no overrides,
 // then turned into a workspace and written as JSON. Any input answers a scenario or one ValueError
 // naming the key; large layer, expert or slice counts must be refused, not allocated.
-#include "shardscope/analysis/maxtext_import.hpp"
+#include "shardscope/interop/maxtext_import.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/yaml_text.hpp"
 

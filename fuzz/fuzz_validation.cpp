@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes the validation-suite reader: JSON text -> published runs -> the workspace each becomes.
 // Must answer an Error or a value, never crash.
-#include "shardscope/analysis/validation.hpp"
+#include "shardscope/validation/validation.hpp"
 #include "shardscope/base/errors.hpp"
 
 #include <cstddef>

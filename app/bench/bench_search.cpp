@@ -2,7 +2,7 @@
 // search/*: the whole layout search (every candidate placed, sharded, sized and timed) for
 // Llama-3.1-405B on a full v5p pod with the default axes, on two worker threads. Reports
 // candidates per second of wall time.
-#include "shardscope/analysis/layout_search.hpp"
+#include "shardscope/search/layout_search.hpp"
 #include "shardscope/hardware/topology.hpp"
 
 #include <benchmark/benchmark.h>

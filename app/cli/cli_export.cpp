@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli export --as jax|maxtext [WORKSPACE]`: the workspace's layout as a Python file for
-// a JAX program, or as MaxText overrides (core: analysis/layout_export.hpp).
+// a JAX program, or as MaxText overrides (core: interop/layout_export.hpp).
 #include "cli.hpp"
 #include "cli_options.hpp"
 #include "cli_scenario_flags.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
-#include "shardscope/analysis/layout_export.hpp"
+#include "shardscope/interop/layout_export.hpp"
 #include "shardscope/base/errors.hpp"
 
 #include <ostream>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli import maxtext BASE.yml [MODEL.yml] [key=value ...] [-o WORKSPACE]`: a MaxText
-// configuration as a Shardscope workspace (core: analysis/maxtext_import.hpp).
+// configuration as a Shardscope workspace (core: interop/maxtext_import.hpp).
 #include "cli.hpp"
 #include "cli_options.hpp"
 
-#include "shardscope/analysis/maxtext_import.hpp"
+#include "shardscope/interop/maxtext_import.hpp"
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"

@@ -5,7 +5,7 @@
 #include "cli_options.hpp"
 #include "text_table.hpp"
 
-#include "shardscope/analysis/lessons.hpp"
+#include "shardscope/teaching/lessons.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `shardscope-cli search`: which layout should I run? Runs the core layout search
-// (analysis/layout_search.hpp) over the workspace and prints the ranked candidates, the
+// (search/layout_search.hpp) over the workspace and prints the ranked candidates, the
 // workspace's own layout evaluated the same way, what was rejected and why, and one line per
 // family of layouts saying why its best member lost. `--format json` prints layoutSearchToJson.
 #include "cli.hpp"
@@ -8,7 +8,7 @@
 #include "text_table.hpp"
 
 #include "shardscope/base/units.hpp"
-#include "shardscope/analysis/layout_search.hpp"
+#include "shardscope/search/layout_search.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/sharding/logical_axes.hpp"

@@ -9,7 +9,7 @@
 #include "cli_options.hpp"
 #include "text_table.hpp"
 
-#include "shardscope/analysis/validation.hpp"
+#include "shardscope/validation/validation.hpp"
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/base/resources.hpp"
 

@@ -4,7 +4,7 @@
 #include "cli_run.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
-#include "shardscope/analysis/layout_export.hpp"
+#include "shardscope/interop/layout_export.hpp"
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/resources.hpp"
 

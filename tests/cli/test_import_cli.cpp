@@ -5,7 +5,7 @@
 #include "cli_run.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
-#include "shardscope/analysis/maxtext_import.hpp"
+#include "shardscope/interop/maxtext_import.hpp"
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/base/yaml_text.hpp"
@@ -51,7 +51,7 @@ TEST_CASE("import maxtext: base.yml + llama2-70b.yml, ici_fsdp=-1 ici_tensor=4 o
   CHECK(s.training.framework == Framework::MaxText);
   CHECK(s.training.micro_batch == 1536); // int(128 x 12.0)
   // The analysis gives each parameter the spec MaxText's rules give it (hand-derived in
-  // tests/core/analysis/test_maxtext_import.cpp) on a 32 x 4 placement of the 128 chips.
+  // tests/core/interop/test_maxtext_import.cpp) on a 32 x 4 placement of the 128 chips.
   const Analysis a = analyze(s);
   CHECK(a.mesh.axisSize("fsdp") == 32);
   CHECK(a.mesh.axisSize("tensor") == 4);

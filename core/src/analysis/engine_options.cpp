@@ -32,6 +32,7 @@ MemoryOptions memoryOptionsFromTraining(const TrainingOptions& t, const std::str
   o.micro_batch = t.micro_batch;
   o.seq_len = t.seq_len;
   o.recompute = t.recompute;
+  o.custom_remat = t.custom_remat;
   o.attention = t.attention;
   o.serve_batch = t.serve_batch;
   o.context_len = t.context_len;
@@ -70,6 +71,7 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
   o.microbatches = t.microbatches;
   o.seq_len = t.seq_len;
   o.recompute = t.recompute;
+  o.custom_remat = t.custom_remat;
   o.attention = t.attention;
   o.sequence_parallel = t.sequence_parallel;
   o.zero_stage = t.zero_stage;

@@ -178,9 +178,10 @@ RulesChoice readRules(const JsonField& r) {
 
 TrainingOptions readTraining(const JsonField& t) {
   TrainingOptions o;
-  if (!section(t, {"workload", "param_dtype", "optimizer", "master_weights_fp32", "zero_stage", "micro_batch",
-                   "seq_len", "recompute", "batch_axes", "seq_axes", "serve_batch", "context_len", "kv_dtype",
-                   "hbm_bytes", "microbatches", "sequence_parallel", "framework", "attention", "grad_dtype"}))
+  if (!section(t, {"workload",          "param_dtype", "optimizer", "master_weights_fp32", "zero_stage",
+                   "micro_batch",       "seq_len",     "recompute", "batch_axes",          "seq_axes",
+                   "serve_batch",       "context_len", "kv_dtype",  "hbm_bytes",           "microbatches",
+                   "sequence_parallel", "framework",   "attention", "grad_dtype",          "custom_remat"}))
     return o;
   constexpr IntRange count{1, std::int64_t{1} << 40};
   o.workload = readEnum(t["workload"], o.workload, kWorkloads);
@@ -193,6 +194,17 @@ TrainingOptions readTraining(const JsonField& t) {
   o.seq_len = t["seq_len"].intOr(o.seq_len, count);
   o.framework = readEnum(t["framework"], o.framework, kFrameworkNames);
   o.recompute = readEnum(t["recompute"], o.recompute, kRecomputeNames);
+  if (const JsonField c = t["custom_remat"]; c.present()) {
+    if (o.recompute != Recompute::Custom) c.fail("goes with recompute \"custom\"");
+    c.checkKeys({"layer_input", "qkv", "out", "mlp_in", "mlp_out", "context"});
+    CustomRemat& r = o.custom_remat;
+    for (auto [key, field] :
+         {std::pair{"layer_input", &r.layer_input}, std::pair{"qkv", &r.qkv}, std::pair{"out", &r.out},
+          std::pair{"mlp_in", &r.mlp_in}, std::pair{"mlp_out", &r.mlp_out}, std::pair{"context", &r.context}})
+      *field = readEnum(c[key], *field, kTensorPlacementNames);
+    if (r.layer_input == TensorPlacement::Remat)
+      c["layer_input"].fail("cannot be \"remat\": the layer input is the checkpoint the backward re-runs from");
+  }
   o.attention = readEnum(t["attention"], o.attention, kAttentionKernelNames);
   // An axis listed twice would split activations twice.
   for (const char* key : {"batch_axes", "seq_axes"})
@@ -222,6 +234,10 @@ LinkOverrides readLinks(const JsonField& l) {
   return o;
 }
 
+} // namespace
+
+namespace {
+std::string placementName(TensorPlacement p) { return std::string(nameOf(p, kTensorPlacementNames)); }
 } // namespace
 
 Json scenarioToJson(const Scenario& s) {
@@ -274,6 +290,15 @@ Json scenarioToJson(const Scenario& s) {
   t2["micro_batch"] = o.micro_batch;
   t2["seq_len"] = o.seq_len;
   t2["recompute"] = std::string(recomputeName(o.recompute));
+  if (o.recompute == Recompute::Custom) {
+    const CustomRemat& r = o.custom_remat;
+    t2["custom_remat"] = {{"layer_input", placementName(r.layer_input)},
+                          {"qkv", placementName(r.qkv)},
+                          {"out", placementName(r.out)},
+                          {"mlp_in", placementName(r.mlp_in)},
+                          {"mlp_out", placementName(r.mlp_out)},
+                          {"context", placementName(r.context)}};
+  }
   t2["framework"] = std::string(frameworkName(o.framework));
   t2["attention"] = std::string(attentionKernelName(o.attention));
   t2["batch_axes"] = o.batch_axes;

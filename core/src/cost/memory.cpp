@@ -59,7 +59,7 @@ ActivationBreakdown activationsFor(const ModelConfig& c, const MemoryOptions& o,
     a.recompute_layer = activationBytesPerLayer(s, Recompute::None) - a.per_layer;
   } else {
     const bool xla = isXlaProgram(o.framework, onTpu);
-    a.per_layer = s.seq * s.batch * activationBytesPerToken(c, o.recompute, s.tensor, embed, xla);
+    a.per_layer = s.seq * s.batch * activationBytesPerToken(c, o.recompute, s.tensor, embed, xla, o.custom_remat);
     // MaxText's names (and torchtitan's op-level policy) count the matmul outputs kept; the re-run
     // ones are back in HBM (from the host, for the offloaded policies) for the layer's backward.
     a.recompute_layer = std::max(
@@ -151,11 +151,12 @@ double activationBytesPerLayer(const LayerActivationShape& s, Recompute recomput
 }
 
 double activationBytesPerToken(const ModelConfig& c, Recompute recompute, double tensor, double embedSplit,
-                               bool xlaProgram) {
-  const RecomputeTraits t = recomputeTraits(recompute, xlaProgram);
+                               bool xlaProgram, const CustomRemat& custom) {
+  const RecomputeTraits t = recomputeTraits(recompute, xlaProgram, custom);
   const double h = static_cast<double>(c.hidden);
   const LayerWidths w = layerWidths(c);
-  double elements = h / embedSplit; // the layer input, always kept
+  // The layer input, always kept (in host memory under a custom policy that offloads it).
+  double elements = t.layer_input_offloaded ? 0.0 : h / embedSplit;
   if (t.alternate_matmuls) {
     // torchtitan's op-level policy keeps the 1st, 3rd, 5th and 7th matmul outputs: the queries,
     // the values, the MLP's gate (or, ungated, its up projection) and, gated, the MLP's output
@@ -168,12 +169,10 @@ double activationBytesPerToken(const ModelConfig& c, Recompute recompute, double
     if (tensor > 1 && embedSplit > 1) elements += 2 * h / embedSplit;
     return 2 * elements;
   }
-  if (!t.offloaded) {
-    if (t.kept_qkv) elements += (w.query + 2 * w.kv) / tensor;
-    if (t.kept_out) elements += h / embedSplit;
-    if (t.kept_mlp_in) elements += w.mlp_in / tensor;
-    if (t.kept_mlp_out) elements += h / embedSplit;
-  }
+  if (keptInHbm(t, t.kept_qkv, kOffloadQkv)) elements += (w.query + 2 * w.kv) / tensor;
+  if (keptInHbm(t, t.kept_out, kOffloadOut)) elements += h / embedSplit;
+  if (keptInHbm(t, t.kept_mlp_in, kOffloadMlpIn)) elements += w.mlp_in / tensor;
+  if (keptInHbm(t, t.kept_mlp_out, kOffloadMlpOut)) elements += h / embedSplit;
   return 2 * elements; // 16-bit activations
 }
 
@@ -187,10 +186,12 @@ double kvCacheBytes(const ModelConfig& c, std::int64_t batch, std::int64_t conte
   const double perToken = c.usesMla() ? static_cast<double>(c.kv_lora_rank + c.qk_rope_head_dim)
                                       : 2.0 * ceilDiv(c.kv_heads, tensorDegree) * static_cast<double>(c.head_dim);
   // Sliding-window layers keep at most the window, the others the whole context.
-  const std::int64_t sliding = slidingLayerCount(c);
+  // Linear-attention layers keep a fixed-size state instead (left out).
+  const std::int64_t linear = std::min(c.linear_attention_layers, c.num_layers);
+  const std::int64_t sliding = std::min(slidingLayerCount(c), c.num_layers - linear);
   const double tokens =
       static_cast<double>(sliding) * ceilDiv(sliding > 0 ? std::min(context, c.sliding_window) : 0, seqDegree) +
-      static_cast<double>(c.num_layers - sliding) * ceilDiv(context, seqDegree);
+      static_cast<double>(c.num_layers - sliding - linear) * ceilDiv(context, seqDegree);
   return perToken * tokens * static_cast<double>(batch) * bytesPerElement;
 }
 

@@ -24,8 +24,8 @@ bool isXlaProgram(Framework f, const ChipSpec* chip) {
   return isXlaProgram(f, chip && chip->platform == Platform::Tpu);
 }
 
-std::string describeRecompute(Recompute r, bool xlaProgram) {
-  const RecomputeTraits t = recomputeTraits(r, xlaProgram);
+std::string describeRecompute(Recompute r, bool xlaProgram, const CustomRemat& custom) {
+  const RecomputeTraits t = recomputeTraits(r, xlaProgram, custom);
   if (t.keeps_everything) return "keeps every activation; re-runs nothing";
   std::vector<std::string> kept{"the layer input"}, rerun;
   if (t.alternate_matmuls) {
@@ -41,14 +41,29 @@ std::string describeRecompute(Recompute r, bool xlaProgram) {
   matmul(t.kept_mlp_in, "the MLP input projection(s)");
   if (t.mlp_out_read) matmul(t.kept_mlp_out, "the MLP output projection");
   if (t.korthikanti && t.kept_qkv) kept.emplace_back("the norms' and dropouts' tensors");
-  std::string host;
-  if (!outputs.empty() && t.offloaded)
-    host = "; in host memory, the outputs of " + joined(outputs);
-  else if (!outputs.empty())
-    kept.push_back("the outputs of " + joined(outputs));
+  // Kept outputs are in HBM or, offloaded, in host memory.
+  std::vector<std::string> inHbm, onHost;
+  const std::pair<bool, std::uint8_t> flags[] = {{t.kept_qkv, kOffloadQkv},
+                                                 {t.kept_out, kOffloadOut},
+                                                 {t.kept_mlp_in, kOffloadMlpIn},
+                                                 {t.kept_mlp_out, kOffloadMlpOut}};
+  for (std::size_t i = 0, k = 0; i < 4; ++i) {
+    if (!flags[i].first || (i == 3 && !t.mlp_out_read)) continue;
+    (keptInHbm(t, true, flags[i].second) ? inHbm : onHost).push_back(outputs[k++]);
+  }
+  if (r == Recompute::Custom && !t.rerun_attention) kept.emplace_back("the attention core's output");
+  if (!inHbm.empty()) kept.push_back("the outputs of " + joined(inHbm));
+  std::vector<std::string> host;
+  if (t.layer_input_offloaded) {
+    kept.erase(kept.begin());
+    host.emplace_back("the layer input");
+  }
+  if (!onHost.empty()) host.push_back("the outputs of " + joined(onHost));
+  std::string where = kept.empty() ? "keeps" : "keeps " + joined(kept);
+  if (!host.empty()) where += (kept.empty() ? " " : "; ") + std::string("in host memory, ") + joined(host);
   if (t.rerun_attention) rerun.emplace_back("the attention core");
   if (!t.korthikanti || !t.kept_qkv) rerun.emplace_back("the elementwise work");
-  std::string words = "keeps " + joined(kept) + host + "; re-runs " + joined(rerun);
+  std::string words = where + "; re-runs " + joined(rerun);
   if (!t.mlp_out_read) words += "; the MLP output projection neither (XLA: the backward does not read its output)";
   return words;
 }

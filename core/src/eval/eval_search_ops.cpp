@@ -7,7 +7,7 @@
 #include "eval_json.hpp"
 #include "eval_ops.hpp"
 
-#include "shardscope/analysis/layout_search.hpp"
+#include "shardscope/search/layout_search.hpp"
 
 namespace shardscope::eval {
 

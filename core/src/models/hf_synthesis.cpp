@@ -17,7 +17,7 @@ namespace {
 class Builder {
 public:
   explicit Builder(std::string dtype) : dtype_(std::move(dtype)) {}
-  void add(std::string path, Shape shape) { params_.push_back({std::move(path), std::move(shape), dtype_}); }
+  void add(std::string path, Shape shape) { params_.push_back({std::move(path), std::move(shape), dtype_, {}}); }
   // A Linear layer: weight [out, in] and, optionally, bias [out].
   void linear(const std::string& prefix, std::int64_t in, std::int64_t out, bool bias = false) {
     add(prefix + ".weight", {out, in});

@@ -88,7 +88,7 @@ Param paramFromJson(const JsonField& params, std::size_t index, const std::optio
   X(num_layers) X(hidden) X(heads) X(kv_heads) X(head_dim) X(ffn) X(vocab) X(max_positions)             \
   X(experts) X(experts_per_token) X(moe_ffn) X(shared_experts) X(first_dense_layers) X(q_lora_rank)     \
   X(kv_lora_rank) X(qk_nope_head_dim) X(qk_rope_head_dim) X(v_head_dim) X(sliding_window)               \
-  X(sliding_window_pattern)
+  X(sliding_window_pattern) X(linear_attention_layers)
 // clang-format on
 
 // Sizes that must be positive when given (0 would mean "no heads" rather than "not known": leave
@@ -100,7 +100,7 @@ bool mustBePositive(std::string_view field) {
 }
 
 ModelConfig configFromJson(const JsonField& j) {
-  std::vector<std::string_view> known = {"model_type", "tie_embeddings"};
+  std::vector<std::string_view> known = {"model_type", "tie_embeddings", "gated_mlp", "parallel_block"};
 #define SHARDSCOPE_NAME(field) known.push_back(#field);
   SHARDSCOPE_CONFIG_INT_FIELDS(SHARDSCOPE_NAME)
 #undef SHARDSCOPE_NAME
@@ -108,6 +108,8 @@ ModelConfig configFromJson(const JsonField& j) {
   ModelConfig c;
   c.model_type = j["model_type"].stringOr("");
   c.tie_embeddings = j["tie_embeddings"].boolOr(false);
+  c.gated_mlp = j["gated_mlp"].boolOr(true);
+  c.parallel_block = j["parallel_block"].boolOr(false);
   constexpr std::int64_t kLimit = std::int64_t{1} << 31; // products of a few sizes stay exact in int64
 #define SHARDSCOPE_READ(field) c.field = j[#field].intOr(0, {mustBePositive(#field) ? 1 : 0, kLimit});
   SHARDSCOPE_CONFIG_INT_FIELDS(SHARDSCOPE_READ)
@@ -115,6 +117,9 @@ ModelConfig configFromJson(const JsonField& j) {
   if (c.experts_per_token > c.experts)
     j["experts_per_token"].fail("(" + std::to_string(c.experts_per_token) + ") is larger than experts (" +
                                 std::to_string(c.experts) + ")");
+  if (c.linear_attention_layers > c.num_layers)
+    j["linear_attention_layers"].fail("(" + std::to_string(c.linear_attention_layers) + ") is more than num_layers (" +
+                                      std::to_string(c.num_layers) + ")");
   if (c.heads > 0 && c.kv_heads == 0) c.kv_heads = c.heads;
   if (c.head_dim == 0 && c.heads > 0 && c.hidden % c.heads == 0) c.head_dim = c.hidden / c.heads;
   return c;
@@ -124,6 +129,8 @@ Json configToJson(const ModelConfig& c) {
   Json j = Json::object();
   j["model_type"] = c.model_type;
   j["tie_embeddings"] = c.tie_embeddings;
+  if (!c.gated_mlp) j["gated_mlp"] = false;
+  if (c.parallel_block) j["parallel_block"] = true;
 #define SHARDSCOPE_WRITE(field)                                                                                        \
   if (c.field != 0) j[#field] = c.field;
   SHARDSCOPE_CONFIG_INT_FIELDS(SHARDSCOPE_WRITE)

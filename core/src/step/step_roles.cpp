@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
 #include <set>
 #include <string_view>
 
@@ -42,8 +43,13 @@ std::int64_t parseIndex(std::string_view s) {
 
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
 
+// A stack of scanned layers (MaxText: layers, dense_layers, moe_layers, Gemma 4's local_layers, the
+// NNX scanned_blocks).
+bool isLayerStackAxis(std::string_view logical) {
+  return logical == "layers" || logical.ends_with("_layers") || logical == "scanned_blocks";
+}
 bool isStackAxis(std::string_view logical) {
-  return logical == "layers" || logical == "exp" || logical == "circular_repeats" || logical == "num_activations";
+  return isLayerStackAxis(logical) || logical == "exp" || logical == "expert_only" || logical == "circular_repeats";
 }
 bool isModelWidthAxis(std::string_view logical) { return logical.starts_with("embed"); }
 bool isHeadsAxis(std::string_view logical) { return logical.find("heads") != std::string_view::npos; }
@@ -99,6 +105,7 @@ ParamRoles classifyParams(const Model& model) {
   out.role.reserve(model.params.size());
   out.form.reserve(model.params.size());
   std::set<std::int64_t> moeLayers;
+  std::map<std::string, double> stackedMoe; // expert block -> layers it holds
   std::int64_t maxLayer = -1;
   bool hasOutput = false;
   for (const auto& p : model.params) {
@@ -140,7 +147,16 @@ ParamRoles classifyParams(const Model& model) {
         role = ParamRole::Mlp;
     }
     if (role == ParamRole::Output) hasOutput = true;
-    if (role == ParamRole::RoutedExpert && layer >= 0) moeLayers.insert(layer);
+    if (role == ParamRole::RoutedExpert && !p.logical_axes.empty()) {
+      // Named axes: the layers a stacked expert tensor holds, per expert block (its path's parent).
+      double copies = 1;
+      for (std::size_t d = 0; d < p.logical_axes.size(); ++d)
+        if (isLayerStackAxis(p.logical_axes[d])) copies *= static_cast<double>(p.shape[d]);
+      auto& block = stackedMoe[std::string(p.path.substr(0, p.path.rfind('/')))];
+      block = std::max(block, copies);
+    } else if (role == ParamRole::RoutedExpert && layer >= 0) {
+      moeLayers.insert(layer);
+    }
     maxLayer = std::max(maxLayer, layer);
     out.role.push_back(role);
     auto known = std::find(out.forms.begin(), out.forms.end(), form);
@@ -152,6 +168,7 @@ ParamRoles classifyParams(const Model& model) {
     out.form.push_back(static_cast<std::uint16_t>(known - out.forms.begin()));
   }
   out.moe_layers = static_cast<std::int64_t>(moeLayers.size());
+  for (const auto& [block, copies] : stackedMoe) out.moe_layers += static_cast<std::int64_t>(copies);
   // Stacked or unnamed experts without a layer index: one MoE block per routed-expert layer count.
   if (out.moe_layers == 0 && std::find(out.role.begin(), out.role.end(), ParamRole::RoutedExpert) != out.role.end())
     out.moe_layers = model.config ? model.config->num_layers - model.config->first_dense_layers : 1;

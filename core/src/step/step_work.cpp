@@ -180,10 +180,12 @@ void addAttentionCoreWork(const WorkContext& c, Work& w) {
   const auto* config = c.in.model->config ? &*c.in.model->config : nullptr;
   // Sliding-window layers and full-attention layers, each kind priced once and counted (the
   // pattern is periodic: no loop over what may be billions of layers).
-  const std::int64_t slidingLayers = config ? std::min(slidingLayerCount(*config), arch.layers) : 0;
+  // Linear-attention layers (Gated DeltaNet) have no quadratic core: their projections are weights.
+  const std::int64_t linearLayers = config ? std::min(config->linear_attention_layers, arch.layers) : 0;
+  const std::int64_t slidingLayers = config ? std::min(slidingLayerCount(*config), arch.layers - linearLayers) : 0;
   for (const auto& [window, layers] :
        {std::pair{config ? static_cast<double>(config->sliding_window) : 0.0, slidingLayers},
-        std::pair{0.0, arch.layers - slidingLayers}}) {
+        std::pair{0.0, arch.layers - slidingLayers - linearLayers}}) {
     if (layers <= 0) continue;
     const double count = static_cast<double>(layers);
     const double perToken = 2 * keysPerQuery(seq, window) * (arch.q_dim + arch.v_dim);
@@ -315,7 +317,8 @@ double optimizerBytesPerElement(const StepOptions& o) {
 Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture& arch, const MeshRoles& mesh,
                   const std::vector<GroupUse>& uses) {
   Work w;
-  const RecomputeTraits traits = recomputeTraits(o.recompute, isXlaProgram(o.framework, findChip(o.chip)));
+  const RecomputeTraits traits =
+      recomputeTraits(o.recompute, isXlaProgram(o.framework, findChip(o.chip)), o.custom_remat);
   const WorkContext c{in,
                       o,
                       arch,

@@ -5,7 +5,7 @@
 // reduction per layer, the matrix unit's padding, and the published model-FLOPs convention the
 // validation suite converts measured MFU with. Every expected value is worked out in the comments.
 #include "shardscope/analysis/analysis.hpp"
-#include "shardscope/analysis/validation.hpp"
+#include "shardscope/validation/validation.hpp"
 #include "shardscope/cost/memory.hpp"
 #include "shardscope/hardware/topology.hpp"
 #include "shardscope/models/model_loaders.hpp"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The rule the core's folders keep: a family includes only families below it
-// (base <- hardware <- mesh <- models <- sharding <- cost <- step <- pipeline <- analysis <- eval), and nothing in core
+// (base <- hardware <- mesh <- models <- sharding <- cost <- step <- pipeline <- analysis <- interop <- search <-
+// validation <- teaching <- eval), and nothing in core
 // includes Qt. Written as a function over file text so the test can also show that it catches a
 // violation.
 #pragma once
@@ -14,8 +15,9 @@
 namespace shardscope::architecture {
 
 inline const std::vector<std::string>& familyOrder() {
-  static const std::vector<std::string> order{"base", "hardware", "mesh",     "models",   "sharding",
-                                              "cost", "step",     "pipeline", "analysis", "eval"};
+  static const std::vector<std::string> order{"base",   "hardware",   "mesh",     "models",   "sharding",
+                                              "cost",   "step",       "pipeline", "analysis", "interop",
+                                              "search", "validation", "teaching", "eval"};
   return order;
 }
 

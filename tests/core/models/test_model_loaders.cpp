@@ -130,10 +130,11 @@ TEST_CASE("our JSON form round-trips and rejects bad fields", "[model]") {
         }) == "parameter 'w': shape (1073741824, 1073741824, 1073741824) has more than 2^53 elements");
   CHECK(valueErrorOf([] {
           modelFromJson({{"params", Json::array()}, {"config", {{"layers", 2}}}});
-        }) == "unknown key 'layers' in config (known keys: model_type, tie_embeddings, num_layers, hidden, heads, "
+        }) == "unknown key 'layers' in config (known keys: model_type, tie_embeddings, gated_mlp, parallel_block, "
+              "num_layers, hidden, heads, "
               "kv_heads, head_dim, ffn, vocab, max_positions, experts, experts_per_token, moe_ffn, shared_experts, "
               "first_dense_layers, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, "
-              "sliding_window, sliding_window_pattern)");
+              "sliding_window, sliding_window_pattern, linear_attention_layers)");
   CHECK(valueErrorOf([] {
           modelFromJson({{"params", Json::array()}, {"config", {{"num_layer", 2}}}});
         }) == "unknown key 'num_layer' in config (did you mean 'num_layers'?)");

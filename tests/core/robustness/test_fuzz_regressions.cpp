@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Inputs the libFuzzer targets (fuzz/) found, kept as regression tests. Each test replays the exact
 // bytes from tests/data/fuzz-regressions/ through the same calls as the target that found them.
-#include "shardscope/analysis/maxtext_import.hpp"
+#include "shardscope/interop/maxtext_import.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/yaml_text.hpp"
 #include "shardscope/models/model_loaders.hpp"

@@ -13,7 +13,7 @@
 #include "panels/compare_panel.hpp"
 #include "panels/suggest_panel.hpp"
 
-#include "shardscope/analysis/layout_search.hpp"
+#include "shardscope/search/layout_search.hpp"
 #include "shardscope/hardware/topology.hpp"
 
 #include <QAction>

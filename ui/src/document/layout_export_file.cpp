@@ -2,7 +2,7 @@
 #include "document/layout_export_file.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
-#include "shardscope/analysis/layout_export.hpp"
+#include "shardscope/interop/layout_export.hpp"
 
 #include <QObject>
 #include <QSaveFile>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // File › Export Layout: the workspace's layout as JAX code or MaxText overrides (core's
-// analysis/layout_export.hpp), written atomically to a file.
+// interop/layout_export.hpp), written atomically to a file.
 #pragma once
 
 #include "shardscope/analysis/scenario.hpp"

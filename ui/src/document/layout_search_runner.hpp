@@ -5,7 +5,7 @@
 // search's progress and result are delivered.
 #pragma once
 
-#include "shardscope/analysis/layout_search.hpp"
+#include "shardscope/search/layout_search.hpp"
 
 #include <QObject>
 #include <QString>

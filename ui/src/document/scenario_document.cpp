@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "document/scenario_document.hpp"
 
-#include "shardscope/analysis/maxtext_import.hpp"
+#include "shardscope/interop/maxtext_import.hpp"
 
 #include "document/atomic_write.hpp"
 #include "document/edit_scenario_command.hpp"

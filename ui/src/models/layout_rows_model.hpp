@@ -4,7 +4,7 @@
 // Every cell's tooltip is the row's one-sentence "why" (what bounds its step).
 #pragma once
 
-#include "shardscope/analysis/layout_search.hpp"
+#include "shardscope/search/layout_search.hpp"
 
 #include <QAbstractTableModel>
 

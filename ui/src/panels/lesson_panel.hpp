@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Learn dock: the built-in lessons (core: analysis/lessons.hpp). Pick a lesson and a step, read
+// The Learn dock: the built-in lessons (core: teaching/lessons.hpp). Pick a lesson and a step, read
 // why, and "Apply step" makes the step's edit on the current workspace as one undo step; when its
 // analysis arrives, the table shows each watched figure before and after, with the direction the
 // lesson expects.
 #pragma once
 
-#include "shardscope/analysis/lessons.hpp"
+#include "shardscope/teaching/lessons.hpp"
 
 #include <QWidget>
 

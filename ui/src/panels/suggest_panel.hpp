@@ -7,7 +7,7 @@
 // running search (its answer would be for a workspace that no longer exists).
 #pragma once
 
-#include "shardscope/analysis/layout_search.hpp"
+#include "shardscope/search/layout_search.hpp"
 
 #include <QWidget>
 

@@ -79,6 +79,8 @@ struct TrainingOptions {
   // all-gather / reduce-scatter pairs instead of all-reduces (step time).
   bool sequence_parallel = false;
   Recompute recompute = Recompute::Selective;
+  // MaxText's remat_policy "custom": where each tensor the backward needs goes (recompute "custom").
+  CustomRemat custom_remat;
   // Fused (flash) or materialized attention scores: step time and activation memory.
   AttentionKernel attention = AttentionKernel::Flash;
   // Whose behaviour the estimate follows (cost/workload.hpp): activation sharding, tensor-collective

@@ -74,6 +74,7 @@ struct MemoryOptions {
   std::int64_t micro_batch = 1;      // global micro-batch in sequences, split over batch_degree
   std::int64_t seq_len = 4096;
   Recompute recompute = Recompute::Selective;
+  CustomRemat custom_remat; // read when recompute is Custom
   // Materialized attention keeps the scores' softmax, dropout mask and output (5as/h) when the
   // policy does not re-run the core; flash attention never stores them.
   AttentionKernel attention = AttentionKernel::Flash;
@@ -132,7 +133,7 @@ double activationBytesPerLayer(const LayerActivationShape& shape, Recompute reco
 // `tensor`. In an XLA program (isXlaProgram) the MLP output is never kept: the backward does not
 // read it.
 double activationBytesPerToken(const ModelConfig& config, Recompute recompute, double tensor, double embedSplit,
-                               bool xlaProgram);
+                               bool xlaProgram, const CustomRemat& custom = {});
 
 // Bytes of the KV cache one device holds for `batch` sequences of `context` tokens. Ordinary
 // attention stores K and V per KV head (heads split over `tensorDegree`, at least one per device);

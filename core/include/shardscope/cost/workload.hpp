@@ -8,6 +8,7 @@
 #include "shardscope/base/enum_names.hpp"
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <optional>
 #include <string_view>
@@ -70,9 +71,10 @@ enum class Recompute {
   MinimalOffloaded,   // MaxText: every matmul output kept in host memory
   SelectiveOp,        // torchtitan (mode "selective", selective_ac_option "op"): every other matmul's
                       // output and the attention kernel's output kept, the rest re-run
+  Custom,             // MaxText's remat_policy "custom": each tensor re-run, kept or offloaded (CustomRemat)
 };
 
-constexpr std::array<std::pair<std::string_view, Recompute>, 11> kRecomputeNames{{
+constexpr std::array<std::pair<std::string_view, Recompute>, 12> kRecomputeNames{{
     {"none", Recompute::None},
     {"selective", Recompute::Selective},
     {"full", Recompute::Full},
@@ -84,6 +86,7 @@ constexpr std::array<std::pair<std::string_view, Recompute>, 11> kRecomputeNames
     {"qkv_proj_offloaded", Recompute::QkvProjOffloaded},
     {"minimal_offloaded", Recompute::MinimalOffloaded},
     {"selective_op", Recompute::SelectiveOp},
+    {"custom", Recompute::Custom},
 }};
 
 constexpr std::string_view recomputeName(Recompute r) { return nameOf(r, kRecomputeNames); }
@@ -121,11 +124,57 @@ struct RecomputeTraits {
   // reads, and that output is read only by the residual add, whose backward needs no values: in an
   // XLA program it is neither kept nor re-run (recomputeTraits(policy, true)).
   bool mlp_out_read = true;
+  // MaxText's custom policy: the layer input in host memory, and which kept outputs are there
+  // (bits of kOffloadQkv ... kOffloadMlpOut; `offloaded` says all of them are).
+  bool layer_input_offloaded = false;
+  std::uint8_t offload_mask = 0;
 };
+inline constexpr std::uint8_t kOffloadQkv = 1, kOffloadOut = 2, kOffloadMlpIn = 4, kOffloadMlpOut = 8;
+// Whether a kept output (one of the kOffload* bits) stays in HBM.
+constexpr bool keptInHbm(const RecomputeTraits& t, bool kept, std::uint8_t bit) {
+  return kept && !t.offloaded && (t.offload_mask & bit) == 0;
+}
+
+// Where MaxText's custom remat policy puts a tensor the backward needs: re-run it ("remat"), keep
+// it in HBM ("device") or in host memory ("offload") (base.yml: decoder_layer_input, query_proj, ...).
+enum class TensorPlacement : std::uint8_t { Remat, Device, Offload };
+constexpr std::array<std::pair<std::string_view, TensorPlacement>, 3> kTensorPlacementNames{
+    {{"remat", TensorPlacement::Remat}, {"device", TensorPlacement::Device}, {"offload", TensorPlacement::Offload}}};
+
+// MaxText's custom policy, per tensor, in the words of its keys: the layer input (its scan's
+// checkpoint: never re-run), the query/key/value projections, the attention output projection,
+// the MLP input projection(s) and output projection, and the attention core's output (context).
+struct CustomRemat {
+  TensorPlacement layer_input = TensorPlacement::Device;
+  TensorPlacement qkv = TensorPlacement::Remat;
+  TensorPlacement out = TensorPlacement::Remat;
+  TensorPlacement mlp_in = TensorPlacement::Remat;
+  TensorPlacement mlp_out = TensorPlacement::Remat;
+  TensorPlacement context = TensorPlacement::Remat;
+  bool operator==(const CustomRemat&) const = default;
+};
+// The traits of a custom policy: a tensor not re-run is kept (in HBM or on the host); a kept
+// context spares the attention core's re-run.
+constexpr RecomputeTraits customRecomputeTraits(const CustomRemat& c) {
+  RecomputeTraits t;
+  const auto kept = [](TensorPlacement p) { return p != TensorPlacement::Remat; };
+  const auto host = [](TensorPlacement p, std::uint8_t bit) {
+    return p == TensorPlacement::Offload ? bit : std::uint8_t{0};
+  };
+  t.kept_qkv = kept(c.qkv);
+  t.kept_out = kept(c.out);
+  t.kept_mlp_in = kept(c.mlp_in);
+  t.kept_mlp_out = kept(c.mlp_out);
+  t.rerun_attention = !kept(c.context);
+  t.layer_input_offloaded = c.layer_input == TensorPlacement::Offload;
+  t.offload_mask = static_cast<std::uint8_t>(host(c.qkv, kOffloadQkv) | host(c.out, kOffloadOut) |
+                                             host(c.mlp_in, kOffloadMlpIn) | host(c.mlp_out, kOffloadMlpOut));
+  return t;
+}
 
 // Per policy, in kRecomputeNames' order: kept qkv, out, MLP in, MLP out; offloaded; re-runs the
 // attention core; Korthikanti's memory; keeps everything; alternate matmuls.
-constexpr std::array<std::pair<Recompute, RecomputeTraits>, 11> kRecomputeTraits{{
+constexpr std::array<std::pair<Recompute, RecomputeTraits>, 12> kRecomputeTraits{{
     {Recompute::None, {true, true, true, true, false, false, true, true}},
     {Recompute::Selective, {true, true, true, true, false, true, true, false}},
     {Recompute::Full, {false, false, false, false, false, true, true, false}},
@@ -137,6 +186,7 @@ constexpr std::array<std::pair<Recompute, RecomputeTraits>, 11> kRecomputeTraits
     {Recompute::QkvProjOffloaded, {true, false, false, false, true, true, false, false}},
     {Recompute::MinimalOffloaded, {true, true, true, true, true, true, false, false}},
     {Recompute::SelectiveOp, {false, false, false, false, false, false, false, false, true}},
+    {Recompute::Custom, customRecomputeTraits(CustomRemat{})}, // the default custom policy: full
 }};
 
 // The policy's traits as its name states them (PyTorch's semantics: what the checkpoint keeps and
@@ -150,8 +200,8 @@ constexpr RecomputeTraits recomputeTraits(Recompute r) {
 // What a policy keeps and re-runs in the job's program (isXlaProgram): under XLA the MLP output
 // projection's output is neither kept nor re-run, whatever the policy names; torchtitan's op-level
 // policy is PyTorch's and keeps what it names.
-constexpr RecomputeTraits recomputeTraits(Recompute r, bool xlaProgram) {
-  RecomputeTraits t = recomputeTraits(r);
+constexpr RecomputeTraits recomputeTraits(Recompute r, bool xlaProgram, const CustomRemat& custom = {}) {
+  RecomputeTraits t = r == Recompute::Custom ? customRecomputeTraits(custom) : recomputeTraits(r);
   if (xlaProgram && !t.alternate_matmuls && !t.keeps_everything) {
     t.kept_mlp_out = false;
     t.mlp_out_read = false;
@@ -162,6 +212,6 @@ constexpr RecomputeTraits recomputeTraits(Recompute r, bool xlaProgram) {
 // What a policy keeps for the backward and what it runs again, in words, from its traits in the
 // job's program: "keeps the layer input, the query/key/value projections, ...; re-runs the
 // attention core" (the Workload dock's per-policy help, `help workspace`).
-std::string describeRecompute(Recompute r, bool xlaProgram);
+std::string describeRecompute(Recompute r, bool xlaProgram, const CustomRemat& custom = {});
 
 } // namespace shardscope

@@ -57,6 +57,9 @@ struct ModelConfig {
   // (Gemma 2: 2, Gemma 3: 6). 0 with a window: every layer slides (Mistral 7B v0.1).
   std::int64_t sliding_window = 0;
   std::int64_t sliding_window_pattern = 0;
+  // Layers whose attention is linear (Qwen3-Next's Gated DeltaNet): no quadratic attention core and
+  // no growing KV cache; the others run softmax attention.
+  std::int64_t linear_attention_layers = 0;
 
   // Attention and MLP side by side on the same normed input (PaLM, GPT-J, GPT-NeoX, Falcon): one
   // tensor-parallel reduction per layer instead of two.

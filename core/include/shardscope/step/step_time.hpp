@@ -75,6 +75,7 @@ struct StepOptions {
   std::int64_t microbatches = 1; // gradient accumulation: micro-batches per optimizer step
   std::int64_t seq_len = 4096;
   Recompute recompute = Recompute::Selective;
+  CustomRemat custom_remat;                           // read when recompute is Custom
   AttentionKernel attention = AttentionKernel::Flash; // materialized: the scores' HBM traffic
   bool sequence_parallel = false;                     // Megatron SP: tensor-parallel all-gather/reduce-scatter pairs
   int zero_stage = 0;
