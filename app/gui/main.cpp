@@ -4,6 +4,7 @@
 //   shardscope --screenshot OUT.png [--size WxH] [FILE.json]  render the window (1600x1000) after the first analysis
 //   shardscope --startup-time [FILE.json]        print the time from main() to the first painted window
 //   shardscope --help | --version                 (no display needed)
+#include "document/scenario_document.hpp"
 #include "main_window.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/suggest_panel.hpp"
@@ -112,7 +113,10 @@ int main(int argc, char** argv) {
 
   QString openError;
   const QStringList files = parser.positionalArguments();
-  if (!files.isEmpty() && !window.openFile(files.front(), &openError)) {
+  if (!headless && !files.isEmpty() && shardscope::ui::ScenarioDocument::isMaxTextConfig(files.front())) {
+    // A MaxText config asks for what the launch adds (topology, overrides) once the window is up.
+    QTimer::singleShot(0, &window, [&window, file = files.front()] { window.openInteractively(file); });
+  } else if (!files.isEmpty() && !window.openFile(files.front(), &openError)) {
     if (headless) {
       std::fprintf(stderr, "shardscope: %s\n", qPrintable(openError));
       return 1;

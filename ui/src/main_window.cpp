@@ -21,6 +21,7 @@
 #include "panels/step_panel.hpp"
 #include "panels/compare_panel.hpp"
 #include "panels/lesson_panel.hpp"
+#include "panels/maxtext_import_dialog.hpp"
 #include "panels/step_player.hpp"
 #include "document/layout_export_file.hpp"
 #include "panels/suggest_panel.hpp"
@@ -43,6 +44,8 @@
 #include <QDragEnterEvent>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QPlainTextEdit>
+#include <QTextCursor>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -243,6 +246,15 @@ void MainWindow::createDocks() {
   // Play: the step in time, drawn on the physical view (View > Play Step, F5).
   player_ = new StepPlayer(selection_, this);
   tabifyDockWidget(commDock, makeDock(tr("Play"), "PlayDock", scrollable(player_), Qt::BottomDockWidgetArea));
+  // Notes: what an import noted (keys read and left alone, what was assumed), kept until the next
+  // workspace replaces it; hidden until an import has notes.
+  notes_ = new QPlainTextEdit(this);
+  notes_->setReadOnly(true);
+  notes_->setPlaceholderText(tr("Importing a MaxText config lists here the keys it read and what it assumed."));
+  auto* notesDock = makeDock(tr("Notes"), "NotesDock", notes_, Qt::RightDockWidgetArea);
+  tabifyDockWidget(shardingDock, notesDock);
+  notesDock->hide();
+  shardingDock->raise();
   commDock->raise();
   // The bottom area spans only the centre; the side docks keep the full height.
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
@@ -501,6 +513,10 @@ void MainWindow::onDocumentReplaced() {
   pipelineShown_ = false;
   if (auto* dock = findChild<QDockWidget*>("PipelineDock")) dock->hide();
   logical_->setError({}, std::nullopt);
+  // The notes belong to the workspace they came with.
+  notes_->setPlainText(document_->importNotes().join(QStringLiteral("\n\n")));
+  if (document_->importNotes().isEmpty())
+    if (auto* dock = findChild<QDockWidget*>("NotesDock")) dock->hide();
 }
 
 void MainWindow::showAnalysis(const std::shared_ptr<const Analysis>& analysis) {
@@ -581,8 +597,9 @@ bool MainWindow::openFile(const QString& path, QString* error) {
     // Imported: an untitled workspace (Save asks where); the status bar says what was read.
     settings.setLastDirectory(QFileInfo(path).absolutePath());
     statusBar()->showMessage(
-        tr("Imported the MaxText config %1: %2").arg(QFileInfo(path).fileName(), document_->importNotes().join("; ")),
+        tr("Imported the MaxText config %1 (the Notes dock lists what was read)").arg(QFileInfo(path).fileName()),
         12000);
+    showImportNotes();
   } else if (isBundledExample(path)) {
     // The shipped examples open as untitled copies: Save asks where, nothing overwrites them.
     document_->detachFromFile();
@@ -633,9 +650,47 @@ void MainWindow::dropEvent(QDropEvent* event) {
   // After the drop returns: a modal prompt inside a drop handler blocks the drag source.
   QTimer::singleShot(0, this, [this, path] {
     if (!maybeSave()) return;
-    QString error;
-    if (!openFile(path, &error)) QMessageBox::warning(this, tr("Open workspace"), error);
+    openInteractively(path);
   });
+}
+
+bool MainWindow::importMaxText(const QStringList& files, const QStringList& overrides, const QString& source,
+                               QString* error) {
+  if (!document_->importMaxTextFiles(files, overrides, source, error)) return false;
+  if (!files.isEmpty()) AppSettings().setLastDirectory(QFileInfo(files.back()).absolutePath());
+  statusBar()->showMessage(tr("Imported the MaxText config %1 (the Notes dock lists what was read)").arg(source),
+                           12000);
+  showImportNotes();
+  return true;
+}
+
+bool MainWindow::openInteractively(const QString& path) {
+  if (!ScenarioDocument::isMaxTextConfig(path)) {
+    QString error;
+    if (openFile(path, &error)) return true;
+    QMessageBox::warning(this, tr("Open workspace"), error);
+    return false;
+  }
+  MaxTextImportDialog dialog(path, this);
+  const QString source = QFileInfo(path).fileName();
+  dialog.setImporter([this, source](const QStringList& files, const QStringList& overrides, QString* error) {
+    return importMaxText(files, overrides, source, error);
+  });
+  if (dialog.exec() != QDialog::Accepted) return false;
+  AppSettings settings;
+  settings.addRecentFile(QFileInfo(path).absoluteFilePath());
+  rebuildRecentMenu();
+  return true;
+}
+
+void MainWindow::showImportNotes() {
+  const QStringList& notes = document_->importNotes();
+  notes_->setPlainText(notes.join(QStringLiteral("\n\n")));
+  notes_->moveCursor(QTextCursor::Start);
+  if (auto* dock = findChild<QDockWidget*>("NotesDock"); dock && !notes.isEmpty()) {
+    dock->show();
+    dock->raise();
+  }
 }
 
 void MainWindow::openDialog() {
@@ -645,8 +700,7 @@ void MainWindow::openDialog() {
       tr("Workspaces and MaxText configs (*.json *.yml *.yaml);;Shardscope workspaces (*.json);;"
          "MaxText configs (*.yml *.yaml);;All files (*)"));
   if (path.isEmpty()) return;
-  QString error;
-  if (!openFile(path, &error)) QMessageBox::warning(this, tr("Open workspace"), error);
+  openInteractively(path);
 }
 
 bool MainWindow::saveDialog(bool saveAs) {
@@ -723,8 +777,7 @@ void MainWindow::rebuildRecentMenu() {
     a->setToolTip(path);
     connect(a, &QAction::triggered, this, [this, path] {
       if (!maybeSave()) return;
-      QString error;
-      if (!openFile(path, &error)) QMessageBox::warning(this, tr("Open workspace"), error);
+      openInteractively(path);
     });
   }
   recentMenu_->setEnabled(!files.isEmpty());

@@ -16,6 +16,8 @@
 class QLabel;
 class QMenu;
 
+class QPlainTextEdit;
+
 namespace shardscope::ui {
 
 class AnalysisRunner;
@@ -45,8 +47,16 @@ public:
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Opens a workspace; on failure returns false with `error` set and keeps the current one.
+  // Opens a workspace; on failure returns false with `error` set and keeps the current one. A
+  // MaxText config opens as it is (base.yml found beside a model config, no overrides).
   bool openFile(const QString& path, QString* error = nullptr);
+  // What File > Open, a drop and Recent Files do: a workspace opens; a MaxText config first shows
+  // the import dialog (base, model, topology, overrides), which stays until it imports or the user
+  // cancels. Returns whether a file was opened.
+  bool openInteractively(const QString& path);
+  // Imports MaxText config files with overrides, as the import dialog does on Import.
+  bool importMaxText(const QStringList& files, const QStringList& overrides, const QString& source,
+                     QString* error = nullptr);
   bool saveFile(const QString& path, QString* error = nullptr);
   // Whether `path` is one of the shipped example workspaces (resources/scenarios), which open as
   // untitled copies.
@@ -61,7 +71,7 @@ public:
   // room left for the window frame.
   static QSize defaultSizeFor(const QSize& available);
   // Bumped whenever the set of docks changes, so an older saved layout is ignored, not misapplied.
-  static constexpr int layoutVersion = 3;
+  static constexpr int layoutVersion = 4;
   // Blocks (running the event loop) until the newest analysis was delivered.
   bool waitForAnalysis(int timeoutMs = 10000);
   // Keeps unsaved edits in an autosave file (the interactive app does; tests and screenshots do
@@ -124,6 +134,8 @@ private:
   void recompute();
   bool maybeSave();
   void openDialog();
+  // The Notes dock: what the last import noted (keys read, assumptions); shown after an import.
+  void showImportNotes();
   bool saveDialog(bool saveAs);
   void exportLayoutDialog(bool maxtext);
   void exportDialog(const ViewKind& kind);
@@ -151,6 +163,7 @@ private:
   ComparePanel* compare_ = nullptr;
   LessonPanel* lesson_ = nullptr;
   StepPlayer* player_ = nullptr;
+  QPlainTextEdit* notes_ = nullptr; // the Notes dock's text
   TopologyEditor* topology_ = nullptr;
   ModelPicker* model_ = nullptr;
   QMenu* recentMenu_ = nullptr;

@@ -17,7 +17,8 @@ namespace {
 // file loads again), or the inline parameter list itself.
 std::string cacheKey(const ModelChoice& choice) {
   if (!choice.inline_params.is_null())
-    return "inline:" + dumpJson(choice.inline_params) + "|" + dumpJson(choice.inline_architecture);
+    return "inline:" + choice.inline_name + "|" + dumpJson(choice.inline_params) + "|" +
+           dumpJson(choice.inline_architecture);
   if (!choice.inline_config.is_null()) return "config:" + dumpJson(choice.inline_config);
   if (!choice.path.empty()) {
     std::error_code ec;
@@ -31,7 +32,8 @@ std::string cacheKey(const ModelChoice& choice) {
 
 Model load(const ModelChoice& choice) {
   if (!choice.inline_params.is_null()) {
-    Json wrapped = {{"name", "inline model"}, {"params", choice.inline_params}};
+    Json wrapped = {{"name", choice.inline_name.empty() ? "inline model" : choice.inline_name},
+                    {"params", choice.inline_params}};
     if (!choice.inline_architecture.is_null()) wrapped["config"] = choice.inline_architecture;
     return modelFromJson(wrapped);
   }

@@ -14,6 +14,7 @@
 #include "shardscope/mesh/mesh_string.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <array>
 #include <iterator>
 
@@ -137,7 +138,7 @@ MeshConfig readMesh(const JsonField& m) {
 
 ModelChoice readModel(const JsonField& m) {
   ModelChoice model;
-  if (!section(m, {"preset", "path", "params", "config", "architecture"})) return model;
+  if (!section(m, {"preset", "path", "params", "config", "architecture", "name"})) return model;
   // One source of parameters: a preset, a file, an inline list or an inline config.json.
   const char* given[4] = {};
   int count = 0;
@@ -154,6 +155,11 @@ ModelChoice readModel(const JsonField& m) {
   if (const JsonField a = m["architecture"]; a.present()) {
     if (model.inline_params.is_null()) a.fail("goes with 'params' (a preset, file or config.json has its own)");
     model.inline_architecture = a.toObject("an object with ModelConfig's fields (docs/formats.md)");
+  }
+  if (const JsonField n = m["name"]; n.present()) {
+    if (model.inline_params.is_null()) n.fail("goes with 'params' (a preset, file or config.json names itself)");
+    model.inline_name = n.toString();
+    if (model.inline_name.size() > 200) n.fail("is longer than 200 characters");
   }
   return model;
 }
@@ -268,6 +274,7 @@ Json scenarioToJson(const Scenario& s) {
   if (!s.model.inline_params.is_null()) model["params"] = s.model.inline_params;
   if (!s.model.inline_config.is_null()) model["config"] = s.model.inline_config;
   if (!s.model.inline_architecture.is_null()) model["architecture"] = s.model.inline_architecture;
+  if (!s.model.inline_name.empty()) model["name"] = s.model.inline_name;
   j["model"] = model;
 
   Json rules = Json::object();
@@ -320,6 +327,16 @@ Json scenarioToJson(const Scenario& s) {
   writeStepFields(s, j);
   if (s.pipeline) j["pipeline"] = analysis::pipelineSectionToJson(*s.pipeline);
   return j;
+}
+
+std::string modelLabel(const ModelChoice& m) {
+  if (!m.preset.empty()) return m.preset;
+  if (!m.path.empty()) return std::filesystem::path(m.path).filename().string();
+  if (!m.inline_name.empty()) return m.inline_name;
+  if (m.inline_config.is_object() && m.inline_config.contains("model_type") &&
+      m.inline_config["model_type"].is_string())
+    return m.inline_config["model_type"].get<std::string>() + " config";
+  return "inline model";
 }
 
 Scenario scenarioFromJson(const Json& j) {

@@ -133,8 +133,9 @@ LogicalRules readRules(const Json& value) {
 // flax.linen.spmd logical_to_mesh_axes: the rules are tried in order; a rule whose logical name is
 // one of the array's axes (the first such axis) assigns its mesh axes to that axis when the axis is
 // still unassigned and none of the rule's mesh axes is used by the array yet. Unassigned axes are
-// replicated. Then, as MaxText's sharding.logical_to_mesh_axes does, mesh axes of size one are
-// dropped (they do not change the placement).
+// replicated. Then, as MaxText's sharding.logical_to_mesh_axes does (remove_size_one_mesh_axis:
+// mesh.shape.get(axis, 1)), mesh axes of size one, and those not in the mesh, are dropped (they do
+// not change the placement).
 Json specFromLogicalAxes(const std::vector<std::string>& logical, const LogicalRules& rules,
                          const std::vector<std::pair<std::string, std::int64_t>>& meshSizes) {
   std::vector<std::optional<std::vector<std::string>>> assigned(logical.size());
@@ -158,9 +159,7 @@ Json specFromLogicalAxes(const std::vector<std::string>& logical, const LogicalR
     std::vector<std::string> kept;
     if (a)
       for (const std::string& axis : *a) {
-        const std::int64_t size = sizeOf(axis);
-        if (size == 0) throwValueError("logical_axis_rules names mesh axis '" + axis + "', which is not in mesh_axes");
-        if (size > 1) kept.push_back(axis);
+        if (sizeOf(axis) > 1) kept.push_back(axis);
       }
     if (kept.empty())
       spec.push_back(nullptr);
@@ -197,6 +196,9 @@ std::vector<std::string> activationAxes(const std::string& logical, const Logica
 }
 
 Json readYamlFile(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw Error(ErrorKind::IOError, "MaxText config '" + file.string() + "' is a directory, not a file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error(ErrorKind::IOError, "cannot open MaxText config '" + file.string() + "'");
   std::string text;
@@ -208,6 +210,35 @@ Json readYamlFile(const std::filesystem::path& file) {
   Json doc = parseYamlText(text, file.string());
   if (!doc.is_object()) throwValueError(file.string() + ": a MaxText config must be a map of keys");
   return doc;
+}
+
+// A config file with its base_config chain (pyconfig._load_config): the base, relative to the file
+// (or absolute), loaded first and the file's keys merged over it, as OmegaConf.merge does (a list
+// is replaced whole). At most 8 levels; a file naming itself again is an error.
+Json readConfigWithBases(const std::filesystem::path& file, std::vector<std::filesystem::path>& chain) {
+  if (chain.size() >= 8) throwValueError(file.string() + ": base_config chains more than 8 files");
+  for (const auto& seen : chain) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(seen, file, ec))
+      throwValueError(file.string() + ": base_config names a file of its own chain");
+  }
+  chain.push_back(file);
+  Json doc = readYamlFile(file);
+  const auto base = doc.find("base_config");
+  if (base == doc.end() || base->is_null()) return doc;
+  if (!base->is_string() || base->get<std::string>().empty())
+    throwValueError(file.string() + ": base_config must name a yml file");
+  std::filesystem::path basePath = base->get<std::string>();
+  if (basePath.is_relative()) basePath = file.parent_path() / basePath;
+  Json merged = readConfigWithBases(basePath, chain);
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    if (it.key() != "base_config") merged[it.key()] = it.value();
+  return merged;
+}
+
+Json readConfigFile(const std::filesystem::path& file) {
+  std::vector<std::filesystem::path> chain;
+  return readConfigWithBases(file, chain);
 }
 
 // MaxText's own remat_policy names: none, full, custom and the policies that name the matmul outputs
@@ -446,6 +477,7 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   s.model.preset.clear();
   s.model.inline_params = std::move(params);
   s.model.inline_architecture = model.architecture;
+  s.model.inline_name = model.name;
   notes.architecture = model.architecture;
   if (!renamed.empty()) {
     std::string list;
@@ -495,14 +527,34 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   return s;
 }
 
+MaxTextFiles maxTextFilesFor(const std::filesystem::path& yml) {
+  const Json doc = readYamlFile(yml);
+  MaxTextFiles out;
+  // A base config names the mesh (or inherits it through base_config).
+  if (doc.contains("mesh_axes") || doc.contains("base_config")) {
+    out.base = yml;
+    return out;
+  }
+  out.model = yml;
+  std::error_code ec;
+  for (std::filesystem::path dir = yml.parent_path();; dir = dir.parent_path()) {
+    if (std::filesystem::is_regular_file(dir / "base.yml", ec)) {
+      out.base = dir / "base.yml";
+      break;
+    }
+    if (dir == yml.parent_path().parent_path().parent_path() || dir == dir.parent_path()) break;
+  }
+  return out;
+}
+
 Scenario importMaxText(const std::vector<std::filesystem::path>& files, const std::vector<std::string>& overrides,
                        MaxTextImportNotes& notes) {
   if (files.empty() || files.size() > 2) throwValueError("give base.yml and at most one model yml");
-  const Json base = readYamlFile(files[0]);
+  const Json base = readConfigFile(files[0]);
   const Json cli = maxTextOverrides(overrides);
   Json model = Json::object();
   if (files.size() == 2)
-    model = readYamlFile(files[1]);
+    model = readConfigFile(files[1]);
   else {
     std::string name =
         cli.contains("model_name") && cli["model_name"].is_string()
@@ -531,8 +583,10 @@ Scenario importMaxText(const std::vector<std::filesystem::path>& files, const st
   Scenario s = scenarioFromMaxTextConfig(mergeMaxTextConfig(base, model, cli), notes);
   // A model file given by path names the model when model_name does not.
   const std::string unnamed = "MaxText: default on ";
-  if (files.size() == 2 && s.name.rfind(unnamed, 0) == 0)
+  if (files.size() == 2 && s.name.rfind(unnamed, 0) == 0) {
     s.name = "MaxText: " + files[1].stem().string() + " on " + s.name.substr(unnamed.size());
+    s.model.inline_name = files[1].stem().string();
+  }
   return s;
 }
 

@@ -134,7 +134,10 @@ void readBlockKeys(MaxTextConfigReader& c, MaxTextDims& d, int mlpScale) {
     if (base > 0) d.moe_mlp = dimension(c, "base_moe_mlp_dim", base, mlpScale);
     if (d.moe_mlp == 0 && !isOneOf(b, {"mixtral", "gpt_oss"}))
       throwValueError("decoder_block '" + b + "' needs base_moe_mlp_dim (the experts' width)");
-    d.moe_input = count(c, "moe_expert_input_dim", 0);
+    // moe.py: the experts' input width, the model's when not positive (base.yml: -1).
+    d.moe_input = std::max<std::int64_t>(0, c.integer("moe_expert_input_dim", -1));
+    if (d.moe_input > (std::int64_t{1} << 24))
+      throwValueError("MaxText key 'moe_expert_input_dim' must be at most 2^24");
     d.routed_bias = isOneOf(b, {"deepseek", "gpt_oss"}) && c.boolean("routed_bias", false);
     d.mlp_bias = c.boolean("mlp_bias", false);
     if (c.boolean("shard_exp_on_fsdp", false)) d.expert_axes = ExpertAxes::OnFsdp;

@@ -3,6 +3,8 @@
 
 #include <QDir>
 
+#include <algorithm>
+
 namespace shardscope::ui {
 
 namespace {
@@ -12,6 +14,10 @@ constexpr auto kGeometry = "window/geometry";
 constexpr auto kState = "window/state";
 constexpr auto kLastDir = "files/lastDirectory";
 constexpr auto kOverlay = "view/overlayMode";
+constexpr auto kMaxTextBase = "maxtext/base";
+constexpr auto kMaxTextTopology = "maxtext/topology";
+constexpr auto kMaxTextSlices = "maxtext/slices";
+constexpr auto kMaxTextOverrides = "maxtext/overrides";
 } // namespace
 
 AppSettings::AppSettings() = default;
@@ -42,5 +48,21 @@ QString AppSettings::lastDirectory() const { return settings_.value(kLastDir, QD
 void AppSettings::setLastDirectory(const QString& dir) { settings_.setValue(kLastDir, dir); }
 int AppSettings::overlayMode() const { return settings_.value(kOverlay, 0).toInt(); }
 void AppSettings::setOverlayMode(int mode) { settings_.setValue(kOverlay, mode); }
+
+AppSettings::MaxTextImport AppSettings::maxTextImport() const {
+  MaxTextImport v;
+  v.base = settings_.value(kMaxTextBase).toString();
+  v.topology = settings_.value(kMaxTextTopology, QStringLiteral("v5p-256")).toString();
+  v.slices = std::max(1, settings_.value(kMaxTextSlices, 1).toInt());
+  v.overrides = settings_.value(kMaxTextOverrides).toString();
+  return v;
+}
+
+void AppSettings::setMaxTextImport(const MaxTextImport& v) {
+  settings_.setValue(kMaxTextBase, v.base);
+  settings_.setValue(kMaxTextTopology, v.topology);
+  settings_.setValue(kMaxTextSlices, v.slices);
+  settings_.setValue(kMaxTextOverrides, v.overrides);
+}
 
 } // namespace shardscope::ui

@@ -33,6 +33,15 @@ public:
   int overlayMode() const;
   void setOverlayMode(int mode);
 
+  // The MaxText import dialog's last values: base config, compile topology, slices, overrides.
+  struct MaxTextImport {
+    QString base, topology;
+    int slices = 1;
+    QString overrides; // one key=value per line
+  };
+  MaxTextImport maxTextImport() const;
+  void setMaxTextImport(const MaxTextImport& values);
+
 private:
   QSettings settings_;
 };

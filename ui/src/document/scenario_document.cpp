@@ -51,41 +51,65 @@ void ScenarioDocument::newDocument() {
 }
 
 bool ScenarioDocument::load(const QString& path, QString* error) {
-  Scenario loaded;
-  const bool maxText = isMaxTextConfig(path);
-  importNotes_.clear();
-  try {
-    const std::filesystem::path file(QFile::encodeName(path).toStdString());
-    if (maxText) {
-      // A MaxText config becomes a workspace as `shardscope-cli import maxtext` makes it.
-      MaxTextImportNotes notes;
-      loaded = importMaxText({file}, {}, notes);
-      for (const auto& n : notes.notes) importNotes_ << QString::fromStdString(n);
-      importNotes_
-          << tr("%1 MaxText keys read, %2 left alone").arg(notes.used_keys.size()).arg(notes.unused_keys.size());
-    } else {
-      // Core's reader, as the CLI's: size-capped, depth-bounded, its errors naming the file and the
-      // field, never echoing the file's raw bytes.
-      loaded = loadScenarioFile(file);
+  if (isMaxTextConfig(path)) {
+    // One yml: the base config, or a model config with the base.yml found beside it.
+    QStringList files;
+    try {
+      const MaxTextFiles found = maxTextFilesFor(std::filesystem::path(QFile::encodeName(path).toStdString()));
+      for (const auto& f : {found.base, found.model})
+        if (!f.empty()) files << QFile::decodeName(f.string().c_str());
+    } catch (const std::exception& e) {
+      if (error) *error = QString::fromStdString(e.what());
+      return false;
     }
+    return importMaxTextFiles(files, {}, QFileInfo(path).fileName(), error);
+  }
+  Scenario loaded;
+  try {
+    // Core's reader, as the CLI's: size-capped, depth-bounded, its errors naming the file and the
+    // field, never echoing the file's raw bytes.
+    loaded = loadScenarioFile(std::filesystem::path(QFile::encodeName(path).toStdString()));
   } catch (const std::exception& e) { // shardscope::Error, or anything else: never past the document
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
+  importNotes_.clear();
+  adopt(std::move(loaded), path, {});
+  return true;
+}
+
+bool ScenarioDocument::importMaxTextFiles(const QStringList& files, const QStringList& overrides, const QString& source,
+                                          QString* error) {
+  Scenario loaded;
+  MaxTextImportNotes notes;
+  try {
+    // A MaxText config becomes a workspace as `shardscope-cli import maxtext` makes it.
+    std::vector<std::filesystem::path> paths;
+    for (const QString& f : files) paths.emplace_back(QFile::encodeName(f).toStdString());
+    std::vector<std::string> args;
+    for (const QString& o : overrides) args.push_back(o.toStdString());
+    loaded = importMaxText(paths, args, notes);
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+  importNotes_.clear();
+  for (const auto& n : notes.notes) importNotes_ << QString::fromStdString(n);
+  importNotes_ << tr("%1 MaxText keys read, %2 left alone").arg(notes.used_keys.size()).arg(notes.unused_keys.size());
+  // An imported config is a new workspace: Save asks where (it never writes JSON over the .yml).
+  adopt(std::move(loaded), {}, source);
+  return true;
+}
+
+void ScenarioDocument::adopt(Scenario loaded, const QString& path, const QString& copyOf) {
   undoStack_.clear();
   scenario_ = std::move(loaded);
   filePath_ = path;
-  copyOf_.clear();
+  copyOf_ = copyOf;
   undoStack_.setClean();
-  // An imported config is a new workspace: Save asks where (it never writes JSON over the .yml).
-  if (maxText) {
-    copyOf_ = QFileInfo(path).fileName();
-    filePath_.clear();
-  }
   emit filePathChanged(filePath_);
   emit replaced();
   emit scenarioChanged();
-  return true;
 }
 
 bool ScenarioDocument::isMaxTextConfig(const QString& path) {

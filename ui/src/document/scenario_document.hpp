@@ -40,6 +40,10 @@ public:
   // failure the current document stays and `error` says why.
   bool load(const QString& path, QString* error);
   static bool isMaxTextConfig(const QString& path);
+  // Imports MaxText config files (base, then the model's) with key=value overrides as an untitled
+  // workspace named after `source`; on failure the current document stays and `error` says why.
+  bool importMaxTextFiles(const QStringList& files, const QStringList& overrides, const QString& source,
+                          QString* error);
   // What the last MaxText import noted (keys read and left alone, assumptions); empty otherwise.
   const QStringList& importNotes() const { return importNotes_; }
   // Writes atomically (QSaveFile): on failure the old file is untouched and `error` says why.
@@ -60,6 +64,10 @@ signals:
   void filePathChanged(const QString& path);
 
 private:
+  // Takes `loaded` as the open workspace: clears the undo history, remembers the file (empty for an
+  // import, which is a copy of `copyOf`) and announces the replacement.
+  void adopt(Scenario loaded, const QString& path, const QString& copyOf);
+
   Scenario scenario_;
   QString filePath_;
   QString copyOf_; // the example's file name after detachFromFile(), until the next save or open

@@ -36,9 +36,7 @@ QString signedText(double v, const QString& magnitude) {
 // "llama-3.1-8b on v4 4x4x8": what the layout runs, so an A of another workspace says so.
 QString workloadText(const Scenario& scenario) {
   const auto& m = scenario.model;
-  const QString model = !m.preset.empty() ? QString::fromStdString(m.preset)
-                        : !m.path.empty() ? QString::fromStdString(std::filesystem::path(m.path).filename().string())
-                                          : QObject::tr("inline model");
+  const QString model = QString::fromStdString(modelLabel(m));
   const auto& t = scenario.topology;
   QString hardware =
       QStringLiteral("%1 %2x%3x%4").arg(QString::fromStdString(t.chip)).arg(t.shape[0]).arg(t.shape[1]).arg(t.shape[2]);

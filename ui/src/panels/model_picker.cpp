@@ -66,7 +66,7 @@ void ModelPicker::syncFromScenario() {
     }
     combo_->setCurrentIndex(i);
   } else {
-    const QString label = !m.path.empty() ? QFileInfo(QString::fromStdString(m.path)).fileName() : tr("(inline model)");
+    const QString label = QString::fromStdString(modelLabel(m));
     combo_->insertItem(0, label, QString());
     combo_->setItemData(0, QString::fromStdString(m.path), Qt::ToolTipRole);
     combo_->setCurrentIndex(0);

@@ -44,9 +44,13 @@ struct ModelChoice {
   Json inline_params;                  // our JSON parameter list, when the workspace carries the model
   Json inline_config;                  // a Hugging Face config.json object, synthesized like a config file
   Json inline_architecture;            // with inline_params: the architecture (ModelConfig's fields, docs/formats.md)
+  std::string inline_name;             // with inline_params: the model's name (an import's model_name)
 
   bool operator==(const ModelChoice&) const = default;
 };
+// What the model is called where a workspace names it: the preset, the file's name, the inline
+// model's name, the inline config's model_type, or "inline model".
+std::string modelLabel(const ModelChoice& choice);
 
 struct RulesChoice {
   std::string preset = "fsdp-tp"; // a built-in rule set, or empty when `rules` is used

@@ -52,6 +52,14 @@ Json maxTextOverrides(const std::vector<std::string>& arguments);
 Scenario importMaxText(const std::vector<std::filesystem::path>& files, const std::vector<std::string>& overrides,
                        MaxTextImportNotes& notes);
 
+// The files one yml stands for: a base config (it names mesh_axes or a base_config) is the base; a
+// model config (MaxText's configs/models/<name>.yml) is the model, with base.yml looked up beside it
+// and up to two folders above (empty when none is found). Throws IOError / ValueError as the import.
+struct MaxTextFiles {
+  std::filesystem::path base, model;
+};
+MaxTextFiles maxTextFilesFor(const std::filesystem::path& yml);
+
 // compile_topology names (accelerator_to_spec_map.py): chip, chips along x, y, z, devices per slice.
 struct MaxTextAccelerator {
   std::string chip;
