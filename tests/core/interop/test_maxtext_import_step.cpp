@@ -163,3 +163,23 @@ TEST_CASE("the HBM advice names what the HBM-bound time is spent on", "[step]") 
   CHECK(eight.step.hbm_weights_s > 100 * eight.step.hbm_activations_s);
   CHECK(eight.step.summary.find("too few tokens per device to reuse each weight") != std::string::npos);
 }
+
+TEST_CASE("one DeepSeek-V3 MoE layer's step FLOPs, worked by hand", "[maxtext][step]") {
+  // deepseek3-671b.yml cut to one MoE layer on v5p-8 (4 devices), one sequence of 1024 tokens each.
+  MaxTextImportNotes notes;
+  const std::filesystem::path snapshot = std::filesystem::path(SHARDSCOPE_TEST_DATA) / "maxtext-snapshot";
+  const Scenario s = importMaxText({snapshot / "base.yml", snapshot / "models" / "deepseek3-671b.yml"},
+                                   {"compile_topology=v5p-8", "override_model_config=true", "base_num_decoder_layers=1",
+                                    "first_num_dense_layers=0", "per_device_batch_size=1", "max_target_length=1024"},
+                                   notes);
+  const Analysis a = analyze(s);
+  REQUIRE(a.step.estimated);
+  // Per token, 2 FLOPs per weight forward and 4 backward (6 in all) over the matmul weights:
+  // MLA wq_a 7168x1536 + wq_b 1536x128x192 + wkv_a 7168x576 + wkv_b 512x128x256 + out 128x128x7168
+  // = 187,105,280; the router 7168x256 = 1,835,008; the routed experts 3x256x7168x2048 seen by 8 of
+  // 256 = 352,321,536; the shared expert 3x7168x2048 = 44,040,192; logits_dense 7168x129280 =
+  // 926,679,040: 1,511,981,056 in all. Attention: 2 x 512.5 keys (causal, 1024 tokens) x (queries
+  // 128x192 + values 128x128) = 41,984,000 per token forward, three passes. 4096 tokens:
+  // (6 x 1,511,981,056 + 3 x 41,984,000) x 4096 = 3.7674e13.
+  CHECK(a.step.model_flops == Approx(37674345824256.0).epsilon(1e-9));
+}
