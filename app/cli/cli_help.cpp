@@ -56,7 +56,8 @@ void helpModels(std::ostream& out) {
   out << "\n  files:   our JSON ({\"name\", \"params\": [{\"path\", \"shape\", \"dtype\"}]}), *.safetensors (header "
          "only),\n"
          "           model.safetensors.index.json (+ shard headers), a Hugging Face config.json\n"
-         "           (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, gemma, gemma2, gemma3, gpt2, deepseek_v2/v3)\n"
+         "           (llama, llama4, mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_next, gemma, gemma2, gemma3,\n"
+         "           gpt2, gpt_oss, olmo3, deepseek_v2/v3, kimi_k2)\n"
          "Details: docs/formats.md\n";
 }
 

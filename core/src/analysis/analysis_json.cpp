@@ -304,7 +304,10 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
   out["memory"] = std::move(memory);
 
   Json comm = Json::array();
-  for (const auto& c : a.comm) {
+  for (std::size_t i = 0; i < a.comm.size(); ++i) {
+    const AxisComm& c = a.comm[i];
+    const StepAxis none;
+    const StepAxis& s = a.stepAxis(i) ? *a.stepAxis(i) : none;
     comm.push_back({{"axis", c.name},
                     {"size", c.size},
                     {"ring_closed", c.ring_closed},
@@ -315,10 +318,10 @@ Json analysisToJson(const Analysis& a, bool perDevice) {
                     {"crosses_slices", c.crosses_slices},
                     {"in_slice", c.in_slice},
                     {"slowest_link", c.slowest_link},
-                    {"step_bytes", c.step_bytes},
-                    {"step_s", c.step_s},
-                    {"overlapped_s", c.overlapped_s},
-                    {"exposed_s", c.exposed_s}});
+                    {"step_bytes", s.bytes},
+                    {"step_s", s.seconds},
+                    {"overlapped_s", s.overlapped},
+                    {"exposed_s", s.exposed}});
   }
   out["comm"] = std::move(comm);
   out["step"] = stepToJson(a.step);

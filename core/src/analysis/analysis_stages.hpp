@@ -8,7 +8,10 @@
 #include "shardscope/cost/axis_report.hpp"
 #include "shardscope/models/model.hpp"
 #include "shardscope/cost/memory.hpp"
+#include "shardscope/analysis/pipeline_analysis.hpp"
+#include "shardscope/pipeline/pipeline_step.hpp"
 #include "shardscope/sharding/shard_plan.hpp"
+#include "shardscope/step/step_time.hpp"
 
 #include <functional>
 #include <memory>
@@ -16,6 +19,8 @@
 #include <vector>
 
 namespace shardscope::analysis {
+
+struct PipelinePlanned; // below
 
 // Devices from the topology, the logical mesh exactly as JAX would assign it, and a sentence per
 // axis saying which physical axes it took. Throws the reference's Error when no mesh exists.
@@ -41,8 +46,15 @@ std::shared_ptr<const Model> loadModel(const ModelChoice& choice, AnalysisCache:
 std::optional<ShardGroups> shardModel(const Scenario& scenario, const std::shared_ptr<const Model>& model,
                                       AnalysisCache::Memo& memo, Analysis& out);
 
-// Per-device bytes by category against the chip's HBM; fills Analysis::memory.
-void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan, Analysis& out);
+// Per-device bytes by category against the chip's HBM; fills Analysis::memory. Under a scheduled
+// pipeline (`pipeline`, may be null) every device holds its rank's stages and the activations the
+// schedule keeps in flight on it (pipeline_memory_stage.cpp), also written into the ranks of
+// `pipeline->section`.
+void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan,
+                          PipelinePlanned* pipeline, Analysis& out);
+// The pipeline part of it: each rank's memory over the schedule.
+void pipelineRankMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan,
+                        PipelinePlanned& pipeline, Analysis& out);
 
 // What one device holds of the parameters (the memory estimate's accounting, ZeRO-1/2 included),
 // summed into `buckets`: model.params[i] goes to bucketOf(i) (all to bucket 0 without it; a
@@ -61,19 +73,21 @@ MemoryOptions deviceMemoryOptions(const Scenario& scenario, const ShardGroups& p
                                   bool noteMissingAxes);
 std::int64_t tensorDegreeOf(const Scenario& scenario, const ShardGroups& plan, const Model& model, const Mesh& mesh);
 
-// The pipeline section (pipeline_stage.cpp): stages and their layers, jaxpp's schedule and its
-// timeline, memory per pipeline rank over the schedule, the activation hand-over between groups,
-// and jaxpp's process-per-group rule. Runs after memory and communication; `model` and `plan` may
-// be null (then there is no memory per rank). Problems become "pipeline" diagnostics naming the
-// workspace field; Analysis::pipeline keeps what could be computed.
-void analyzePipeline(const Scenario& scenario, const Model* model, const ShardGroups* plan, Analysis& out);
-// The step under a scheduled pipeline in seconds as spans (pipeline_step_timeline.cpp): every
-// rank's tasks as the schedule runs them, each hand-over between ranks from its producer's end,
-// then the fill and drain hand-overs the step time adds (`criticalHandover`) and the update.
-std::vector<StepSpan> pipelineStepSpans(const PipelineAnalysis& p, double criticalHandover, double optimizerSeconds);
-// M as the pipeline stage resolves it (the section's value, else twice the stages), so the step
-// engine prices the same micro-batches; 1 when the axis is not in the mesh.
-std::int64_t resolvedPipelineMicrobatches(const PipelineConfig& config, const Mesh& mesh);
+// The pipeline of the workspace's pipeline section (pipeline_stage.cpp), planned before the step:
+// its MPMD groups and their devices, stages and their layers, M, jaxpp's task rows, the activation
+// hand-overs between groups priced on the links, and jaxpp's process-per-group rule. Problems
+// become "pipeline" diagnostics naming the workspace field. `section` becomes Analysis::pipeline
+// once the step has scheduled it (attachSchedule) and the memory stage has filled each rank's
+// memory; `step` is what the step engine prices (set when `schedulable`).
+struct PipelinePlanned {
+  PipelineAnalysis section;
+  PipelineStepPlan step;
+  bool schedulable = false;
+  bool layers_ok = false; // the layer split is the model's (memory per rank needs it)
+};
+PipelinePlanned planPipeline(const Scenario& scenario, const Model* model, const ShardGroups* plan, Analysis& out);
+// The schedule the step ran, into the section: rows, timeline, makespan and per-rank figures.
+void attachSchedule(PipelinePlanned& planned, const PipelineScheduleRun& run);
 
 // Per-axis rings on the physical links; fills the ring figures of Analysis::comm and returns the
 // axis reports (one per mesh axis, empty on failure) for the step estimate.
@@ -83,10 +97,15 @@ std::vector<AxisReport> reportCommunication(const Scenario& scenario, Analysis& 
 using AxisReportFn = std::function<AxisReport(const LinkGraph&, const Mesh&, int)>;
 std::vector<AxisReport> reportCommunication(const Scenario& scenario, Analysis& out, const AxisReportFn& reportOf);
 
-// Step time from the shards and the axis reports; fills Analysis::step and the per-step seconds of
-// Analysis::comm. Without a model or plan, says so in Analysis::step.
-void estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Model>& model, const ShardGroups* plan,
-                      std::span<const AxisReport> axes, AnalysisCache::Memo& memo, Analysis& out);
+// Step time from the shards and the axis reports; fills Analysis::step. Under a schedulable
+// pipeline (`pipeline`, may be null) the step engine that knows pipelines prices it and the schedule
+// it ran is returned. Without a model or plan, says so in Analysis::step.
+std::optional<PipelineScheduleRun> estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Model>& model,
+                                                    const ShardGroups* plan, std::span<const AxisReport> axes,
+                                                    const PipelinePlanned* pipeline, AnalysisCache::Memo& memo,
+                                                    Analysis& out);
+// The model's parameter roles (step/step_time.hpp classifyParams), classified once per loaded model.
+std::shared_ptr<const ParamRoles> rolesOf(const std::shared_ptr<const Model>& model, AnalysisCache::Memo& memo);
 
 // Appends a diagnostic.
 void note(Analysis& out, Diagnostic::Severity severity, DiagnosticSection section, std::string subject,

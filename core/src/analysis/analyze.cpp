@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // analyze(): composes the engines in the order the data flows: devices -> mesh -> (model, rules,
-// shards) -> memory -> communication -> step time. Each stage reads only the previous stages' results.
+// shards) -> communication -> (pipeline plan) -> step time (and the pipeline's schedule) -> memory
+// (per pipeline rank over the schedule). Each stage reads only the previous stages' results and
+// writes its own section once.
 #include "shardscope/analysis/analysis.hpp"
 
 #include "analysis_memo.hpp"
@@ -45,16 +47,23 @@ Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atom
   std::optional<ShardGroups> plan;
   if (!cancelled()) {
     model = analysis::loadModel(scenario.model, cache.memo(), out);
-    if (model && !cancelled()) {
-      plan = analysis::shardModel(scenario, model, cache.memo(), out);
-      if (plan && !cancelled()) analysis::estimateDeviceMemory(scenario, *model, *plan, out);
-    }
+    if (model && !cancelled()) plan = analysis::shardModel(scenario, model, cache.memo(), out);
   }
   std::vector<AxisReport> reports;
   if (!cancelled()) reports = analysis::reportCommunication(scenario, out);
-  if (!cancelled()) analysis::estimateStepTime(scenario, model, plan ? &*plan : nullptr, reports, cache.memo(), out);
-  // Without a pipeline section nothing below runs and the analysis is as before.
-  if (scenario.pipeline && !cancelled()) analysis::analyzePipeline(scenario, model.get(), plan ? &*plan : nullptr, out);
+  // A pipeline is planned before the step, which schedules it; it joins the analysis once the
+  // memory stage has given each rank its memory. Without a pipeline section none of it runs.
+  std::optional<analysis::PipelinePlanned> pipeline;
+  if (scenario.pipeline && !cancelled())
+    pipeline = analysis::planPipeline(scenario, model.get(), plan ? &*plan : nullptr, out);
+  if (!cancelled()) {
+    const auto schedule = analysis::estimateStepTime(scenario, model, plan ? &*plan : nullptr, reports,
+                                                     pipeline ? &*pipeline : nullptr, cache.memo(), out);
+    if (pipeline && schedule) analysis::attachSchedule(*pipeline, *schedule);
+  }
+  if (model && plan && !cancelled())
+    analysis::estimateDeviceMemory(scenario, *model, *plan, pipeline ? &*pipeline : nullptr, out);
+  if (pipeline) out.pipeline = std::move(pipeline->section);
   out.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -153,7 +153,8 @@ MemoryOptions deviceMemoryOptions(const Scenario& scenario, const ShardGroups& p
   return options;
 }
 
-void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan, Analysis& out) {
+void estimateDeviceMemory(const Scenario& scenario, const Model& model, const ShardGroups& plan,
+                          PipelinePlanned* pipeline, Analysis& out) {
   try {
     // In SPMD every device allocates one (padded) block of every array, so the parameter bytes are
     // the same on all devices; what varies is what the blocks hold, shown by the sharding table.
@@ -177,6 +178,9 @@ void estimateDeviceMemory(const Scenario& scenario, const Model& model, const Sh
     m.out_of_memory = estimate.out_of_memory;
     m.activations = estimate.activations;
     for (const auto& text : estimate.notes) note(out, Diagnostic::Severity::Info, DiagnosticSection::Memory, "", text);
+    // Under a scheduled pipeline a device holds its rank's stages and micro-batches in flight.
+    if (pipeline && pipeline->section.scheduled && pipeline->layers_ok)
+      pipelineRankMemory(scenario, model, plan, *pipeline, out);
   } catch (const Error& e) {
     note(out, Diagnostic::Severity::Error, DiagnosticSection::Memory, "", e.what());
   }

@@ -11,9 +11,6 @@
 
 namespace shardscope::analysis {
 
-namespace {
-
-// The model's parameter roles, classified once per loaded model.
 std::shared_ptr<const ParamRoles> rolesOf(const std::shared_ptr<const Model>& model, AnalysisCache::Memo& memo) {
   auto& cache = memo.roles;
   {
@@ -27,6 +24,8 @@ std::shared_ptr<const ParamRoles> rolesOf(const std::shared_ptr<const Model>& mo
   return roles;
 }
 
+namespace {
+
 void notEstimated(Analysis& out, const std::string& why) {
   out.step = StepEstimate{};
   out.step.not_estimated.push_back(why);
@@ -35,23 +34,30 @@ void notEstimated(Analysis& out, const std::string& why) {
 
 } // namespace
 
-void estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Model>& model, const ShardGroups* plan,
-                      std::span<const AxisReport> axes, AnalysisCache::Memo& memo, Analysis& out) {
+std::optional<PipelineScheduleRun> estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Model>& model,
+                                                    const ShardGroups* plan, std::span<const AxisReport> axes,
+                                                    const PipelinePlanned* pipeline, AnalysisCache::Memo& memo,
+                                                    Analysis& out) {
+  std::optional<PipelineScheduleRun> schedule;
+  // Without a step estimate a pipeline's schedule still runs, in jaxpp's task units.
+  const auto withoutStep = [&](const std::string& why) {
+    notEstimated(out, why);
+    if (pipeline && pipeline->schedulable) try {
+        schedule = runPipelineScheduleInUnits(pipeline->step);
+      } catch (const Error& e) {
+        note(out, Diagnostic::Severity::Error, DiagnosticSection::Pipeline, "", e.what());
+      }
+    return schedule;
+  };
   if (scenario.training.workload != Workload::Training)
-    return notEstimated(out, "the step time is estimated for training; serving is not modelled yet");
-  if (!model || !plan) return notEstimated(out, "no model or no shard plan (see the model and rules diagnostics)");
-  if (axes.size() != out.mesh.shape().size())
-    return notEstimated(out, "no per-axis link figures (see the comm diagnostics)");
+    return withoutStep("the step time is estimated for training; serving is not modelled yet");
+  if (!model || !plan) return withoutStep("no model or no shard plan (see the model and rules diagnostics)");
+  if (axes.size() != out.mesh.shape().size()) return withoutStep("no per-axis link figures (see the comm diagnostics)");
   try {
     const std::string deviceKind = out.mesh.devices.empty() ? std::string() : out.mesh.devices.front().device_kind;
-    // Under a pipeline the step engine prices the whole model on one device's batch shard for the
-    // pipeline's M micro-batches; the pipeline stage then spreads that over the ranks and the
-    // schedule (pipeline_stage.cpp, pipelineStepTime). The pipeline axis never splits the batch.
+    // Under a pipeline the pipeline axis splits the layers, never the batch.
     Scenario stepScenario = scenario;
-    if (scenario.pipeline) {
-      stepScenario.training.microbatches = resolvedPipelineMicrobatches(*scenario.pipeline, out.mesh);
-      std::erase(stepScenario.training.batch_axes, scenario.pipeline->axis);
-    }
+    if (scenario.pipeline) std::erase(stepScenario.training.batch_axes, scenario.pipeline->axis);
     const StepOptions options = stepOptionsFromScenario(stepScenario, deviceKind);
     const auto roles = rolesOf(model, memo);
     StepInputs inputs;
@@ -60,7 +66,13 @@ void estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Mode
     inputs.plan = plan;
     inputs.mesh = &out.mesh;
     inputs.axes = axes;
-    out.step = estimateStep(inputs, options);
+    if (pipeline && pipeline->schedulable) {
+      PipelinedStep pipelined = estimatePipelinedStep(inputs, options, pipeline->step);
+      out.step = std::move(pipelined.step);
+      schedule = std::move(pipelined.schedule);
+    } else {
+      out.step = estimateStep(inputs, options);
+    }
     // The pipeline axis splits the layers, which the engine does not see: its "repeats the same
     // work" note does not apply.
     if (scenario.pipeline)
@@ -68,20 +80,15 @@ void estimateStepTime(const Scenario& scenario, const std::shared_ptr<const Mode
         return note.rfind("axis '" + scenario.pipeline->axis + "' (", 0) == 0;
       });
   } catch (const Error& e) {
-    note(out, Diagnostic::Severity::Error, DiagnosticSection::Step, "", e.what());
-    return notEstimated(out, e.what());
+    note(out, Diagnostic::Severity::Error, scenario.pipeline ? DiagnosticSection::Pipeline : DiagnosticSection::Step,
+         "", e.what());
+    notEstimated(out, e.what());
+    return std::nullopt;
   }
   for (const auto& why : out.step.not_estimated)
     note(out, Diagnostic::Severity::Warning, DiagnosticSection::Step, "", why);
   for (const auto& text : out.step.notes) note(out, Diagnostic::Severity::Info, DiagnosticSection::Step, "", text);
-  for (std::size_t i = 0; i < out.comm.size() && i < out.step.per_axis.size(); ++i) {
-    const StepAxis& s = out.step.per_axis[i];
-    AxisComm& c = out.comm[i];
-    c.step_bytes = s.bytes;
-    c.step_s = s.seconds;
-    c.overlapped_s = s.overlapped;
-    c.exposed_s = s.exposed;
-  }
+  return schedule;
 }
 
 } // namespace shardscope::analysis

@@ -51,16 +51,32 @@ std::string formatBytes(double bytes) {
   return number(v) + " " + units[u];
 }
 
-std::string formatRate(double bytesPerSecond) {
-  static const char* units[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
-  if (!std::isfinite(bytesPerSecond)) return number(bytesPerSecond) + " B/s";
+namespace {
+
+// Value and decimal unit of a rate: "45 GB/s", "1.15 PFLOP/s".
+std::string decimalRate(double perSecond, const char* const* units, int count) {
+  if (!std::isfinite(perSecond)) return number(perSecond) + " " + units[0];
   int u = 0;
-  double v = bytesPerSecond;
-  while (std::abs(v) >= 999.5 && u < 5) {
+  double v = perSecond;
+  while (std::abs(v) >= 999.5 && u < count - 1) {
     v /= 1000.0;
     ++u;
   }
   return number(v) + " " + units[u];
+}
+
+} // namespace
+
+std::string formatFlopRate(double flopsPerSecond) {
+  static const char* units[] = {"FLOP/s", "kFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s", "EFLOP/s"};
+  return decimalRate(flopsPerSecond, units, 7);
+}
+
+std::string formatPercent(double fraction) { return number(100 * fraction) + "%"; }
+
+std::string formatRate(double bytesPerSecond) {
+  static const char* units[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
+  return decimalRate(bytesPerSecond, units, 6);
 }
 
 } // namespace shardscope

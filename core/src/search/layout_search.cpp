@@ -212,7 +212,7 @@ Outcome evaluate(const Scenario& base, const Candidate& c, AnalysisCache& cache,
       model = analysis::loadModel(s.model, cache.memo(), a);
       if (model) {
         plan = analysis::shardModel(s, model, cache.memo(), a);
-        if (plan) analysis::estimateDeviceMemory(s, *model, *plan, a);
+        if (plan) analysis::estimateDeviceMemory(s, *model, *plan, nullptr, a);
       }
     }
   } catch (const Error&) {
@@ -234,7 +234,7 @@ Outcome evaluate(const Scenario& base, const Candidate& c, AnalysisCache& cache,
   if (!s.pipeline) {
     const auto reports = analysis::reportCommunication(
         s, a, [&](const LinkGraph& g, const Mesh& m, int axis) { return axisCache.get(g, m, axis); });
-    analysis::estimateStepTime(s, model, plan ? &*plan : nullptr, reports, cache.memo(), a);
+    analysis::estimateStepTime(s, model, plan ? &*plan : nullptr, reports, nullptr, cache.memo(), a);
   }
   out.row = rowOf(a, c.mesh.axes, c.rulesLabel, c.zero, c.recompute, s);
   return out;

@@ -134,7 +134,9 @@ ParamRoles classifyParams(const Model& model) {
     }
     MatmulForm form = matmulFormOf(p);
     ParamRole role = ParamRole::None;
-    if (isMatrix(form)) {
+    // A bias is added, never multiplied, whatever its rank (gpt-oss's per-expert biases [E, ffn]).
+    const std::string_view last = std::string_view(p.path).substr(p.path.find_last_of("./") + 1);
+    if (isMatrix(form) && !last.ends_with("bias")) {
       if (embedding)
         role = ParamRole::Embedding;
       else if (output)

@@ -199,6 +199,17 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
 
 namespace shardscope {
 
+StepBound largestSegment(const std::vector<StepSegment>& segments) {
+  StepBound bound{StepPart::Compute, ""};
+  double worst = -1;
+  for (const auto& s : segments)
+    if (s.seconds > worst) {
+      worst = s.seconds;
+      bound = {s.kind, s.axis};
+    }
+  return bound;
+}
+
 std::string boundText(const StepBound& bound) {
   switch (bound.part) {
   case StepPart::Comm:

@@ -69,6 +69,18 @@ void applyOverlap(std::vector<Bucket>& buckets, const Work& work, std::int64_t m
 
 namespace {
 
+// What one device of a pipeline rank runs: 1/ranks of the layers' work, traffic, optimizer update
+// and collectives (the overlap already applied is the same share of each pass); the output
+// projection and the loss stay whole (the last stage runs them).
+void shareOfRank(Work& w, std::vector<Bucket>& buckets, double ranks) {
+  for (double* v : {&w.fwd_flops, &w.bwd_flops, &w.rerun_flops, &w.fwd_hbm, &w.bwd_hbm, &w.fwd_compute_s,
+                    &w.bwd_compute_s, &w.fwd_roofline_s, &w.bwd_roofline_s, &w.optimizer_bytes, &w.elementwise_s,
+                    &w.padding_s, &w.hbm_weights_s, &w.hbm_activations_s})
+    *v /= ranks;
+  for (auto& b : buckets)
+    for (double* v : {&b.payload, &b.calls, &b.seconds, &b.bytes, &b.exposed}) *v /= ranks;
+}
+
 void requireFigure(const SourcedValue& v, const std::string& chip, const char* what) {
   if (!(v.value > 0) || !std::isfinite(v.value))
     throwValueError("chip '" + chip + "' has no " + what + " figure: the step time cannot be estimated");
@@ -119,14 +131,21 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
   const auto uses = groupUses(*in.plan, *in.roles);
   const MeshRoles mesh = meshRoles(*in.mesh, o, *in.plan, uses);
   const AxisPricing pricing = priceAxes(in.axes, o.calibration, o.link_latency);
-  const Work work = estimateWork(in, o, arch, mesh, uses);
+  Work work = estimateWork(in, o, arch, mesh, uses);
   BucketSet set(mesh, pricing);
   deriveCollectives(in, o, arch, mesh, uses, work, set);
   auto& buckets = set.buckets();
   priceBuckets(buckets, mesh, pricing);
   applyOverlap(buckets, work, o.microbatches, arch.layers);
-
   const double m = static_cast<double>(o.microbatches);
+  {
+    double exposed = 0;
+    for (const auto& b : buckets) exposed += b.exposed;
+    e.layer_pass_s = (m * (work.fwd_roofline_s + work.bwd_roofline_s - work.head_fwd_s - work.head_bwd_s) + exposed) /
+                     (m * static_cast<double>(std::max<std::int64_t>(1, arch.layers)));
+  }
+  if (o.pipeline_ranks > 1) shareOfRank(work, buckets, static_cast<double>(o.pipeline_ranks));
+
   e.estimated = true;
   e.tokens_per_step = mesh.tokens_per_micro_batch * m;
   e.compute_s = m * (work.fwd_compute_s + work.bwd_compute_s);
@@ -174,19 +193,9 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
 
   e.segments.push_back({StepPart::Compute, "", e.compute_s});
   if (e.hbm_s > 0) e.segments.push_back({StepPart::Hbm, "", e.hbm_s});
-  e.bound_by = {StepPart::Compute, ""};
-  double worst = e.compute_s;
-  if (e.hbm_s > worst) {
-    worst = e.hbm_s;
-    e.bound_by = {StepPart::Hbm, ""};
-  }
-  for (const auto& axis : e.per_axis) {
+  for (const auto& axis : e.per_axis)
     if (axis.exposed > 0) e.segments.push_back({StepPart::Comm, axis.axis, axis.exposed});
-    if (axis.exposed > worst) {
-      worst = axis.exposed;
-      e.bound_by = {StepPart::Comm, axis.axis};
-    }
-  }
+  e.bound_by = largestSegment(e.segments);
 
   // Axes that split neither the tokens nor any weight: every device along them repeats the work.
   for (std::size_t a = 0; a < mesh.size.size(); ++a) {

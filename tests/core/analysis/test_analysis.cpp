@@ -61,9 +61,10 @@ TEST_CASE("the default scenario analyses end to end", "[analysis]") {
   CHECK(a.comm[2].size == 4);
   // Per-step seconds from the step estimate: what the axis carries splits into overlapped + exposed.
   REQUIRE(a.step.estimated);
-  for (const auto& c : a.comm) {
-    CHECK(c.step_s > 0);
-    CHECK(c.overlapped_s + c.exposed_s == Approx(c.step_s));
+  for (std::size_t i = 0; i < a.comm.size(); ++i) {
+    REQUIRE(a.stepAxis(i));
+    CHECK(a.stepAxis(i)->seconds > 0);
+    CHECK(a.stepAxis(i)->overlapped + a.stepAxis(i)->exposed == Approx(a.stepAxis(i)->seconds));
   }
   CHECK(a.diagnostics.end() == std::find_if(a.diagnostics.begin(), a.diagnostics.end(), [](const Diagnostic& d) {
           return d.severity == Diagnostic::Severity::Error;

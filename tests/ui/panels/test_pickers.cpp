@@ -108,8 +108,10 @@ TEST_CASE("the link editor overrides link figures and the communication estimate
   REQUIRE(after.comm.size() == before.comm.size());
   // Twice the link bandwidth: the bandwidth term halves, the latency term stays.
   for (std::size_t i = 0; i < after.comm.size(); ++i) {
-    CHECK(after.comm[i].step_s < before.comm[i].step_s);
-    CHECK(after.comm[i].step_s > before.comm[i].step_s / 2 * 0.999);
+    REQUIRE(after.stepAxis(i));
+    REQUIRE(before.stepAxis(i));
+    CHECK(after.stepAxis(i)->seconds < before.stepAxis(i)->seconds);
+    CHECK(after.stepAxis(i)->seconds > before.stepAxis(i)->seconds / 2 * 0.999);
   }
   // 4x4x8 is k x k x 2k: the twisted wiring is offered, and the scenario round-trips it.
   REQUIRE(editor.twisted()->isEnabled());

@@ -18,6 +18,7 @@
 #include "views/view_selection.hpp"
 
 #include "shardscope/analysis/scenario.hpp"
+#include "shardscope/base/units.hpp"
 #include "shardscope/base/resources.hpp"
 #include "shardscope/hardware/topology.hpp"
 #include "shardscope/step/step_time.hpp"
@@ -166,8 +167,9 @@ TEST_CASE("under a pipeline the Step bar shows the bubble and still sums to the 
   CHECK(window.stepPanel()->summaryLabel()->text().startsWith("The Std1F1B pipeline (4 stages on 4 ranks, 8 "
                                                               "micro-batches)"));
   CHECK(window.stepPanel()->summaryLabel()->text().contains("inside each stage the work is bound by compute"));
+  // The bubble as the one formatter writes a percentage (base/units.hpp).
   CHECK(window.stepPanel()->summaryLabel()->text().contains(
-      QString("idles %1% of its").arg(std::lround(100 * p.bubble_overall))));
+      QString::fromStdString("idles " + formatPercent(p.bubble_overall) + " of its")));
 }
 
 TEST_CASE("a calibration knob is one undoable edit and moves the step estimate", "[ui][step]") {

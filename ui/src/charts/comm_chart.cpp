@@ -83,8 +83,12 @@ void CommChart::rebuild() {
   }
   stack_->setCurrentWidget(page_);
   const auto& comm = analysis_->comm;
+  // What each axis carries in the step (zero when the step was not estimated).
+  std::vector<StepAxis> perStep(comm.size());
+  for (std::size_t i = 0; i < comm.size(); ++i)
+    if (const StepAxis* s = analysis_->stepAxis(i)) perStep[i] = *s;
   double maxT = 0;
-  for (const auto& a : comm) maxT = std::max(maxT, a.step_s);
+  for (const auto& s : perStep) maxT = std::max(maxT, s.seconds);
   const TimeUnit unit = unitFor(maxT);
 
   auto* chart = new QChart;
@@ -105,7 +109,7 @@ void CommChart::rebuild() {
     legend.push_back({colors[k], tr(names[k])});
     auto* set = new QBarSet(tr(names[k]));
     set->setColor(colors[k]);
-    for (const auto& a : comm) *set << (k == 0 ? a.overlapped_s : a.exposed_s) * unit.scale;
+    for (const auto& s : perStep) *set << (k == 0 ? s.overlapped : s.exposed) * unit.scale;
     series->append(set);
   }
   for (const auto& a : comm) {

@@ -121,14 +121,16 @@ std::vector<CompareFigure> compareFigures(const Analysis& a, const Analysis& b) 
   std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> seconds;
   auto none = [](const Analysis& x) { return x.step.estimated ? std::optional(0.0) : std::nullopt; };
   auto collect = [&](const Analysis& x, bool isA) {
-    for (const auto& axis : x.comm) {
+    for (std::size_t i = 0; i < x.comm.size(); ++i) {
+      const AxisComm& axis = x.comm[i];
       if (axis.size <= 1) continue;
       if (!seconds.count(axis.name)) {
         names.push_back(axis.name);
         seconds[axis.name] = {none(a), none(b)};
       }
       auto& slot = seconds[axis.name];
-      (isA ? slot.first : slot.second) = x.step.estimated ? std::optional(axis.step_s) : std::nullopt;
+      const StepAxis* step = x.stepAxis(i);
+      (isA ? slot.first : slot.second) = step ? std::optional(step->seconds) : std::nullopt;
     }
   };
   collect(a, true);

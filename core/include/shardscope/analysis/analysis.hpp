@@ -96,11 +96,7 @@ struct AxisComm {
   // coordinates a group spans along x, y and z (AxisReport::wraps, extents).
   bool wraps = false;
   std::array<int, 3> extents{0, 0, 0};
-  // What the axis carries in one training step (from Analysis::step; zero when the step was not
-  // estimated): bytes each device sends over it, the collectives' time, and how much of that
-  // compute hides (overlapped) or not (exposed).
-  double step_bytes = 0;
-  double step_s = 0, overlapped_s = 0, exposed_s = 0;
+  // What the axis carries in one training step is the step's (Analysis::stepAxis).
 };
 
 struct Analysis {
@@ -119,6 +115,12 @@ struct Analysis {
   std::optional<PipelineAnalysis> pipeline;
   std::vector<Diagnostic> diagnostics;
   double compute_ms = 0; // how long analyze took
+
+  // What mesh axis `axis` carries in one training step (bytes each device sends, the collectives'
+  // time, overlapped and exposed), or null when the step was not estimated.
+  const StepAxis* stepAxis(std::size_t axis) const {
+    return step.estimated && axis < step.per_axis.size() ? &step.per_axis[axis] : nullptr;
+  }
 };
 
 // Throws Error when the mesh itself cannot be built (the reference's error, unchanged); problems

@@ -6,12 +6,14 @@
 //
 // Times: task latencies are jaxpp's unit costs (FWD 1, BWD 2, BWD_I 1, BWD_W 1) scaled by the
 // stage's share of one rank's even layer count (pipelineUnitLatency), times the seconds of one unit
-// from the step estimate (`time_unit` "s"); without a step estimate they stay units ("task").
+// the step engine gives (pipeline/pipeline_step.hpp, `time_unit` "s"); without a step estimate they
+// stay units ("task").
 #pragma once
 
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/pipeline/pipeline_memory.hpp"
 #include "shardscope/pipeline/pipeline_schedule.hpp"
+#include "shardscope/pipeline/pipeline_step.hpp"
 
 #include "shardscope/base/enum_names.hpp"
 
@@ -46,28 +48,6 @@ struct PipelineRankSummary {
   // Everything but the activations: what the rank holds for the whole step.
   double staticBytes() const { return param_bytes + grad_bytes + optimizer_bytes + kv_cache_bytes; }
 };
-
-// The activation (forward) or its gradient (backward) handed from one stage to the next across
-// two pipeline groups; stages on the same rank hand over in place and are not listed.
-struct PipelineTransfer {
-  int from_stage = 0, to_stage = 0;
-  int from_rank = 0, to_rank = 0;
-  double bytes = 0;   // per device, one micro-batch, one direction
-  double seconds = 0; // every device of the group sending at once, on the real links
-  int max_hops = 0;
-  int max_link_load = 0;
-  std::string slowest_link; // "ici", "dcn", "nvlink", "network", or "none" (same chip)
-  bool crosses_hosts = false, crosses_slices = false;
-};
-
-// What a pipeline timeline's times are in: jaxpp's task units (every task costs 1), or seconds
-// (each task priced by the step model's per-layer figures). JSON `time_unit`: "task" or "s".
-enum class PipelineTimeUnit { Task, Seconds };
-constexpr std::array<std::pair<std::string_view, PipelineTimeUnit>, 2> kPipelineTimeUnitNames{{
-    {"task", PipelineTimeUnit::Task},
-    {"s", PipelineTimeUnit::Seconds},
-}};
-constexpr std::string_view pipelineTimeUnitName(PipelineTimeUnit u) { return nameOf(u, kPipelineTimeUnitNames); }
 
 struct PipelineAnalysis {
   // Resolved from the workspace's pipeline section and the mesh.
@@ -113,10 +93,9 @@ std::int64_t defaultPipelineStages(PipelineScheduleKind kind, std::int64_t ranks
 // flight under 1F1B) get the floor. ValueError for fewer than one stage or negative layers.
 std::vector<std::int64_t> pipelineLayerSplit(std::int64_t layers, std::int64_t stages);
 
-// The seam for per-stage latencies: today jaxpp's unit cost of the task type times the stage's
-// layers over one rank's even share (layers / ranks), so an even split without interleaving has
-// jaxpp's own unit latencies and schedules with more stages compare at the same scale. The step
-// time model replaces this with each stage's seconds (forward, backward, input- and weight-grad).
-TaskLatencyFn pipelineUnitLatency(std::vector<std::int64_t> layers_per_stage, std::int64_t rank_count);
+// M, the micro-batch count of a step under the pipeline: the section's `microbatches`, else twice
+// the stages (jaxpp's examples); 1 without ranks. The one place M is resolved: the schedule, the
+// step and the MaxText export read it from here.
+std::int64_t pipelineMicrobatchCount(const PipelineConfig& config, std::int64_t ranks);
 
 } // namespace shardscope

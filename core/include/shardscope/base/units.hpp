@@ -16,4 +16,11 @@ std::string formatBytes(double bytes);
 // Decimal units, as link and HBM bandwidths are published: "45 GB/s", "2.76 TB/s".
 std::string formatRate(double bytesPerSecond);
 
+// Decimal units, as peaks are published: "918 TFLOP/s", "1.15 PFLOP/s".
+std::string formatFlopRate(double flopsPerSecond);
+
+// A fraction as a percentage, three significant digits: 0.145 -> "14.5%", 0.4253 -> "42.5%",
+// 1 -> "100%", 0.0873 -> "8.73%".
+std::string formatPercent(double fraction);
+
 } // namespace shardscope

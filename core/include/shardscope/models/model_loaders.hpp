@@ -41,8 +41,9 @@ Model loadSafetensorsIndex(const std::filesystem::path& indexFile);
 // the key that is missing or wrong, NotImplementedError for a model_type we cannot synthesize.
 ModelConfig modelConfigFromHf(const Json& config);
 // Every tensor of the checkpoint that config describes, with HF names and shapes, in the dtype of
-// `torch_dtype` (float32 when absent). Families: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe,
-// gemma, gemma2, gemma3/gemma3_text, gpt2, deepseek_v3.
+// `torch_dtype` (float32 when absent). Families: llama, llama4/llama4_text (the language model),
+// mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_next, gemma, gemma2, gemma3/gemma3_text, gpt2,
+// gpt_oss, olmo3, deepseek_v2, deepseek_v3, kimi_k2.
 Model modelFromHfConfig(const Json& config, const std::string& name);
 // The model_types modelFromHfConfig understands.
 const std::vector<std::string>& supportedHfModelTypes();

@@ -101,6 +101,10 @@ struct StepOptions {
   // The per-hop ICI / NVLink latency the axis reports were built with; calibration.hop_latency
   // rescales their latency terms (0: taken as is).
   double link_latency = 0;
+  // Under a pipeline of this many ranks a device runs 1/pipeline_ranks of the layers: its work, HBM
+  // traffic, optimizer update and collectives are that share of the whole model's (the output
+  // projection and the loss run whole on the last stage: head_fwd_s, head_bwd_s).
+  std::int64_t pipeline_ranks = 1;
   StepCalibration calibration;
 };
 
@@ -231,6 +235,8 @@ struct StepBound {
 };
 // "compute", "hbm", "comm:<axis>" or "pipeline": how JSON answers and tables say it.
 std::string boundText(const StepBound& bound);
+// What bounds a step: its largest segment (the first of equal ones), compute when there is none.
+StepBound largestSegment(const std::vector<StepSegment>& segments);
 
 struct StepEstimate {
   bool estimated = false;
@@ -254,6 +260,9 @@ struct StepEstimate {
   // The output projection and the loss of one micro-batch on one device, forward and backward (part
   // of compute_s and hbm_s): under a pipeline they run on the last stage only.
   double head_fwd_s = 0, head_bwd_s = 0;
+  // One layer's forward and backward for one micro-batch on one device: its compute, HBM and its
+  // share of the exposed communication (what a pipeline stage's tasks are priced from).
+  double layer_pass_s = 0;
   double exposed_comm_s = 0; // communication compute does not hide
   StepBound bound_by;
   std::vector<StepAxis> per_axis;
