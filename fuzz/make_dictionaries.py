@@ -27,6 +27,7 @@ SOURCES = {
     "partition_spec": ["core/src/sharding/partition_spec.cpp"],
     "rules": ["core/src/sharding/partition_rules.cpp"],
     "rule_file": ["core/src/sharding/rule_file.cpp"],
+    "export": ["core/src/interop/layout_export_jax.cpp", "core/src/interop/layout_export_maxtext.cpp"],
 }
 
 # Syntax each text format is made of, beyond its words.
@@ -39,6 +40,9 @@ SYNTAX = {
     "rules": ['(', ')', '[', ']', '.*', '\\d+', '(?:', '|', '^', '$', '{1000}', '(a+)+', '\\'],
     "topology": [':', 'x', '=', 'slices=', 'cores=', 'twisted', 'interleaved'],
     "mesh": [':', ',', '=', '-1', 'x'],
+    # Breaking out of a comment, a string or a line of Python and YAML; 0xFF 0xFF separates the fields.
+    "export": ['\n', '\r', '\r\n', "'", '"', '\\', '#', ': ', '\xe2\x80\xa8', '\xe2\x80\xa9', '\xc2\x85',
+               '\xef\xbb\xbf', '\xff\xff', 'import os', '\x00', '"""'],
 }
 
 # Hostile values: every number and string the robustness corpus tries.

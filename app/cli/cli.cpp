@@ -4,6 +4,8 @@
 
 #include "shardscope/base/build_config.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <ostream>
 
@@ -82,14 +84,26 @@ int run(const Args& args, Streams io) {
   // The one error path: every command throws, this prints one line and picks the exit status.
   const std::string prefix = "shardscope-cli " + args[0] + ": ";
   try {
-    return it->second.run(Args(args.begin() + 1, args.end()), io);
+    const int code = it->second.run(Args(args.begin() + 1, args.end()), io);
+    // A full disk or a closed pipe on stdout is the command's failure, not a silent exit 0.
+    io.out.flush();
+    if (io.out.fail()) {
+      const int error = errno;
+      io.err << prefix << "could not write the output" << (error ? std::string(" (") + std::strerror(error) + ")" : "")
+             << "\n";
+      return 1;
+    }
+    return code;
   } catch (const UsageError& e) {
     io.err << prefix << e.what() << " (see shardscope-cli " << args[0] << " --help)\n";
     return 2;
   } catch (const Error& e) {
     io.err << prefix << errorKindName(e.kind()) << ": " << e.what() << "\n";
     return 1;
-  } catch (const std::exception& e) { // not ours (out of memory, a library's): still one line
+  } catch (const std::bad_alloc&) {
+    io.err << prefix << "MemoryError: the command needs more memory than is available\n";
+    return 1;
+  } catch (const std::exception& e) { // not ours (a library's): still one line
     io.err << prefix << e.what() << "\n";
     return 1;
   }

@@ -72,6 +72,7 @@ int runEval(const Args& args, Streams io) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue; // blank lines carry no request
     io.out << evalLine(line) << '\n';
     io.out.flush();
+    if (io.out.fail()) break; // nobody reads the answers any more: stop, and run() says why
   }
   return 0;
 }

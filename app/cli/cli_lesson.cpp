@@ -116,7 +116,12 @@ int runLesson(const Args& args, Streams io) {
       }
     }
   }
-  for (const auto& r : results) failed = failed || !r.error.empty();
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (!results[i].error.empty()) {
+      io.err << "shardscope-cli lesson: step " << i + 1 << " does not apply to the workspace: " << results[i].error
+             << "\n";
+      failed = true;
+    }
   return failed ? 1 : 0;
 }
 

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
+
+#include <unistd.h>
 
 namespace shardscope::cli {
 
@@ -73,10 +76,51 @@ ErrorKind errorKindNamed(std::string_view name) {
   return ErrorKind::ValueError;
 }
 
+void refuseOverwritingInput(const std::string& target, const std::vector<std::string>& inputs, std::string_view flag) {
+  std::error_code ec;
+  if (!std::filesystem::exists(target, ec)) return;
+  for (const auto& input : inputs) {
+    std::error_code same;
+    if (std::filesystem::exists(input, same) && std::filesystem::equivalent(target, input, same) && !same)
+      throw Error(ErrorKind::IOError, std::string(flag) + " '" + target + "' is the input '" + input +
+                                          "': writing it would destroy what was read; name another file");
+  }
+}
+
+std::filesystem::path partialFileFor(const std::filesystem::path& target) {
+  // Beside the target (the rename stays on one file system), hidden, keeping the extension (writers
+  // that choose the format by it, such as the image exporter, see the right one).
+  return target.parent_path() /
+         ("." + target.stem().string() + ".partial-" + std::to_string(::getpid()) + target.extension().string());
+}
+
+void commitPartialFile(const std::filesystem::path& partial, const std::string& target) {
+  std::error_code ec;
+  std::filesystem::rename(partial, target, ec);
+  if (ec) {
+    std::filesystem::remove(partial, ec);
+    throw Error(ErrorKind::IOError, "cannot write '" + target + "': " + ec.message());
+  }
+}
+
+void writeFileWhole(const std::string& file, const std::string& text) {
+  const std::filesystem::path partial = partialFileFor(file);
+  {
+    std::ofstream out(partial, std::ios::binary);
+    if (!out || !(out << text) || !out.flush()) {
+      out.close();
+      std::error_code ec;
+      std::filesystem::remove(partial, ec);
+      throw Error(ErrorKind::IOError, "cannot write '" + file + "'");
+    }
+  }
+  commitPartialFile(partial, file);
+}
+
 void writeAnswer(const ParsedArgs& opts, Streams io, const std::string& text) {
   if (const auto file = opts.value("-o")) {
-    std::ofstream out(*file, std::ios::binary);
-    if (!out || !(out << text) || !out.flush()) throw Error(ErrorKind::IOError, "cannot write '" + *file + "'");
+    refuseOverwritingInput(*file, opts.positionals(), "-o");
+    writeFileWhole(*file, text);
   } else {
     io.out << text;
   }

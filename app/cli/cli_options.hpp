@@ -15,6 +15,7 @@
 #include "shardscope/base/errors.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
@@ -57,9 +58,19 @@ bool wantsHelp(const Args& args);
 ParsedArgs parseArgs(const Args& args, std::span<const Flag> flags, std::size_t maxPositionals = 0,
                      std::string_view positionalWhat = "argument");
 
-// A command's text answer: to the file `-o` names (IOError "cannot write 'f'" when it cannot), else
-// to standard output.
+// A command's text answer: to the file `-o` names (IOError "cannot write 'f'" when it cannot, or
+// when it is one of the command's input files), else to standard output.
 void writeAnswer(const ParsedArgs& opts, Streams io, const std::string& text);
+
+// Throws IOError when `target` is one of the files `inputs` names, by identity (through links and
+// other spellings of its path): writing it would destroy what was read. `flag` names the option.
+void refuseOverwritingInput(const std::string& target, const std::vector<std::string>& inputs, std::string_view flag);
+// Writes `text` to `file` whole or not at all: into a hidden partial file beside it, renamed over
+// it once flushed (a full disk leaves the old file as it was). Throws IOError.
+void writeFileWhole(const std::string& file, const std::string& text);
+// The hidden partial file beside `target` that a writer fills before commitPartialFile renames it.
+std::filesystem::path partialFileFor(const std::filesystem::path& target);
+void commitPartialFile(const std::filesystem::path& partial, const std::string& target);
 
 // A flag's positive integer value, at most `max` ("--stages must be a positive integer, got 'x'";
 // "--width must be at most 100000, got '1000000000'"). Throws UsageError.

@@ -214,9 +214,6 @@ void printTable(const Analysis& a, std::size_t width, std::ostream& out) {
                         formatSeconds(x.seconds), std::to_string(x.max_hops), x.slowest_link});
     t.print(out);
   }
-  for (const auto& d : a.diagnostics)
-    if (d.section == DiagnosticSection::Pipeline && d.severity != Diagnostic::Severity::Info)
-      out << diagnosticLine(d) << "\n";
 }
 
 Json timelineJson(const PipelineTimeline& tl) {
@@ -291,10 +288,15 @@ int runPipeline(const Args& args, Streams io) {
   } else {
     printTable(analysis, width, io.out);
   }
-  // A pipeline that could not be set up, or that jaxpp would refuse (a process in two groups).
+  // A pipeline that could not be set up, or that jaxpp would refuse (a process in two groups): its
+  // warnings and errors on stderr, an error the exit status.
+  bool failed = false;
   for (const auto& d : analysis.diagnostics)
-    if (d.section == DiagnosticSection::Pipeline && d.severity == Diagnostic::Severity::Error) return 1;
-  return 0;
+    if (d.section == DiagnosticSection::Pipeline && d.severity != Diagnostic::Severity::Info) {
+      io.err << "shardscope-cli pipeline: " << diagnosticLine(d) << "\n";
+      failed = failed || d.severity == Diagnostic::Severity::Error;
+    }
+  return failed ? 1 : 0;
 }
 
 } // namespace shardscope::cli

@@ -89,7 +89,7 @@ void printTable(const std::vector<ValidationResult>& results, const ValidationSu
                  {fixed(r.measured_step_s, 3) + " s", fixed(r.predicted_step_s, 3) + " s", signedPercent(r.step_error),
                   fixed(100 * r.measured_mfu, 1) + "%", fixed(100 * r.predicted_mfu, 1) + "%", r.bound_by});
     } else {
-      row.insert(row.end(), {"-", "-", "-", "-", "-", "error: " + r.error.substr(0, 60)});
+      row.insert(row.end(), {"-", "-", "-", "-", "-", "failed (below)"});
     }
     row.push_back(r.memory_error ? signedPercent(*r.memory_error) : std::string("-"));
     t.rows.push_back(std::move(row));
@@ -97,8 +97,12 @@ void printTable(const std::vector<ValidationResult>& results, const ValidationSu
   t.print(out);
   out << "\n"
       << s.predicted << " of " << s.runs << " runs predicted; " << s.within_step_tolerance << " within "
-      << fixed(100 * s.step_tolerance, 0) << "% on step time; MAPE " << fixed(100 * s.mape, 1) << "%; worst "
-      << s.worst_run << " (" << fixed(100 * s.worst_error, 1) << "%)";
+      << fixed(100 * s.step_tolerance, 0) << "% on step time; ";
+  if (s.mape)
+    out << "MAPE " << fixed(100 * *s.mape, 1) << "%; worst " << s.worst_run << " (" << fixed(100 * *s.worst_error, 1)
+        << "%)";
+  else
+    out << "no MAPE (no run was predicted)";
   if (s.memory_runs > 0) out << "; memory within 10%: " << s.memory_within << " of " << s.memory_runs;
   out << "\n";
 }
@@ -136,7 +140,10 @@ int runValidate(const Args& args, Streams io) {
     printFit(results, io.out);
   else
     printTable(results, summary, io.out);
-  return 0;
+  // A run that could not be predicted is a failure of the suite, each said in full on stderr.
+  for (const auto& r : results)
+    if (!r.ok) io.err << "shardscope-cli validate: " << r.run->id << ": " << r.error << "\n";
+  return summary.failed > 0 ? 1 : 0;
 }
 
 } // namespace shardscope::cli

@@ -7,13 +7,41 @@
 
 namespace shardscope::cli {
 
+namespace {
+
+// A cell as a terminal shows it safely: control bytes (an escape sequence, a carriage return) as \xNN.
+std::string printable(const std::string& text) {
+  if (std::none_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    return text;
+  std::string out;
+  constexpr char kHex[] = "0123456789abcdef";
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
 void TextTable::print(std::ostream& out) const {
-  std::vector<std::size_t> width(header.size(), 0);
+  std::vector<std::string> head = header;
+  std::vector<std::vector<std::string>> body = rows;
+  for (auto& cell : head) cell = printable(cell);
+  for (auto& row : body)
+    for (auto& cell : row) cell = printable(cell);
+  std::vector<std::size_t> width(head.size(), 0);
   auto measure = [&](const std::vector<std::string>& row) {
     for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
   };
-  measure(header);
-  for (const auto& r : rows) measure(r);
+  measure(head);
+  for (const auto& r : body) measure(r);
   auto line = [&](const std::vector<std::string>& row) {
     for (std::size_t c = 0; c < width.size(); ++c) {
       const std::string& text = c < row.size() ? row[c] : std::string();
@@ -23,11 +51,11 @@ void TextTable::print(std::ostream& out) const {
     }
     out << '\n';
   };
-  line(header);
+  line(head);
   std::vector<std::string> rule;
   for (auto w : width) rule.emplace_back(w, '-');
   line(rule);
-  for (const auto& r : rows) line(r);
+  for (const auto& r : body) line(r);
 }
 
 void TextTable::printCsv(std::ostream& out) const {

@@ -17,6 +17,7 @@
 #include <QWidget>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <ostream>
@@ -54,14 +55,11 @@ void printRenderUsage(std::ostream& out) {
 
 // "--at 0.35": a fraction of the step.
 double parseFraction(const std::string& text) {
-  std::size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !(value >= 0 && value <= 1))
+  // strtod, not stod: a fraction too small for a normal double (5e-324) is still a fraction, not
+  // an error (stod throws on underflow).
+  char* end = nullptr;
+  const double value = text.empty() ? -1 : std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(value >= 0 && value <= 1))
     throw UsageError("--at must be a fraction of the step from 0 to 1, got '" + text + "'");
   return value;
 }
@@ -77,6 +75,9 @@ int parseFrames(const std::string& text) {
 // "1200x800" within 16..16384 a side and at most kMaxPixels in all: a 16384 x 16384 PNG took
 // 13.8 s and 1.1 GB, the image alone 1 GB.
 constexpr std::int64_t kMaxPixels = std::int64_t{8192} * 8192;
+// An animation's frames in all: 600 frames at 1920x1080 (1.2 gigapixels) draw in a few minutes;
+// 600 at 8192x8192 took half an hour and 2.4 GB of PNGs.
+constexpr std::int64_t kMaxAnimationPixels = std::int64_t{1920} * 1080 * 600;
 
 QSize parseSize(const std::string& text) {
   int width = 0, height = 0;
@@ -122,6 +123,18 @@ int runRender(const Args& args, Streams io) {
     throw UsageError(std::string("--view ") + kind->name +
                      " needs --param PATH (shardscope-cli shard lists the parameters)");
   const QSize size = opts.has("--size") ? parseSize(*opts.value("--size")) : kind->size;
+  if (animate && std::int64_t{frames} * size.width() * size.height() > kMaxAnimationPixels)
+    throw UsageError("--animate of " + std::to_string(frames) + " frames at " + std::to_string(size.width()) + "x" +
+                     std::to_string(size.height()) + " is " +
+                     std::to_string(std::int64_t{frames} * size.width() * size.height() / 1'000'000) +
+                     " megapixels; at most " + std::to_string(kMaxAnimationPixels / 1'000'000) +
+                     " in all (e.g. 600 frames at 1920x1080): fewer --frames or a smaller --size");
+  if (!animate) {
+    refuseOverwritingInput(*out, opts.positionals(), "--out");
+    // The image type comes from the name asked for (the partial file written first keeps it).
+    const std::string type = std::filesystem::path(*out).extension().string();
+    if (type.empty()) throw Error(ErrorKind::IOError, *out + " names no image type: end it in .png or .svg");
+  }
 
   const Scenario scenario =
       opts.positionals().empty() ? defaultScenario() : loadScenarioFile(opts.positionals().front());
@@ -163,13 +176,21 @@ int runRender(const Args& args, Streams io) {
       const std::string file = (dir / name).string();
       if (!ui::exportView(*view, QString::fromStdString(file), size, &error))
         throw Error(ErrorKind::IOError, error.toStdString());
+      // Progress on stderr, a line per tenth: long animations say how far they are (Ctrl-C stops them).
+      if (frames >= 20 && (i + 1) % (frames / 10) == 0) io.err << "render: frame " << i + 1 << " of " << frames << "\n";
     }
     io.out << "wrote " << frames << " frames of a " << formatSeconds(end) << " step to " << *out << "\n";
     return 0;
   }
   if (at >= 0) selection.setPlayTime(at * end);
-  if (!ui::exportView(*view, QString::fromStdString(*out), size, &error))
-    throw Error(ErrorKind::IOError, error.toStdString());
+  const std::filesystem::path partial = partialFileFor(*out);
+  if (!ui::exportView(*view, QString::fromStdString(partial.string()), size, &error)) {
+    std::error_code ec;
+    std::filesystem::remove(partial, ec);
+    throw Error(ErrorKind::IOError,
+                error.replace(QString::fromStdString(partial.string()), QString::fromStdString(*out)).toStdString());
+  }
+  commitPartialFile(partial, *out);
   io.out << "wrote " << *out << "\n";
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "shardscope/interop/layout_export.hpp"
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/resources.hpp"
+#include "shardscope/base/yaml_text.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -111,25 +112,25 @@ TEST_CASE("export --as maxtext: the parallelism MaxText needs for our mesh", "[c
   // 32 sequences over 128 devices: MaxText's fractional per-device batch, 4 accumulation steps.
   CHECK(y.find("per_device_batch_size: 0.25 ") != std::string::npos);
   CHECK(y.find("gradient_accumulation_steps: 4\n") != std::string::npos);
-  CHECK(y.find("remat_policy: 'full'\n") != std::string::npos);
+  CHECK(y.find("remat_policy: \"full\"\n") != std::string::npos);
   // torchtitan's selective_op has no MaxText name: the nearest, minimal, with a note saying so.
   s.training.recompute = Recompute::SelectiveOp;
   const MaxTextExport op = exportMaxTextOverrides(s, a);
-  CHECK(op.yaml.find("remat_policy: 'minimal'\n") != std::string::npos);
+  CHECK(op.yaml.find("remat_policy: \"minimal\"\n") != std::string::npos);
   bool said = false;
   for (const auto& note : op.notes) said = said || note.find("'selective_op'") != std::string::npos;
   CHECK(said);
   s.training.recompute = Recompute::Full;
   // dp, fsdp, tp are already in MaxText's mesh order: base.yml's order unchanged.
-  CHECK(y.find("mesh_axes: ['diloco', 'data', 'stage', 'fsdp', 'fsdp_transpose', 'context',") != std::string::npos);
-  CHECK(y.find("['embed', ['fsdp', 'context']],") != std::string::npos);
-  CHECK(y.find("['mlp', ['tensor']],") != std::string::npos);
+  CHECK(y.find(R"(mesh_axes: ["diloco", "data", "stage", "fsdp", "fsdp_transpose", "context",)") != std::string::npos);
+  CHECK(y.find(R"(["embed", ["fsdp", "context"]],)") != std::string::npos);
+  CHECK(y.find(R"(["mlp", ["tensor"]],)") != std::string::npos);
 
   // tp before fsdp: the two swap slots in mesh_axes so the devices land in our order.
   s.mesh.axes = {{"dp", 2, 1}, {"tp", 4, 1}, {"fsdp", 16, 1}};
   const MaxTextExport swapped = exportMaxTextOverrides(s, analyzeMesh(s));
-  CHECK(swapped.yaml.find("'data', 'stage', 'tensor', 'fsdp_transpose', 'context', 'context_usp_ulysses', "
-                          "'context_autoregressive', 'fsdp', ") != std::string::npos);
+  CHECK(swapped.yaml.find(R"("data", "stage", "tensor", "fsdp_transpose", "context", "context_usp_ulysses", )"
+                          R"("context_autoregressive", "fsdp", )") != std::string::npos);
 
   s.mesh.axes = {{"dp", 2, 1}, {"rows", 64, 1}};
   CHECK_THROWS_WITH(exportMaxTextOverrides(s, analyzeMesh(s)),
@@ -142,4 +143,82 @@ TEST_CASE("export argument errors", "[cli][export]") {
   const auto r = runCli({"export", "--as", "jax", "-o", "/nonexistent-dir/x.py"});
   CHECK(r.code == 1);
   CHECK(r.err.find("cannot write '/nonexistent-dir/x.py'") != std::string::npos);
+}
+
+namespace {
+
+// Names built to break out of a comment, a string or a line of the file they are written into.
+const std::vector<std::string> kHostileNames = {
+    "dp\nimport os\nos.system('touch /tmp/shardscope-pwned')\n#",
+    std::string("nul\0byte", 8),
+    "cr\rimport os",
+    "quote'\"\\",
+    "line\xE2\x80\xA8separator\xC2\x85next",
+    "bad utf8 \xff\xfe end",
+};
+
+} // namespace
+
+TEST_CASE("export --as jax of a hostile workspace runs nothing but its own code", "[cli][export][security]") {
+  REQUIRE(std::system("python3 -c 'import sys' >/dev/null 2>&1") == 0);
+  Scenario s = defaultScenario(); // dp 2 x fsdp 16 x tp 4
+  s.name = kHostileNames[0] + kHostileNames[4];
+  s.mesh.axes = {{kHostileNames[0], 2, 1}, {kHostileNames[1] + kHostileNames[2], 16, 1}, {kHostileNames[3], 4, 1}};
+  s.rules.preset.clear();
+  const Analysis a = analyzeMesh(s);
+  const auto out = tempFile("hostile.py");
+  std::ofstream(out, std::ios::binary) << exportJaxCode(s, a);
+  // The names Python must read back, as JSON (Python's json module decodes them independently).
+  const auto names = tempFile("names.json");
+  {
+    Json expected = Json::array();
+    for (const auto& axis : s.mesh.axes) expected.push_back(axis.name);
+    std::ofstream(names) << expected.dump();
+  }
+  const std::string script =
+      "import ast, json, sys\n"
+      "tree = ast.parse(open(sys.argv[1], encoding='utf-8').read())\n"
+      "allowed_imports = {('jax',), ('jax.experimental', 'mesh_utils'), ('jax.sharding', 'Mesh'),\n"
+      "                   ('jax.sharding', 'NamedSharding'), ('jax.sharding', 'PartitionSpec')}\n"
+      "for node in tree.body:\n"
+      "    if isinstance(node, ast.Import):\n"
+      "        assert all((a.name,) in allowed_imports for a in node.names), ast.dump(node)\n"
+      "    elif isinstance(node, ast.ImportFrom):\n"
+      "        assert all((node.module, a.name) in allowed_imports for a in node.names), ast.dump(node)\n"
+      "    elif isinstance(node, ast.Assign):\n"
+      "        assert node.targets[0].id in ('AXIS_NAMES', 'MESH_SHAPE', 'ICI_MESH_SHAPE', 'DCN_MESH_SHAPE',\n"
+      "                                      'EXPECTED_DEVICE_IDS', 'PARAM_SPECS', 'RULES'), ast.dump(node)\n"
+      "    elif isinstance(node, ast.FunctionDef):\n"
+      "        assert node.name in ('make_mesh', 'param_shardings'), node.name\n"
+      "    else:\n"
+      "        assert isinstance(node, ast.If) and ast.unparse(node.test) == \"__name__ == '__main__'\", "
+      "ast.dump(node)\n"
+      "axis_names = next(ast.literal_eval(n.value) for n in tree.body\n"
+      "                  if isinstance(n, ast.Assign) and n.targets[0].id == 'AXIS_NAMES')\n"
+      "assert list(axis_names) == json.load(open(sys.argv[2])), axis_names\n";
+  const auto scriptFile = tempFile("hostile-check.py");
+  std::ofstream(scriptFile) << script;
+  const std::string command = "python3 '" + scriptFile.string() + "' '" + out.string() + "' '" + names.string() + "'";
+  CHECK(std::system(command.c_str()) == 0);
+  for (const auto& f : {out, names, scriptFile}) std::filesystem::remove(f);
+}
+
+TEST_CASE("export --as maxtext of a hostile workspace name sets no key of its own", "[cli][export][security]") {
+  for (const auto& hostile : kHostileNames) {
+    Scenario s = defaultScenario();
+    s.name = hostile + "\nload_parameters_path: gs://attacker/ckpt\n#";
+    INFO(s.name);
+    const MaxTextExport m = exportMaxTextOverrides(s, analyzeMesh(s));
+    const Json keys = parseYamlText(m.yaml, "export.yml");
+    CHECK_FALSE(keys.contains("load_parameters_path"));
+    // Exactly the keys the exporter writes: mesh_axes, 24 parallelisms, and the batch, remat and rules.
+    CHECK(keys.size() == 1 + 24 + 7);
+    CHECK(keys["mesh_axes"].size() == 12);
+    // Every line is a comment, a key, or part of the rules list.
+    std::istringstream lines(m.yaml);
+    for (std::string line; std::getline(lines, line);) {
+      INFO(line);
+      CHECK((line.empty() || line[0] == '#' || line[0] == ' ' || line == "]" || line.find(": ") != std::string::npos));
+    }
+  }
 }

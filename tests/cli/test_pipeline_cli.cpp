@@ -82,11 +82,12 @@ TEST_CASE("pipeline errors name the field and exit non-zero", "[cli][pipeline]")
   CHECK(has(r.err, "the default scenario has no pipeline section"));
   r = run({"pipeline", example(), "--stages", "6"});
   CHECK(r.code == 1);
-  CHECK(has(r.out, "error [pipeline] pipeline.num_stages: pipeline.num_stages is 6, but Std1F1B runs one stage per "
+  CHECK(has(r.err, "shardscope-cli pipeline: error [pipeline] pipeline.num_stages: pipeline.num_stages is 6, but "
+                   "Std1F1B runs one stage per "
                    "rank, so it must equal the size of axis 'pp' (4)"));
   r = run({"pipeline", example(), "--schedule", "ZeroBubble", "--microbatches", "2"});
   CHECK(r.code == 1);
-  CHECK(has(r.out, "pipeline.microbatches is 2, but ZeroBubble needs at least as many micro-batches as stages (4)"));
+  CHECK(has(r.err, "pipeline.microbatches is 2, but ZeroBubble needs at least as many micro-batches as stages (4)"));
   r = run({"pipeline", example(), "--schedule", "Zero"});
   CHECK(r.code == 2); // the command line is wrong: a usage error, as in every command
   CHECK(has(r.err, "--schedule must be one of"));

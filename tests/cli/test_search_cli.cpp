@@ -77,14 +77,14 @@ TEST_CASE("search --format json is the eval op's result and honours the options"
 }
 
 TEST_CASE("search under --max-candidates says what it did not analyse", "[cli][search]") {
-  // GPT-2 with 1 KB of HBM per chip: nothing fits. Without a cap the headline says so; with a cap of
-  // 2 it must not claim the 37 other candidates fail: they were never analysed.
+  // GPT-2 with 1 MiB of HBM per chip (the least a workspace may say): nothing fits. Without a cap the headline says so;
+  // with a cap of 2 it must not claim the 37 other candidates fail: they were never analysed.
   const auto dir = std::filesystem::temp_directory_path() / ("shardscope-search-cli-cap-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = (dir / "tiny-hbm.shardscope.json").string();
   std::ofstream(file) << R"({"topology": {"chip": "v5e", "shape": [4, 4]},
     "mesh": {"axes": [{"name": "fsdp", "ici": 16}]}, "model": {"preset": "gpt2"},
-    "rules": {"preset": "fsdp-tp"}, "training": {"micro_batch": 16, "seq_len": 1024, "hbm_bytes": 1000}})";
+    "rules": {"preset": "fsdp-tp"}, "training": {"micro_batch": 16, "seq_len": 1024, "hbm_bytes": 1048576}})";
   const Run all = run({"search", file, "--no-orders"});
   REQUIRE(all.code == 0);
   CHECK(all.out.find("no candidate layout fits in HBM\n") != std::string::npos);

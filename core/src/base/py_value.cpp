@@ -309,31 +309,4 @@ PyValue pyTupleOf(const std::vector<std::int64_t>& values) {
   return PyValue::tuple(std::move(items));
 }
 
-std::string pythonStrRepr(std::string_view s) {
-  const bool hasSingle = s.find('\'') != std::string_view::npos;
-  const bool hasDouble = s.find('"') != std::string_view::npos;
-  const char q = (hasSingle && !hasDouble) ? '"' : '\'';
-  std::string out(1, q);
-  for (char c : s) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '\n')
-      out += "\\n";
-    else if (c == '\t')
-      out += "\\t";
-    else if (c == '\r')
-      out += "\\r";
-    else if (c == q)
-      out += std::string("\\") + q;
-    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) { // as repr: '\x01'
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[static_cast<unsigned char>(c) >> 4];
-      out += hex[static_cast<unsigned char>(c) & 15];
-    } else
-      out += c;
-  }
-  return out + q;
-}
-
 } // namespace shardscope

@@ -4,6 +4,8 @@
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
 
+#include "quoted_text.hpp"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +17,11 @@
 namespace shardscope {
 
 namespace {
+
+// MaxText loads its configs with OmegaConf (since February 2025), which refuses a key written twice
+// in one map; PyYAML alone, as older MaxText read them, kept the last.
+constexpr const char* kRepeatedKeyNote =
+    " (MaxText's loader, OmegaConf, refuses a key written twice; write each key once, or pass it as key=value)";
 
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -353,9 +360,10 @@ private:
         while (end > start && isSpace(text_[end - 1])) --end;
         key = std::string(text_.substr(start, end - start));
       }
+      if (key == "<<" && text_[keyAt] == '<') failAt(keyAt, "merge keys (<<) are not supported");
       skipSpaces();
       ++pos_; // the ':'
-      if (map.contains(key)) failAt(keyAt, "the key '" + key + "' is repeated");
+      if (map.contains(key)) failAt(keyAt, "the key " + shardscope::quoted(key) + " is repeated" + kRepeatedKeyNote);
       skipSpacesAndComment();
       Json value;
       if (atLineEnd())
@@ -489,6 +497,36 @@ private:
     case ' ':
       out.push_back(' ');
       return;
+    case '\t':
+      out.push_back('\t');
+      return;
+    case 'a':
+      out.push_back('\a');
+      return;
+    case 'b':
+      out.push_back('\b');
+      return;
+    case 'e':
+      out.push_back('\x1b');
+      return;
+    case 'f':
+      out.push_back('\f');
+      return;
+    case 'v':
+      out.push_back('\v');
+      return;
+    case 'N': // YAML's named escapes of Unicode characters: next line, no-break space, line and paragraph separators
+      out.append("\xC2\x85");
+      return;
+    case '_':
+      out.append("\xC2\xA0");
+      return;
+    case 'L':
+      out.append("\xE2\x80\xA8");
+      return;
+    case 'P':
+      out.append("\xE2\x80\xA9");
+      return;
     case 'x':
       return hexEscape(out, 2, at);
     case 'u':
@@ -568,7 +606,7 @@ private:
           skipFlowSpace();
           value = (peek() == ',' || peek() == '}') ? Json(nullptr) : flowItem(depth);
         }
-        if (out.contains(k)) failAt(keyAt, "the key '" + k + "' is repeated");
+        if (out.contains(k)) failAt(keyAt, "the key " + shardscope::quoted(k) + " is repeated" + kRepeatedKeyNote);
         out[k] = std::move(value);
       }
       skipFlowSpace();
@@ -597,12 +635,22 @@ Json parseYamlText(std::string_view text, std::string_view file) {
     throwValueError(std::string(file) + ": larger than " + std::to_string(kMaxYamlBytes >> 20) +
                     " MiB (a YAML configuration is a few hundred KB at most)");
   if (text.find('\0') != std::string_view::npos) throwValueError(std::string(file) + ": holds a NUL byte (not text)");
+  // A line may end in CR LF, LF or a lone CR (classic Mac OS), as YAML allows; the reader sees LF.
+  std::string lines;
+  for (std::size_t i = text.find('\r'); i != std::string_view::npos; i = text.find('\r', i + 1))
+    if (i + 1 >= text.size() || text[i + 1] != '\n') {
+      lines.assign(text);
+      for (std::size_t k = 0; k < lines.size(); ++k)
+        if (lines[k] == '\r' && (k + 1 >= lines.size() || lines[k + 1] != '\n')) lines[k] = '\n';
+      text = lines;
+      break;
+    }
   return YamlReader(text, file, false).document();
 }
 
 Json parseYamlValue(std::string_view text, std::string_view what) {
   if (text.size() > kMaxYamlBytes) throwValueError(std::string(what) + ": the value is too long");
-  if (text.find('\n') != std::string_view::npos || text.find('\0') != std::string_view::npos)
+  if (text.find_first_of(std::string_view("\n\r\0", 3)) != std::string_view::npos)
     throwValueError(std::string(what) + ": the value must be on one line");
   return YamlReader(text, what, true).value();
 }

@@ -124,7 +124,15 @@ std::string evalLine(std::string_view line) {
   } catch (const Error& e) {
     return dumpJson(failure(errorKindName(e.kind()), e.what()));
   }
-  return dumpJson(evalRequest(request));
+  // The answer's text may not fit in memory even when the answer did (a 16-D sharding of a million
+  // devices): that is the request's MemoryError, and the stream goes on.
+  try {
+    return dumpJson(evalRequest(request));
+  } catch (const std::bad_alloc&) {
+    return dumpJson(failure("MemoryError", "the answer needs more memory than is available"));
+  } catch (const nlohmann::json::exception& e) {
+    return dumpJson(failure("ValueError", std::string("the answer cannot be written as JSON: ") + e.what()));
+  }
 }
 
 std::vector<std::string> evalOpNames() {

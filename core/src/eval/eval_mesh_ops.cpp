@@ -58,7 +58,11 @@ std::optional<std::vector<AxisType>> axisTypesField(const Json& request) {
 
 } // namespace
 
-Json opCreateDeviceMesh(const Json& request, EvalContext&) {
+Json opCreateDeviceMesh(const Json& request, EvalContext& context) {
+  warnUnknownFields(request,
+                    {"op", "devices", "device_kind", "platform", "mesh_shape", "mesh_shape_repr",
+                     "allow_split_physical_axes", "contiguous_submeshes"},
+                    "create_device_mesh", context.warnings);
   const DeviceList devices = parseDevices(request);
   const PyValue shape = rawShape(request, "mesh_shape");
   CreateMeshOptions options;

@@ -4,6 +4,7 @@
 #include "shardscope/analysis/rules_in_effect.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/py_value.hpp"
+#include "shardscope/base/quoting.hpp"
 #include "shardscope/hardware/topology.hpp"
 
 #include <algorithm>
@@ -22,13 +23,6 @@ std::string pyStringTuple(const std::vector<std::string>& values) {
   std::string out = "(";
   for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + pythonStrRepr(values[i]);
   return out + (values.size() == 1 ? ",)" : ")");
-}
-
-// A comment line's text: newlines would end the comment.
-std::string commentText(std::string text) {
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  std::replace(text.begin(), text.end(), '\r', ' ');
-  return text;
 }
 
 // P(None, 'tp', ('fsdp', 'sp')) from the spec's JSON form, so any axis name comes out quoted.
@@ -69,10 +63,10 @@ std::string exportJaxCode(const Scenario& scenario, const Analysis& a) {
   const bool hybrid = slices > 1 || std::any_of(dcn.begin(), dcn.end(), [](std::int64_t d) { return d != 1; });
   const char* split = scenario.mesh.allow_split_physical_axes ? "True" : "False";
 
-  py << "# Layout exported by Shardscope from the workspace " << pyString(commentText(scenario.name)) << ".\n"
-     << "# Topology " << formatTopology(scenario.topology) << ": " << a.mesh.devices.size() << " devices"
-     << (slices > 1 ? " in " + std::to_string(slices) + " slices" : std::string()) << ". Mesh:";
-  for (const auto& axis : a.axes) py << " " << axis.name << " " << axis.size;
+  py << "# Layout exported by Shardscope from the workspace " << pythonCommentText(pyString(scenario.name)) << ".\n"
+     << "# Topology " << pythonCommentText(formatTopology(scenario.topology)) << ": " << a.mesh.devices.size()
+     << " devices" << (slices > 1 ? " in " + std::to_string(slices) + " slices" : std::string()) << ". Mesh:";
+  for (const auto& axis : a.axes) py << " " << pythonCommentText(pyString(axis.name)) << " " << axis.size;
   py << ".\n"
      << "# Run it in the JAX process of the job (it sees the same jax.devices()); `python3 THIS_FILE`\n"
      << "# says whether JAX places the devices where Shardscope did.\n"
@@ -122,7 +116,7 @@ std::string exportJaxCode(const Scenario& scenario, const Analysis& a) {
     for (const auto& rule : rulesInEffect(scenario.rules, &meshAxes))
       py << "    (" << pyString(rule.pattern) << ", " << pySpec(rule.spec) << "),\n";
   } catch (const Error& e) {
-    py << "    # the workspace's rules do not resolve: " << commentText(e.what()) << "\n";
+    py << "    # the workspace's rules do not resolve: " << pythonCommentText(e.what()) << "\n";
   }
   py << ")\n\n"
      << "def param_shardings(mesh):\n"

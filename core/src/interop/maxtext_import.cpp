@@ -10,6 +10,7 @@
 #include "maxtext_params.hpp"
 #include "base/quoted_text.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/json_fields.hpp"
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/base/yaml_text.hpp"
 #include "shardscope/cost/workload.hpp"
@@ -86,10 +87,12 @@ std::optional<std::string> parallelismKey(const std::string& axis, const std::st
 
 std::vector<std::string> stringList(const Json& value, const std::string& key) {
   std::vector<std::string> out;
-  if (!value.is_array()) throwValueError("MaxText key '" + key + "' must be a list of names, not " + dumpJson(value));
+  if (!value.is_array())
+    throwValueError("MaxText key '" + key + "' must be a list of names, not " + shardscope::quoted(dumpJson(value)));
   for (const Json& v : value) {
     if (!v.is_string())
-      throwValueError("MaxText key '" + key + "' must be a list of names; " + dumpJson(v) + " is not");
+      throwValueError("MaxText key '" + key + "' must be a list of names; " + shardscope::quoted(dumpJson(v)) +
+                      " is not");
     out.push_back(v.get<std::string>());
   }
   return out;
@@ -114,17 +117,19 @@ LogicalRules readRules(const Json& value) {
     const Json& r = value[i];
     const std::string where = "logical_axis_rules[" + std::to_string(i) + "]";
     if (!r.is_array() || r.size() != 2 || !r[0].is_string())
-      throwValueError(where + " must be [logical name, mesh axes], not " + dumpJson(r));
+      throwValueError(where + " must be [logical name, mesh axes], not " + shardscope::quoted(dumpJson(r)));
     std::vector<std::string> axes;
     if (r[1].is_string())
       axes.push_back(r[1].get<std::string>());
     else if (r[1].is_array()) {
       for (const Json& a : r[1]) {
-        if (!a.is_string()) throwValueError(where + ": mesh axis " + dumpJson(a) + " is not a name");
+        if (!a.is_string())
+          throwValueError(where + ": mesh axis " + shardscope::quoted(dumpJson(a)) + " is not a name");
         axes.push_back(a.get<std::string>());
       }
     } else if (!r[1].is_null())
-      throwValueError(where + ": mesh axes must be a name, a list of names or [], not " + dumpJson(r[1]));
+      throwValueError(where + ": mesh axes must be a name, a list of names or [], not " +
+                      shardscope::quoted(dumpJson(r[1])));
     rules.emplace_back(r[0].get<std::string>(), std::move(axes));
   }
   return rules;
@@ -331,12 +336,36 @@ Json maxTextOverrides(const std::vector<std::string>& arguments) {
   for (const std::string& a : arguments) {
     const auto eq = a.find('=');
     if (eq == std::string::npos || eq == 0)
-      throwValueError("override '" + a + "' must be key=value, as MaxText's command line takes it");
+      throwValueError("override " + shardscope::quoted(a) + " must be key=value, as MaxText's command line takes it");
     const std::string key = a.substr(0, eq);
-    out[key] = parseYamlValue(std::string_view(a).substr(eq + 1), key);
+    Json value = parseYamlValue(std::string_view(a).substr(eq + 1), key);
+    // `ici_fsdp_parallelism=` or `=null` would quietly leave the config's value in place.
+    if (value.is_null())
+      throwValueError("override " + shardscope::quoted(a) + " gives " + shardscope::quoted(key) +
+                      " no value (MaxText would read null, not its default); give a value or leave the key out");
+    out[key] = std::move(value);
   }
   return out;
 }
+
+namespace {
+
+// MaxText refuses a command-line key its config does not have (pyconfig: "Key ... was passed at the
+// command line but isn't in config"; since 2025 its pydantic types forbid extra keys): a misspelt
+// ici_fsdp_parallelsim would otherwise be ignored and the run laid out differently. A key close to
+// one of the base config's is refused as the typo it is; another unknown key (one a newer MaxText
+// has) is read, and the import notes say MaxText of this base would refuse it.
+void refuseUnknownOverride(const std::string& key, const Json& base, const Json& model) {
+  if (!base.is_object() || base.empty() || base.contains(key) || (model.is_object() && model.contains(key))) return;
+  std::vector<std::string_view> known;
+  for (auto it = base.begin(); it != base.end(); ++it) known.push_back(it.key());
+  const std::string guess = closestKey(key, known);
+  if (!guess.empty())
+    throwValueError("override " + shardscope::quoted(key) + " is not a key of the base config (did you mean '" + guess +
+                    "'?); MaxText refuses keys its config does not have");
+}
+
+} // namespace
 
 Json mergeMaxTextConfig(const Json& base, const Json& model, const Json& overrides) {
   Json merged = base.is_object() ? base : Json::object();
@@ -361,7 +390,8 @@ Json mergeMaxTextConfig(const Json& base, const Json& model, const Json& overrid
   if (const auto it = merged.find("logical_axis_rules"); it != merged.end() && it->is_array())
     ruleList = *it;
   else if (it != merged.end() && !it->is_null())
-    throwValueError("MaxText key 'logical_axis_rules' must be a list of [name, mesh axes], not " + dumpJson(*it));
+    throwValueError("MaxText key 'logical_axis_rules' must be a list of [name, mesh axes], not " +
+                    shardscope::quoted(dumpJson(*it)));
   for (const Json* layer : {&model, &overrides}) {
     if (!layer->is_object()) continue;
     if (layer == &overrides && overrides.value("override_logical_axis_rules", Json(false)) == true &&
@@ -371,10 +401,12 @@ Json mergeMaxTextConfig(const Json& base, const Json& model, const Json& overrid
       mergeRules(*layer);
     for (auto it = layer->begin(); it != layer->end(); ++it) {
       if (it.key() == "logical_axis_rules") continue;
+      if (layer == &overrides) refuseUnknownOverride(it.key(), merged, model);
       if (layer == &overrides && !overrideModel && model.is_object() && model.contains(it.key()) &&
           model[it.key()] != it.value())
-        throwValueError("MaxText key '" + it.key() + "' is set both by the model config (" + dumpJson(model[it.key()]) +
-                        ") and an override (" + dumpJson(it.value()) +
+        throwValueError("MaxText key " + shardscope::quoted(it.key()) + " is set both by the model config (" +
+                        shardscope::quoted(dumpJson(model[it.key()])) + ") and an override (" +
+                        shardscope::quoted(dumpJson(it.value())) +
                         "); MaxText refuses this unless override_model_config=true");
       merged[it.key()] = it.value();
     }
@@ -493,8 +525,8 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   const std::int64_t devices = static_cast<std::int64_t>(accel->devices_per_slice) * slices;
   const auto microBatch = static_cast<std::int64_t>(static_cast<double>(devices) * perDevice); // int(), as types.py
   if (microBatch < 1)
-    throwValueError("per_device_batch_size " + dumpJson(config.at("per_device_batch_size")) + " on " +
-                    std::to_string(devices) + " devices gives a global batch of 0");
+    throwValueError("per_device_batch_size " + shardscope::quoted(dumpJson(config.at("per_device_batch_size"))) +
+                    " on " + std::to_string(devices) + " devices gives a global batch of 0");
   const std::int64_t accumulation = c.integer("gradient_accumulation_steps", 1);
   if (accumulation < 1 || accumulation > (std::int64_t{1} << 24))
     throwValueError("MaxText key 'gradient_accumulation_steps' must be between 1 and 2^24, not " +
@@ -581,11 +613,22 @@ Scenario importMaxText(const std::vector<std::filesystem::path>& files, const st
     }
   }
   Scenario s = scenarioFromMaxTextConfig(mergeMaxTextConfig(base, model, cli), notes);
+  for (auto it = cli.begin(); it != cli.end(); ++it)
+    if (base.is_object() && !base.empty() && !base.contains(it.key()) && !model.contains(it.key()))
+      notes.notes.push_back("override '" + it.key() + "' is not a key of " + files[0].filename().string() +
+                            ": the MaxText this base comes from would refuse it; read as given");
   // A model file given by path names the model when model_name does not.
   const std::string unnamed = "MaxText: default on ";
   if (files.size() == 2 && s.name.rfind(unnamed, 0) == 0) {
     s.name = "MaxText: " + files[1].stem().string() + " on " + s.name.substr(unnamed.size());
     s.model.inline_name = files[1].stem().string();
+  }
+  // What import writes every other command must read: the workspace is checked as a loaded one is
+  // (num_slices=1025, a rule naming a mesh axis twice), so the error comes here, not at the next step.
+  try {
+    (void)scenarioFromJson(scenarioToJson(s));
+  } catch (const Error& e) {
+    throw Error(e.kind(), std::string("the imported workspace would not load: ") + e.what());
   }
   return s;
 }

@@ -37,26 +37,35 @@ public:
     if (v->is_number_float()) {
       const double d = v->get<double>();
       if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<std::int64_t>(d);
+      if (std::isfinite(d) && std::fabs(d) >= 9e15)
+        throwValueError("MaxText key '" + key + "' is " + valueText(*v) + ": too large (at most 9e15)");
     }
-    throwValueError("MaxText key '" + key + "' must be an integer, not " + dumpJson(*v));
+    throwValueError("MaxText key '" + key + "' must be an integer, not " + valueText(*v));
+  }
+  // A value as the config wrote it: YAML's .nan and .inf for the floats JSON cannot write (dumpJson
+  // prints them as null), cut to a readable length.
+  static std::string valueText(const Json& v) {
+    if (v.is_number_float() && !std::isfinite(v.get<double>()))
+      return std::isnan(v.get<double>()) ? ".nan" : (v.get<double>() > 0 ? ".inf" : "-.inf");
+    return shardscope::quoted(dumpJson(v));
   }
   double number(const std::string& key, double fallback) {
     const Json* v = get(key);
     if (!v || v->is_null()) return fallback;
     if (v->is_number() && !v->is_boolean()) return v->get<double>();
-    throwValueError("MaxText key '" + key + "' must be a number, not " + dumpJson(*v));
+    throwValueError("MaxText key '" + key + "' must be a number, not " + valueText(*v));
   }
   bool boolean(const std::string& key, bool fallback) {
     const Json* v = get(key);
     if (!v || v->is_null()) return fallback;
     if (v->is_boolean()) return v->get<bool>();
-    throwValueError("MaxText key '" + key + "' must be true or false, not " + dumpJson(*v));
+    throwValueError("MaxText key '" + key + "' must be true or false, not " + valueText(*v));
   }
   std::string text(const std::string& key, const std::string& fallback) {
     const Json* v = get(key);
     if (!v || v->is_null()) return fallback;
     if (v->is_string()) return v->get<std::string>();
-    throwValueError("MaxText key '" + key + "' must be a string, not " + dumpJson(*v));
+    throwValueError("MaxText key '" + key + "' must be a string, not " + valueText(*v));
   }
   // Marks keys as read without using their values (keys that change only numerics).
   void readAll(std::initializer_list<const char*> keys, std::vector<std::string>& present) {

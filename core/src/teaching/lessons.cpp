@@ -2,6 +2,7 @@
 #include "shardscope/teaching/lessons.hpp"
 
 #include "base/json_input.hpp"
+#include "base/quoted_text.hpp"
 #include "shardscope/base/enum_names.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_fields.hpp"
@@ -96,6 +97,12 @@ Lesson lessonFromJson(const Json& root, const std::string& name, const std::stri
   lesson.title = f["title"].toNonEmptyString();
   lesson.summary = f["summary"].stringOr("");
   lesson.start = f["start"].stringOr("");
+  // The start is one of the built-in example workspaces, by file name: never a path that leaves
+  // the scenarios folder (a lesson file is data; it must not open /etc/passwd).
+  if (lesson.start.find_first_of("/\\") != std::string::npos || lesson.start == "." || lesson.start == ".." ||
+      lesson.start.find('\0') != std::string::npos || lesson.start.size() > 255)
+    f["start"].fail("must name a workspace file in the scenarios folder (a file name, no path), got " +
+                    shardscope::quoted(lesson.start));
   const Json& steps = f["steps"].toArray("a list of steps");
   if (steps.empty() || steps.size() > kMaxSteps)
     f["steps"].fail("must hold 1 to " + std::to_string(kMaxSteps) + " steps");
@@ -141,7 +148,7 @@ Lesson builtinLesson(const std::string& name) {
     if (lesson.name == name) return lesson;
     names += (names.empty() ? "" : ", ") + lesson.name;
   }
-  throwValueError("no lesson named '" + name + "' (lessons: " + names + ")");
+  throwValueError("no lesson named " + shardscope::quoted(name) + " (lessons: " + names + ")");
 }
 
 Scenario applyLessonStep(const Scenario& scenario, const LessonStep& step) {

@@ -19,6 +19,12 @@ namespace shardscope {
 namespace {
 
 constexpr NumberRange kPositive{0, 1e30, true, false};
+// A measured step: from a microsecond (nothing trains faster) to a week. Below that a ratio against
+// it is not a percentage anyone can read (5e-324 s gave "+inf%").
+constexpr NumberRange kStepSeconds{1e-6, 604800, false, false};
+// A measured figure other than the step: positive and at least 1e-9 of its unit (tokens/s, TFLOP/s,
+// GiB), so a prediction's ratio against it stays finite.
+constexpr NumberRange kMeasured{1e-9, 1e30, false, false};
 constexpr IntRange kCount{1, std::int64_t{1} << 40};
 
 // Published degrees by the names the frameworks use, to our mesh axes, outermost first: the
@@ -96,17 +102,17 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
   const JsonField m = r["measured"];
   m.checkKeys({"step_time_s", "mfu", "hfu", "tflops_per_device", "tflops_per_chip", "tokens_per_s",
                "tokens_per_s_per_device", "tokens_per_s_per_chip", "memory_gib", "memory_device"});
-  run.step_time_s = m["step_time_s"].optionalNumber(kPositive);
-  run.mfu = m["mfu"].optionalNumber({0, 1, true, false});
+  run.step_time_s = m["step_time_s"].optionalNumber(kStepSeconds);
+  run.mfu = m["mfu"].optionalNumber({1e-6, 1, false, false});
   // hfu counts what the source's hardware count is; the suite can only convert it back to a step
   // time when that count is Eq. 3's (full recompute). Otherwise it is kept as stated, unused.
-  run.hfu = m["hfu"].optionalNumber({0, 1, true, false});
-  run.tflops_per_device = m["tflops_per_device"].optionalNumber(kPositive);
-  run.tokens_per_s = m["tokens_per_s"].optionalNumber(kPositive);
-  run.tokens_per_s_per_device = m["tokens_per_s_per_device"].optionalNumber(kPositive);
-  run.tflops_per_chip = m["tflops_per_chip"].optionalNumber(kPositive);
-  run.tokens_per_s_per_chip = m["tokens_per_s_per_chip"].optionalNumber(kPositive);
-  run.memory_gib = m["memory_gib"].optionalNumber(kPositive);
+  run.hfu = m["hfu"].optionalNumber({1e-6, 1, false, false});
+  run.tflops_per_device = m["tflops_per_device"].optionalNumber(kMeasured);
+  run.tokens_per_s = m["tokens_per_s"].optionalNumber(kMeasured);
+  run.tokens_per_s_per_device = m["tokens_per_s_per_device"].optionalNumber(kMeasured);
+  run.tflops_per_chip = m["tflops_per_chip"].optionalNumber(kMeasured);
+  run.tokens_per_s_per_chip = m["tokens_per_s_per_chip"].optionalNumber(kMeasured);
+  run.memory_gib = m["memory_gib"].optionalNumber(kMeasured);
   if (m["memory_device"].present()) {
     if (!run.memory_gib) m["memory_device"].fail("says which device memory_gib is of, but memory_gib is absent");
     run.memory_device =
@@ -360,17 +366,20 @@ ValidationSummary summarizeValidation(const std::vector<ValidationResult>& resul
       ++s.memory_runs;
       if (std::abs(*r.memory_error) <= 0.10) ++s.memory_within;
     }
-    if (!r.ok) continue;
+    if (!r.ok) {
+      ++s.failed;
+      continue;
+    }
     ++s.predicted;
     const double e = std::abs(r.step_error);
     sum += e;
     if (e <= s.step_tolerance) ++s.within_step_tolerance;
-    if (e >= s.worst_error) {
+    if (!s.worst_error || e >= *s.worst_error) {
       s.worst_error = e;
       s.worst_run = r.run->id;
     }
   }
-  s.mape = s.predicted > 0 ? sum / s.predicted : 0;
+  if (s.predicted > 0) s.mape = sum / s.predicted;
   return s;
 }
 
@@ -411,8 +420,9 @@ Json validationToJson(const std::vector<ValidationResult>& results, const Valida
             {"predicted", summary.predicted},
             {"step_tolerance", summary.step_tolerance},
             {"within_step_tolerance", summary.within_step_tolerance},
-            {"mape", summary.mape},
-            {"worst_error", summary.worst_error},
+            {"failed", summary.failed},
+            {"mape", optional(summary.mape)},
+            {"worst_error", optional(summary.worst_error)},
             {"worst_run", summary.worst_run},
             {"memory_runs", summary.memory_runs},
             {"memory_within_10pct", summary.memory_within}}}};

@@ -127,7 +127,8 @@ TEST_CASE("bad YAML names the file, line and column", "[yaml]") {
   CHECK_THROWS_WITH(parseYamlText("a: 1\nb: [x, y\n", "m.yml"), "m.yml:2:4: this '[' is never closed");
   CHECK_THROWS_WITH(parseYamlText("a: 1\nb: [x, y\nc: 2\n", "m.yml"),
                     "m.yml:3:1: expected ',' or ']' in a flow collection");
-  CHECK_THROWS_WITH(parseYamlText("a: 1\na: 2\n", "m.yml"), "m.yml:2:1: the key 'a' is repeated");
+  CHECK_THROWS_WITH(parseYamlText("a: 1\na: 2\n", "m.yml"),
+                    Catch::StartsWith("m.yml:2:1: the key 'a' is repeated (MaxText's loader, OmegaConf, refuses"));
   CHECK_THROWS_WITH(parseYamlText("a:\n  b: 1\n    c: 2\n", "m.yml"), "m.yml:3:5: unexpected indentation");
   CHECK_THROWS_WITH(parseYamlText("a: &x 1\n", "m.yml"), "m.yml:1:4: anchors (&) are not supported");
   CHECK_THROWS_WITH(parseYamlText("a: *x\n", "m.yml"), "m.yml:1:4: aliases (*) are not supported");
@@ -173,4 +174,28 @@ TEST_CASE("an override value is read as YAML on one line", "[yaml]") {
   CHECK(parseYamlValue("", "x").is_null());
   CHECK_THROWS_WITH(parseYamlValue("[a, b", "logical_axis_rules"),
                     "logical_axis_rules: this '[' is never closed (column 1)");
+}
+
+TEST_CASE("YAML lines may end in a lone CR, and merge keys are refused rather than kept as a key", "[yaml]") {
+  // Classic Mac OS line endings: three keys, not one line "a: 1\rb: 2\rc: x".
+  const Json crOnly = parseYamlText("a: 1\rb: 2\rc: x\r", "m.yml");
+  CHECK(crOnly.size() == 3);
+  CHECK(crOnly["b"] == 2);
+  CHECK(crOnly["c"] == "x");
+  const Json mixed = parseYamlText("a: 1\r\nb: [1,\r 2]\n", "m.yml");
+  CHECK(mixed["b"] == Json::array({1, 2}));
+  // The position of a problem counts a lone CR as a line end.
+  CHECK_THROWS_WITH(parseYamlText("a: 1\ra: 2\r", "m.yml"), Catch::StartsWith("m.yml:2:1: the key 'a' is repeated"));
+  CHECK_THROWS_WITH(parseYamlText("a:\n  <<: {x: 1}\n", "m.yml"), "m.yml:2:3: merge keys (<<) are not supported");
+  // Quoted, "<<" is an ordinary key.
+  CHECK(parseYamlText("'<<': 1\n", "m.yml")["<<"] == 1);
+  // A key=value override cannot smuggle a second line through a CR.
+  CHECK_THROWS_WITH(parseYamlValue("1\rload_parameters_path: x", "ici_fsdp_parallelism"),
+                    "ici_fsdp_parallelism: the value must be on one line");
+}
+
+TEST_CASE("YAML's named escapes in double quotes are the characters the YAML spec gives", "[yaml]") {
+  // YAML 1.2 section 5.7: \N U+0085, \_ U+00A0, \L U+2028, \P U+2029, \e ESC, \a BEL, \v VT.
+  const Json j = parseYamlText("a: \"x\\Ny\\_z\\L\\P\\e\\a\\v\\b\\f\"\n", "m.yml");
+  CHECK(j["a"] == std::string("x\xC2\x85y\xC2\xA0z\xE2\x80\xA8\xE2\x80\xA9\x1b\a\v\b\f"));
 }

@@ -76,7 +76,7 @@ TEST_CASE("fuzz regression: a MaxText rule holding invalid UTF-8 is refused with
   const Json rule = parseYamlText(finding("maxtext-rule-invalid-utf8.yml"), "fuzz.yml");
   MaxTextImportNotes notes;
   REQUIRE_THROWS_WITH(scenarioFromMaxTextConfig(mergeMaxTextConfig(base, Json::object(), rule), notes),
-                      Catch::Matchers::EndsWith("] must be [logical name, mesh axes], not [\"embed\xef\xbf\xbd\"]"));
+                      Catch::Matchers::EndsWith("] must be [logical name, mesh axes], not '[\"embed\xef\xbf\xbd\"]'"));
 }
 
 TEST_CASE("fuzz regression: a MaxText dimension holding invalid UTF-8 is refused naming the key", "[fuzz][maxtext]") {
@@ -84,8 +84,9 @@ TEST_CASE("fuzz regression: a MaxText dimension holding invalid UTF-8 is refused
   // Json::dump, which throws on invalid UTF-8 and aborted the import.
   const Json config = parseYamlText(finding("maxtext-integer-invalid-utf8.yml"), "fuzz.yml");
   MaxTextImportNotes notes;
-  REQUIRE_THROWS_WITH(scenarioFromMaxTextConfig(mergeMaxTextConfig(config, Json::object(), Json::object()), notes),
-                      Catch::Matchers::StartsWith("MaxText key 'base_emb_dim' must be an integer, not \"\xef\xbf\xbd"));
+  REQUIRE_THROWS_WITH(
+      scenarioFromMaxTextConfig(mergeMaxTextConfig(config, Json::object(), Json::object()), notes),
+      Catch::Matchers::StartsWith("MaxText key 'base_emb_dim' must be an integer, not '\"\xef\xbf\xbd"));
 }
 
 TEST_CASE("fuzz regression: config.json numbers beyond int64 are refused before conversion", "[fuzz][models]") {

@@ -86,5 +86,13 @@ TEST_CASE("a bad lesson file gets one error naming the file and key", "[lessons]
   CHECK_THROWS_WITH(loadLessonFile(file), Catch::Contains("steps[0].watch[0].figure") && Catch::Contains("memory.max"));
   std::ofstream(file) << R"({"format": "shardscope-lesson", "title": "x", "steps": []})";
   CHECK_THROWS_WITH(loadLessonFile(file), Catch::Contains("steps must hold 1 to 32 steps"));
+  // A lesson's start is a workspace of the scenarios folder, never a path out of it.
+  for (const char* start : {"../../../../etc/passwd", "/etc/passwd", "..", "sub/x.json", "..\\\\x.json"}) {
+    INFO(start);
+    std::ofstream(file) << R"({"format": "shardscope-lesson", "title": "x", "start": ")" << start
+                        << R"(", "steps": [{"title": "a", "text": "b"}]})";
+    CHECK_THROWS_WITH(loadLessonFile(file),
+                      Catch::Contains("start must name a workspace file in the scenarios folder"));
+  }
   std::filesystem::remove(file);
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "shardscope/base/json.hpp"
+#include "shardscope/base/quoting.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -46,8 +47,7 @@ struct PyValue {
 
 // Python's repr: "(4,)", "['2', 2.0]", "None", "True", "np.int64(3)", "2.9".
 std::string pyRepr(const PyValue& value);
-// Python's repr of a string (single quotes unless the text holds a ' and no ").
-std::string pythonStrRepr(std::string_view s);
+// Python's repr of a string: pythonStrRepr (quoting.hpp).
 
 // Python's int(value) for the kinds above: bools are 0/1, floats truncate toward zero (inf/nan
 // fail), strings follow int("  -12 ") (digits with optional sign, underscores between digits);

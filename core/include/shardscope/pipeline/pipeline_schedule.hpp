@@ -102,7 +102,7 @@ bool isExportedByJaxpp(PipelineScheduleKind kind);
 inline constexpr std::int64_t kMaxPipelineStages = 1024;
 inline constexpr std::int64_t kMaxPipelineMicrobatches = 65536;
 // Raw schedule positions (gaps included) and dependency-graph nodes, each.
-inline constexpr std::int64_t kMaxPipelineTasks = std::int64_t{1} << 22;
+inline constexpr std::int64_t kMaxPipelineTasks = std::int64_t{1} << 19;
 
 // What jaxpp's schedule constructor receives.
 struct PipelineScheduleSpec {

@@ -34,8 +34,9 @@ struct HloDecoded {
   std::vector<HloDeviceBlock> devices; // ascending device id
 };
 
-// Devices x dimensions listed at most (as devicesIndicesMap).
-inline constexpr std::int64_t kMaxHloDecodedEntries = std::int64_t{1} << 24;
+// Devices x dimensions listed at most (as devicesIndicesMap): 2^21, a million devices of a 2-D
+// array. Each range costs ~100 bytes of table or JSON; 2^24 of them took 1.7-2.9 GB and 6-9 s.
+inline constexpr std::int64_t kMaxHloDecodedEntries = std::int64_t{1} << 21;
 // Largest array dimension decoded (block starts then never overflow).
 inline constexpr std::int64_t kMaxHloDimension = std::int64_t{1} << 62;
 

@@ -97,8 +97,9 @@ struct ValidationSummary {
   int runs = 0, predicted = 0;
   int within_step_tolerance = 0; // |step error| <= step_tolerance
   double step_tolerance = 0.15;
-  double mape = 0;        // mean |step error| over predicted runs
-  double worst_error = 0; // largest |step error|
+  int failed = 0;                    // runs that could not be predicted (ValidationResult::error)
+  std::optional<double> mape;        // mean |step error| over predicted runs; none when none was
+  std::optional<double> worst_error; // largest |step error|
   std::string worst_run;
   int memory_runs = 0, memory_within = 0; // |memory error| <= 10%
 };
