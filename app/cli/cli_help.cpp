@@ -75,7 +75,7 @@ void helpRules(std::ostream& out) {
 
 void helpWorkspace(std::ostream& out) {
   out << "Workspaces (*.shardscope.json) hold a whole scenario; every field is optional:\n"
-         "{\"format\": \"shardscope-scenario\", \"version\": 1, \"name\": \"...\",\n"
+         "{\"format\": \"shardscope-workspace\", \"version\": 1, \"name\": \"...\",\n"
          " \"topology\": {\"chip\": \"v4\", \"shape\": [4,4,8], \"slices\": 1, \"cores_per_chip\": 0},\n"
          " \"mesh\": {\"axes\": [{\"name\": \"dp\", \"ici\": 2, \"dcn\": 1, \"type\": \"Explicit\"}, ...],\n"
          "          \"allow_split_physical_axes\": true, \"contiguous_submeshes\": false},\n"

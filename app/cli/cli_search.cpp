@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 #include <sstream>
@@ -113,6 +114,25 @@ void printResult(const LayoutSearchResult& r, std::ostream& out) {
   }
   t.print(out);
   if (!r.current) out << "now: the workspace's own layout cannot be placed\n";
+  if (r.current && !r.current->fits) {
+    // The smallest edits of the user's own layout that fit come first: they keep the mesh chosen.
+    if (r.fixes.empty()) {
+      out << "\nno single or paired edit of the current layout (batch split, remat, ZeRO) makes it fit\n";
+    } else {
+      out << "\nthe current layout does not fit; the smallest edits to it that do, cheapest first:\n";
+      TextTable f;
+      f.header = {"edit", "saves", "max memory / HBM", "step", "step change"};
+      f.right_aligned = {false, true, true, true, true};
+      for (const auto& fix : r.fixes)
+        f.rows.push_back(
+            {fix.edit, formatBytes(fix.saved_bytes), formatBytes(fix.max_bytes) + " / " + formatBytes(fix.hbm_bytes),
+             fix.step_time_s ? formatSeconds(*fix.step_time_s) : std::string("-"),
+             fix.step_time_change_s
+                 ? (*fix.step_time_change_s >= 0 ? "+" : "-") + formatSeconds(std::abs(*fix.step_time_change_s))
+                 : std::string("-")});
+      f.print(out);
+    }
+  }
 
   if (!r.rejected.empty()) {
     out << "\nrejected:";

@@ -65,7 +65,7 @@ std::string fixed(double x, int digits) {
   return o.str();
 }
 
-std::string percent(double part, double whole) { return whole > 0 ? fixed(100 * part / whole, 0) + "%" : "-"; }
+std::string percent(double part, double whole) { return whole > 0 ? formatPercent(part / whole) : "-"; }
 
 std::string sourced(const SourcedValue& v, bool asSeconds = false) {
   return (asSeconds ? formatSeconds(v.value) : fixed(v.value, 2)) + " (" + std::string(figureSourceName(v.source)) +
@@ -87,7 +87,7 @@ void printStep(const Analysis& a, std::ostream& out) {
     out << "\n" << s.summary << "\n";
     return;
   }
-  out << "\nstep " << formatSeconds(s.time_s) << ", " << fixed(s.mfu * 100, 1) << "% MFU, " << fixed(s.tokens_per_s, 0)
+  out << "\nstep " << formatSeconds(s.time_s) << ", " << formatPercent(s.mfu) << " MFU, " << fixed(s.tokens_per_s, 0)
       << " tokens/s (" << fixed(s.tokens_per_step, 0) << " tokens per step)\n\n";
   TextTable parts;
   parts.header = {"part", "time", "share"};
@@ -96,11 +96,12 @@ void printStep(const Analysis& a, std::ostream& out) {
     // What each piece holds that the model prices on its own (docs/step-time.md).
     const std::string padding = s.padding_s > 0 ? " (incl. tile padding " + formatSeconds(s.padding_s) + ")" : "";
     const std::string name = g.kind == StepPart::Compute ? "compute" + padding
-                             : g.kind == StepPart::Hbm ? "HBM-bound (incl. optimizer " + formatSeconds(s.optimizer_s) +
-                                                             ", elementwise " + formatSeconds(s.elementwise_s) + ")"
-                             : g.kind == StepPart::Bubble   ? std::string("pipeline bubble")
-                             : g.kind == StepPart::Handover ? std::string("pipeline hand-overs")
-                                                            : "exposed comm: " + g.axis;
+                             : g.kind == StepPart::Hbm
+                                 ? "HBM-bound (incl. elementwise " + formatSeconds(s.elementwise_s) + ")"
+                             : g.kind == StepPart::Optimizer ? std::string("optimizer update")
+                             : g.kind == StepPart::Bubble    ? std::string("pipeline bubble")
+                             : g.kind == StepPart::Handover  ? std::string("pipeline hand-overs")
+                                                             : "exposed comm: " + g.axis;
     parts.rows.push_back({name, formatSeconds(g.seconds), percent(g.seconds, s.time_s)});
   }
   parts.rows.push_back({"total", formatSeconds(s.time_s), "100%"});
@@ -141,10 +142,10 @@ void printStep(const Analysis& a, std::ostream& out) {
       s.devices_per_chip > 1 ? " / " + std::to_string(s.devices_per_chip) + " devices" : std::string();
   out << "\ncalibration: flops " << sourced(c.flops_fraction) << ", links " << sourced(c.link_fraction) << ", HBM "
       << sourced(c.hbm_fraction) << ", hop latency " << sourced(c.hop_latency, true) << "\n"
-      << "chip: peak " << fixed(s.peak_flops.value / 1e12, 0) << " TFLOP/s (" << figureSourceName(s.peak_flops.source)
-      << perDevice << "), HBM " << fixed(s.hbm_bandwidth.value / 1e9, 0) << " GB/s ("
-      << figureSourceName(s.hbm_bandwidth.source) << perDevice << "), link " << fixed(s.link_bandwidth.value / 1e9, 1)
-      << " GB/s one way (" << figureSourceName(s.link_bandwidth.source) << ")\n";
+      << "chip: peak " << formatFlopRate(s.peak_flops.value) << " (" << figureSourceName(s.peak_flops.source)
+      << perDevice << "), HBM " << formatRate(s.hbm_bandwidth.value) << " (" << figureSourceName(s.hbm_bandwidth.source)
+      << perDevice << "), link " << formatRate(s.link_bandwidth.value) << " one way ("
+      << figureSourceName(s.link_bandwidth.source) << ")\n";
   for (const auto& n : s.notes) out << "note: " << n << "\n";
   out << "\n" << s.summary << "\n";
 }
@@ -174,7 +175,7 @@ int runStep(const Args& args, Streams io) {
   } else {
     printStep(analysis, io.out);
     for (const auto& d : analysis.diagnostics)
-      if (d.severity != Diagnostic::Severity::Info) io.err << diagnosticLine(d) << "\n";
+      if (d.severity != Diagnostic::Severity::Info) io.err << "shardscope-cli step: " << diagnosticLine(d) << "\n";
   }
   for (const auto& d : analysis.diagnostics)
     if (d.severity == Diagnostic::Severity::Error) return 1;

@@ -25,6 +25,7 @@
 #include "panels/step_player.hpp"
 #include "document/layout_export_file.hpp"
 #include "panels/suggest_panel.hpp"
+#include "views/device_overlay.hpp"
 #include "views/theme.hpp"
 #include "panels/topology_editor.hpp"
 #include "panels/training_panel.hpp"
@@ -360,6 +361,11 @@ void MainWindow::createActions() {
     showPlayer();
     player_->previousEvent();
   });
+  QAction* unitAxes = viewMenu_->addAction(tr("Show Size-&One Axes"));
+  unitAxes->setCheckable(true);
+  unitAxes->setToolTip(tr("List axes of size one in Colour by and label them in the logical grid (they split "
+                          "nothing, so they are hidden by default)"));
+  connect(unitAxes, &QAction::toggled, selection_, &ViewSelection::setShowUnitAxes);
   QAction* dark = viewMenu_->addAction(tr("&Dark Theme"));
   dark->setCheckable(true);
   dark->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
@@ -541,6 +547,10 @@ void MainWindow::onAnalysisFinished() {
     if ((selection_->mode() == OverlayMode::Pipeline && !analysis->pipeline) ||
         selection_->mode() == OverlayMode::Shard)
       selection_->setMode(OverlayMode::Coordinate);
+    // Colour by the largest axis: it splits the most (a size-one axis would colour every chip alike).
+    const Shape shape = analysis->mesh.shape();
+    if (!shape.empty())
+      selection_->setAxis(static_cast<int>(std::max_element(shape.begin(), shape.end()) - shape.begin()));
   }
   showAnalysis(analysis);
   logical_->setError({}, std::nullopt);
@@ -580,7 +590,7 @@ void MainWindow::onAnalysisFailed(const QString& message) {
   const qsizetype stop = message.indexOf(". ");
   statusError_->setText(tr("Cannot place this mesh: %1").arg(stop > 0 ? message.left(stop + 1) : message));
   statusError_->setToolTip(message);
-  statusTime_->setText(tr("Failed after %1 ms").arg(runner_->lastWallMs(), 0, 'f', 1));
+  statusTime_->setText(tr("Failed after %1").arg(formatSeconds(runner_->lastWallMs() / 1000)));
 }
 
 bool MainWindow::openFile(const QString& path, QString* error) {

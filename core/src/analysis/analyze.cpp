@@ -56,13 +56,19 @@ Analysis analyze(const Scenario& scenario, AnalysisCache& cache, const std::atom
   std::optional<analysis::PipelinePlanned> pipeline;
   if (scenario.pipeline && !cancelled())
     pipeline = analysis::planPipeline(scenario, model.get(), plan ? &*plan : nullptr, out);
+  // Without a pipeline the memory needs nothing of the step: it runs first, so the step's verdict
+  // knows whether the layout fits (and never advises an edit that raises memory when it does not).
+  // A pipeline's memory needs the schedule the step runs: it comes after.
+  const bool memoryFirst = !pipeline;
+  if (memoryFirst && model && plan && !cancelled())
+    analysis::estimateDeviceMemory(scenario, *model, *plan, nullptr, out);
   if (!cancelled()) {
     const auto schedule = analysis::estimateStepTime(scenario, model, plan ? &*plan : nullptr, reports,
                                                      pipeline ? &*pipeline : nullptr, cache.memo(), out);
     if (pipeline && schedule) analysis::attachSchedule(*pipeline, *schedule);
   }
-  if (model && plan && !cancelled())
-    analysis::estimateDeviceMemory(scenario, *model, *plan, pipeline ? &*pipeline : nullptr, out);
+  if (!memoryFirst && model && plan && !cancelled())
+    analysis::estimateDeviceMemory(scenario, *model, *plan, &*pipeline, out);
   if (pipeline) out.pipeline = std::move(pipeline->section);
   out.compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;

@@ -124,9 +124,7 @@ std::int64_t tensorDegreeOf(const Scenario& scenario, const ShardGroups& plan, c
     for (std::size_t g = 0; g < plan.plans.size() && !splitsLayers; ++g) {
       const auto& layout = plan.plans[g].layout;
       if (layout.shape.size() < 2 || a >= layout.axis_used.size() || !layout.axis_used[a]) continue;
-      const std::string_view path = model.params[plan.first[g]].path;
-      splitsLayers =
-          path.find("experts") == std::string_view::npos || path.find("shared_expert") != std::string_view::npos;
+      splitsLayers = !isRoutedExpertParam(model.params[plan.first[g]]);
     }
     if (splitsLayers) degree *= size;
   }

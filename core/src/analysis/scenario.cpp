@@ -28,6 +28,10 @@ Scenario defaultScenario() { return Scenario{}; }
 
 namespace {
 
+// Bounds on names read from a workspace file (docs/workspace.md).
+constexpr std::size_t kMaxAxisNameBytes = 128;
+constexpr std::size_t kMaxWorkspaceNameBytes = 4096;
+
 template <class Enum, std::size_t N>
 std::vector<std::string_view> enumNames(const std::pair<const char*, Enum> (&names)[N]) {
   std::vector<std::string_view> out;
@@ -125,6 +129,13 @@ MeshConfig readMesh(const JsonField& m) {
       a.checkKeys({"name", "ici", "dcn", "type"});
       MeshAxis axis;
       axis.name = a["name"].toNonEmptyString();
+      // A name is a word people read in every table; a 10 MB one gave 50 MB of `step` output.
+      if (axis.name.size() > kMaxAxisNameBytes)
+        a["name"].fail("is " + std::to_string(axis.name.size()) + " bytes long; at most " +
+                       std::to_string(kMaxAxisNameBytes));
+      if (std::any_of(axis.name.begin(), axis.name.end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        a["name"].fail("holds a control character (a newline, a NUL, an escape); an axis name is one word");
       axis.ici = axisSize(a["ici"]);
       axis.dcn = axisSize(a["dcn"]);
       axis.type = readEnum(a["type"], AxisType::Explicit, kAxisTypes);
@@ -225,7 +236,8 @@ TrainingOptions readTraining(const JsonField& t) {
   o.serve_batch = t["serve_batch"].intOr(o.serve_batch, count);
   o.context_len = t["context_len"].intOr(o.context_len, count);
   o.kv_dtype = t["kv_dtype"].stringOr(o.kv_dtype);
-  if (auto hbm = t["hbm_bytes"].optionalNumber({0, 1e15, true, false})) o.hbm_bytes_override = *hbm;
+  // At least 1 MiB: a device with less holds no model (5e-324 was shown as "of 0 B HBM").
+  if (auto hbm = t["hbm_bytes"].optionalNumber({1 << 20, 1e15, false, false})) o.hbm_bytes_override = *hbm;
   return o;
 }
 
@@ -248,7 +260,7 @@ std::string placementName(TensorPlacement p) { return std::string(nameOf(p, kTen
 
 Json scenarioToJson(const Scenario& s) {
   Json j;
-  j["format"] = "shardscope-scenario";
+  j["format"] = "shardscope-workspace";
   j["version"] = 1;
   j["name"] = s.name;
   Json t;
@@ -344,12 +356,17 @@ Scenario scenarioFromJson(const Json& j) {
   ws.toObject("a JSON object");
   ws.checkKeys({"format", "version", "name", "topology", "mesh", "model", "rules", "training", "links", "performance",
                 "pipeline"});
-  if (const JsonField f = ws["format"]; f.present() && (!f.json().is_string() || f.json() != "shardscope-scenario"))
-    f.fail("must be \"shardscope-scenario\", got " + jsonRepr(f.json()));
+  // "shardscope-scenario" is what workspaces were tagged before 2026-11; they still open.
+  if (const JsonField f = ws["format"]; f.present() && (!f.json().is_string() || (f.json() != "shardscope-workspace" &&
+                                                                                  f.json() != "shardscope-scenario")))
+    f.fail("must be \"shardscope-workspace\", got " + jsonRepr(f.json()));
   if (const JsonField v = ws["version"]; v.present() && (!v.json().is_number_integer() || v.json() != 1))
     v.fail("must be 1 (this Shardscope reads version 1 workspaces), got " + jsonRepr(v.json()));
   Scenario s;
   s.name = ws["name"].stringOr(s.name);
+  if (s.name.size() > kMaxWorkspaceNameBytes)
+    ws["name"].fail("is " + std::to_string(s.name.size()) + " bytes long; at most " +
+                    std::to_string(kMaxWorkspaceNameBytes));
   s.topology = readTopology(ws["topology"]);
   s.mesh = readMesh(ws["mesh"]);
   s.model = readModel(ws["model"]);

@@ -58,7 +58,10 @@ std::optional<PipelineScheduleRun> estimateStepTime(const Scenario& scenario, co
     // Under a pipeline the pipeline axis splits the layers, never the batch.
     Scenario stepScenario = scenario;
     if (scenario.pipeline) std::erase(stepScenario.training.batch_axes, scenario.pipeline->axis);
-    const StepOptions options = stepOptionsFromScenario(stepScenario, deviceKind);
+    StepOptions options = stepOptionsFromScenario(stepScenario, deviceKind);
+    // The memory stage ran first (no pipeline): a layout over its HBM gets advice that lowers memory.
+    if (out.memory.out_of_memory && out.memory.hbm_bytes > 0)
+      options.memory_excess_bytes = out.memory.max_bytes - out.memory.hbm_bytes;
     const auto roles = rolesOf(model, memo);
     StepInputs inputs;
     inputs.model = model.get();

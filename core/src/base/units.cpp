@@ -72,6 +72,19 @@ std::string formatFlopRate(double flopsPerSecond) {
   return decimalRate(flopsPerSecond, units, 7);
 }
 
+std::string formatCount(double value, const char* unit) {
+  static const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  int u = 0;
+  double v = value;
+  while (std::isfinite(v) && std::abs(v) >= 999.5 && u < 6) {
+    v /= 1000.0;
+    ++u;
+  }
+  std::string text = number(v);
+  const std::string suffix = std::string(prefixes[u]) + unit;
+  return suffix.empty() ? text : text + " " + suffix;
+}
+
 std::string formatPercent(double fraction) { return number(100 * fraction) + "%"; }
 
 std::string formatRate(double bytesPerSecond) {

@@ -7,6 +7,7 @@
 #include "shardscope/base/errors.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -62,7 +63,8 @@ std::vector<AxisReport> sliceLevels(const LinkGraph& graph, const Mesh& mesh, co
 
 // The ring's link figures from the loads its routes put on each link: the load maxima, the
 // bandwidths B and W, the slowest link. `nicsPerCrossing` is the fewest members a GPU group has on
-// any host it spans (int max when no group leaves its host).
+// any host it spans (int max when no group leaves its host); on a full mesh the scale-up links
+// count r.mesh_fanout times (a member drives that many direct links at once).
 void linkFigures(const LinkGraph& graph, const std::vector<int>& loadPlus, const std::vector<int>& loadMinus,
                  int nicsPerCrossing, AxisReport& r) {
   const auto& links = graph.links();
@@ -77,9 +79,10 @@ void linkFigures(const LinkGraph& graph, const std::vector<int>& loadPlus, const
     r.max_directed_link_load = std::max({r.max_directed_link_load, plus, minus});
     const bool nic =
         !tpu && link.link_class == LinkClass::Network && nicsPerCrossing != std::numeric_limits<int>::max();
-    const double bandwidth = nic ? link.bandwidth * nicsPerCrossing : link.bandwidth;
+    const double fanout = link.link_class == LinkClass::NvLink ? r.mesh_fanout : 1;
+    const double bandwidth = nic ? link.bandwidth * nicsPerCrossing : link.bandwidth * fanout;
     ringBw = std::min(ringBw, bandwidth / std::max(plus, minus));
-    bidiBw = std::min(bidiBw, 2.0 * link.bandwidth / (plus + minus));
+    bidiBw = std::min(bidiBw, 2.0 * link.bandwidth * fanout / (plus + minus));
     if (link.bandwidth < slowest) {
       slowest = link.bandwidth;
       r.slowest_link = link.link_class;
@@ -92,6 +95,64 @@ void linkFigures(const LinkGraph& graph, const std::vector<int>& loadPlus, const
   } else if (!tpu) {
     r.slowest_link = LinkClass::NvLink;
   }
+}
+
+// Boardfly: every ordered pair of chips of every group routed at once, a pair of chips carrying
+// (members on the one) x (members on the other) chunks; the busiest link in one direction sets the
+// all-to-all's bandwidth (AxisReport::a2a_*). Skipped beyond kMaxPairwiseRoutes chip pairs.
+void pairwiseFigures(const LinkGraph& graph, const std::vector<int>& nodeOfCell, std::int64_t outer, std::int64_t p,
+                     std::int64_t inner, AxisReport& r) {
+  // Each group's chips with their member counts, gathered once.
+  std::vector<std::vector<std::pair<int, int>>> groups;
+  groups.reserve(static_cast<std::size_t>(outer * inner));
+  std::int64_t pairs = 0;
+  std::vector<int> nodes;
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t in = 0; in < inner; ++in) {
+      nodes.clear();
+      for (std::int64_t j = 0; j < p; ++j)
+        nodes.push_back(nodeOfCell[static_cast<std::size_t>((o * p + j) * inner + in)]);
+      std::sort(nodes.begin(), nodes.end());
+      std::vector<std::pair<int, int>> counted;
+      for (int node : nodes) {
+        if (!counted.empty() && counted.back().first == node)
+          ++counted.back().second;
+        else
+          counted.emplace_back(node, 1);
+      }
+      const auto k = static_cast<std::int64_t>(counted.size());
+      pairs += k * (k - 1);
+      if (pairs > kMaxPairwiseRoutes) return;
+      groups.push_back(std::move(counted));
+    }
+  const auto& links = graph.links();
+  std::vector<double> plus(links.size(), 0.0), minus(links.size(), 0.0);
+  std::vector<std::pair<int, int>> route;
+  double latency = 0;
+  for (const auto& group : groups)
+    for (const auto& [a, ma] : group)
+      for (const auto& [b, mb] : group) {
+        if (a == b) continue;
+        route.clear();
+        graph.route(a, b, route);
+        const double chunks = static_cast<double>(ma) * mb;
+        double routeLatency = 0;
+        for (auto [id, dir] : route) {
+          (dir > 0 ? plus : minus)[static_cast<std::size_t>(id)] += chunks;
+          routeLatency += links[static_cast<std::size_t>(id)].latency;
+        }
+        latency = std::max(latency, routeLatency);
+      }
+  double bandwidth = std::numeric_limits<double>::infinity();
+  for (std::size_t id = 0; id < links.size(); ++id) {
+    const double load = std::max(plus[id], minus[id]);
+    if (load <= 0) continue;
+    r.a2a_max_link_load = std::max(r.a2a_max_link_load, load);
+    bandwidth = std::min(bandwidth, links[id].bandwidth / load);
+  }
+  r.a2a_pairwise = true;
+  r.a2a_bandwidth = std::isfinite(bandwidth) ? bandwidth : 0.0; // 0: every pair shares a chip
+  r.a2a_latency = latency;
 }
 
 } // namespace
@@ -133,6 +194,11 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
   std::vector<char> seenCoord;
   const auto& dims = graph.dims();
   const bool tpu = graph.platform() == Platform::Tpu;
+  // The torus forms apply to tori only; a Boardfly pod is priced on its routes (alpha-beta rings,
+  // pairwise all-to-all) as GPU domains are.
+  const bool torusGraph = tpu && graph.fabric() == Fabric::Torus;
+  const bool fullMesh = graph.fabric() == Fabric::FullMesh;
+  int fanout = std::numeric_limits<int>::max();
   double hopSum = 0;
   std::int64_t pairCount = 0;
   bool allClose = true;
@@ -182,6 +248,9 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
       }
       if (!tpu && membersPerDomain.size() > 1)
         for (const auto& [domain, members] : membersPerDomain) nicsPerCrossing = std::min(nicsPerCrossing, members);
+      if (fullMesh)
+        for (const auto& [domain, members] : membersPerDomain)
+          if (members > 1) fanout = std::min(fanout, members - 1);
       if (p >= 2) g.mean_hops = static_cast<double>(groupHopSum) / static_cast<double>(p);
       hopSum += groupHopSum;
       pairCount += p >= 2 ? p : 0;
@@ -190,7 +259,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
       r.crosses_hosts = r.crosses_hosts || g.crosses_hosts;
       r.crosses_slices = r.crosses_slices || g.crosses_slices;
       // Physical extent of the group, for the TPU form of the cost.
-      if (tpu && !leavesSlice) {
+      if (torusGraph && !leavesSlice) {
         int axes = 0, extentSum = 0;
         for (std::size_t d = 0; d < 3; ++d) {
           seenCoord.assign(static_cast<std::size_t>(dims[d]), 0);
@@ -222,7 +291,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
       }
       if (keepGroups) r.groups.push_back(std::move(g));
     }
-  r.torus = tpu && allInSlice;
+  r.torus = torusGraph && allInSlice;
   r.wraps = r.torus && allWrap;
   for (std::size_t d = 0; d < 3; ++d) r.extent_wraps[d] = r.torus && r.extents[d] > 1 && dimWraps[d];
   if (!r.torus) r.extents = {0, 0, 0};
@@ -230,7 +299,9 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
   if (p < 2) r.ring_closed = true; // a single device needs no link: trivially a ring
   r.mean_hops = pairCount ? hopSum / static_cast<double>(pairCount) : 0.0;
 
+  if (fullMesh && fanout != std::numeric_limits<int>::max()) r.mesh_fanout = fanout;
   linkFigures(graph, loadPlus, loadMinus, nicsPerCrossing, r);
+  if (graph.fabric() == Fabric::Boardfly && p >= 2) pairwiseFigures(graph, nodeOfCell, outer, p, inner, r);
   if (tpu && r.crosses_slices) r.levels = sliceLevels(graph, mesh, r);
   return r;
 }

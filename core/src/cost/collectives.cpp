@@ -28,6 +28,9 @@ RingCostInputs ringCostInputs(const AxisReport& report) {
   in.extents = report.extents;
   in.extent_wraps = report.extent_wraps;
   in.link_bandwidth = report.link_bandwidth;
+  in.pairwise = report.a2a_pairwise;
+  in.pairwise_bandwidth = report.a2a_bandwidth;
+  in.pairwise_latency = report.a2a_latency;
   for (const auto& level : report.levels) in.levels.push_back(ringCostInputs(level));
   return in;
 }
@@ -111,6 +114,12 @@ CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& 
     t.tpu_form = 2 * tpuAg;
     break;
   case Collective::AllToAll:
+    if (in.pairwise) {
+      // Every ordered pair's chunk (bytes / p^2) at once on its route; the busiest link sets the pace.
+      t.alpha_beta = in.pairwise_bandwidth > 0 ? in.pairwise_latency + bytes / (p * p) / in.pairwise_bandwidth : 0.0;
+      t.tpu_form = t.alpha_beta;
+      break;
+    }
     // Each rank sends (p-1)/p of its own buffer (bytes / p), all at once through a switch.
     t.alpha_beta = (p - 1) * in.step_latency + bwTerm / p;
     // On a torus each rank's buffer travels a quarter of every wrapped axis on average, over the

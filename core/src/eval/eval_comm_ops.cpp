@@ -47,8 +47,11 @@ TopologySpec parseTopologyField(const Json& request) {
     for (const auto& chip : chipCatalog()) keys.push_back(chip.key);
     t["chip"].toChoice(keys); // throws: names the known chips and the closest one
   }
-  spec.chip = findChip(spec.chip)->key;
+  const ChipSpec& chip = *findChip(spec.chip);
+  spec.chip = chip.key;
   spec.shape = dims3(t["shape"], {1, kMaxTopologyDevices});
+  // A Boardfly system may be given by its chip count, [1024], as the text form 8i:1024.
+  if (chip.fabric == Fabric::Boardfly && t["shape"].json().size() == 1) spec.shape = boardflyShape(chip, spec.shape[0]);
   spec.slices = static_cast<int>(t["slices"].intOr(spec.slices, {1, kMaxTopologyDevices}));
   spec.cores_per_chip = static_cast<int>(t["cores_per_chip"].intOr(spec.cores_per_chip, {0, 64}));
   if (t["host_block"].present()) spec.host_block = dims3(t["host_block"], {0, kMaxTopologyDevices});
@@ -96,7 +99,8 @@ Json collectivesJson(const AxisReport& r, double bytes) {
 
 } // namespace
 
-Json evalLinks(const Json& request, EvalContext&) {
+Json evalLinks(const Json& request, EvalContext& context) {
+  warnUnknownFields(request, {"op", "topology", "link_params"}, "links", context.warnings);
   const auto g = graphFor(request);
   Json classes = Json::object();
   for (const auto& link : g->links()) {
@@ -110,6 +114,20 @@ Json evalLinks(const Json& request, EvalContext&) {
   Json out;
   out["topology"] = formatTopology(g->spec());
   out["platform"] = platformName(g->platform());
+  out["fabric"] = fabricName(g->fabric());
+  if (g->fabric() == Fabric::Boardfly) {
+    // Per level (board, group, global): links and the chips' board and group come from `dims`.
+    Json levels = Json::object();
+    static constexpr const char* kLevel[] = {"board", "group", "global"};
+    for (const char* level : kLevel) levels[level] = 0;
+    for (std::size_t id = 0; id < g->localLinkCount(); ++id)
+      if (const int dim = g->links()[id].dim; dim >= 0 && dim < 3)
+        levels[kLevel[dim]] = levels[kLevel[dim]].get<std::int64_t>() + 1;
+    out["boardfly"] = {{"chips_per_board", g->dims()[0]},
+                       {"boards_per_group", g->dims()[1]},
+                       {"groups", g->dims()[2]},
+                       {"links", levels}};
+  }
   out["devices"] = g->devices().size();
   out["nodes"] = g->nodeCount();
   out["edges"] = g->localLinkCount();
@@ -125,7 +143,8 @@ Json evalLinks(const Json& request, EvalContext&) {
   return out;
 }
 
-Json evalHops(const Json& request, EvalContext&) {
+Json evalHops(const Json& request, EvalContext& context) {
+  warnUnknownFields(request, {"op", "topology", "link_params", "pairs"}, "hops", context.warnings);
   const auto g = graphFor(request);
   const JsonField pairsField = fields(request)["pairs"];
   const Json& pairs = pairsField.toArray("a list of [device_id, device_id]");
@@ -176,6 +195,9 @@ Scenario axisReportScenario(const Json& request) {
 }
 
 Json evalAxisReport(const Json& request, EvalContext& context) {
+  warnUnknownFields(
+      request, {"op", "scenario", "topology", "mesh", "link_params", "mesh_grid", "axis", "bytes", "groups", "fsdp"},
+      "axis_report", context.warnings);
   const Scenario scenario = axisReportScenario(request);
   const auto g =
       request.contains("scenario") ? cachedLinkGraph(scenario.topology, linkParamsOf(scenario)) : graphFor(request);
@@ -241,6 +263,12 @@ Json evalAxisReport(const Json& request, EvalContext& context) {
     j["physical_extent_sum"] = r.physical_extent_sum;
     j["torus"] = r.torus;
     j["wraps"] = r.wraps;
+    if (r.a2a_pairwise) {
+      j["a2a_max_link_load"] = r.a2a_max_link_load;
+      j["a2a_bandwidth"] = r.a2a_bandwidth;
+      j["a2a_latency"] = r.a2a_latency;
+    }
+    if (r.mesh_fanout > 1) j["mesh_fanout"] = r.mesh_fanout;
     if (bytes) j["collectives"] = collectivesJson(r, *bytes);
     if (fsdp.present()) {
       const double paramBytes = fsdp["layer_param_bytes"].toNumber(kNonNegative);

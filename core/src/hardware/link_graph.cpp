@@ -102,12 +102,19 @@ LinkGraph::LinkGraph(const DeviceList& devices, const TopologySpec& spec, const 
     : spec_(spec), params_(params), devices_(devices), impl_(std::make_unique<LinkGraphImpl>()) {
   const ChipSpec& chip = chipOf(spec);
   platform_ = chip.platform;
+  fabric_ = chip.fabric;
   if (params.ici_bandwidth <= 0 || params.uplink_bandwidth <= 0)
     throwValueError("link graph: link bandwidths must be positive");
   if (params.ici_latency < 0 || params.uplink_latency < 0)
     throwValueError("link graph: link latencies must not be negative");
   if (devices.empty()) throwValueError("link graph: no devices");
-  if (platform_ == Platform::Tpu) {
+  if (platform_ == Platform::Tpu && fabric_ == Fabric::Boardfly) {
+    if (params.wrap || params.twisted)
+      throwValueError("link graph: wrap and twisted apply to tori; " + chip.key + " is a Boardfly system");
+    checkBoardflyShape(chip, spec.shape);
+    placeTpuChips(chip);
+    addBoardflyLinks(chip);
+  } else if (platform_ == Platform::Tpu) {
     placeTpuChips(chip);
     addTorusLinks();
   } else {
@@ -151,6 +158,10 @@ void LinkGraph::placeTpuChips(const ChipSpec& chip) {
                    static_cast<int>(local / (std::int64_t{X} * Y))};
     node.slice = static_cast<int>(n / perSlice);
     node.host = -1;
+    if (chip.fabric == Fabric::Boardfly) {
+      node.board = node.coords[1];
+      node.group = node.coords[2];
+    }
   }
   for (const auto& d : devices_) {
     if (!d.coords) throwValueError("link graph: TPU device " + describeDevice(d) + " has no coords");
@@ -219,6 +230,81 @@ void LinkGraph::addTorusLinks() {
   }
 }
 
+// Boardfly (docs/hardware.md, "Boardfly"): in every pod, the chips of a board fully connected
+// (level 0); the boards of a group fully connected, board b1's link to board b2 held by its chip
+// (peer index of b2) / (group ports per chip), peers numbered in board order without b1 itself
+// (level 1); one global link between every two groups, group g's port j = chip j % C of board j / C
+// going to group (g + j + 1) mod G, where it lands on port G - 2 - j (level 2). Every pod's links
+// come in the same order, so a pod-local link id is the same link in every pod.
+void LinkGraph::addBoardflyLinks(const ChipSpec& chip) {
+  const int C = dims_[0], B = dims_[1], G = dims_[2];
+  const std::int64_t perPod = std::int64_t{C} * B * G;
+  const BoardflyShape& shape = chip.boardfly;
+  // Ports a chip has for the other boards of its group (spare boards included): 2 on TPU 8i.
+  const int peers = shape.boards_per_group + shape.spare_boards_per_group - 1;
+  const int groupPorts = std::max(1, (peers + shape.chips_per_board - 1) / shape.chips_per_board);
+  auto at = [&](int pod, int c, int b, int g) { return static_cast<int>(pod * perPod + c + C * (b + B * g)); };
+  const double bw = params_.ici_bandwidth, lat = params_.ici_latency;
+  for (int pod = 0; pod < slices_; ++pod) {
+    const std::size_t before = links_.size();
+    for (int g = 0; g < G; ++g)
+      for (int b = 0; b < B; ++b)
+        for (int c1 = 0; c1 < C; ++c1)
+          for (int c2 = c1 + 1; c2 < C; ++c2)
+            addLink(at(pod, c1, b, g), at(pod, c2, b, g), LinkClass::Ici, false, bw, lat, 0);
+    for (int g = 0; g < G; ++g)
+      for (int b1 = 0; b1 < B; ++b1)
+        for (int b2 = b1 + 1; b2 < B; ++b2) {
+          // b2 is peer b2 - 1 of b1 (b1 skipped), b1 is peer b1 of b2.
+          const int c1 = (b2 - 1) / groupPorts, c2 = b1 / groupPorts;
+          addLink(at(pod, c1, b1, g), at(pod, c2, b2, g), LinkClass::Ici, false, bw, lat, 1);
+        }
+    for (int g1 = 0; g1 < G; ++g1)
+      for (int g2 = g1 + 1; g2 < G; ++g2) {
+        const int j1 = g2 - g1 - 1, j2 = G - 2 - j1;
+        addLink(at(pod, j1 % C, j1 / C, g1), at(pod, j2 % C, j2 / C, g2), LinkClass::Ici, false, bw, lat, 2);
+      }
+    boardflyLinksPerPod_ = links_.size() - before;
+  }
+}
+
+// Boardfly: a BFS from every chip of the first pod over its links, each tree kept as the link that
+// reaches every chip (routes walk it back from the target); hops and the diameter from the same.
+void LinkGraph::buildBoardflyRoutes() {
+  const std::size_t n = static_cast<std::size_t>(dims_[0]) * dims_[1] * dims_[2];
+  std::vector<std::vector<std::pair<int, int>>> adjacent(n); // (neighbour, pod-local link id)
+  for (std::size_t id = 0; id < boardflyLinksPerPod_; ++id) {
+    const auto& link = links_[id];
+    adjacent[static_cast<std::size_t>(link.a)].emplace_back(link.b, static_cast<int>(id));
+    adjacent[static_cast<std::size_t>(link.b)].emplace_back(link.a, static_cast<int>(id));
+  }
+  boardflyDist_.assign(n * n, 0);
+  boardflyVia_.assign(n * n, -1);
+  std::vector<int> queue(n);
+  std::vector<char> seen(n);
+  int diameter = 0;
+  for (std::size_t s = 0; s < n; ++s) {
+    std::fill(seen.begin(), seen.end(), 0);
+    std::size_t head = 0, tail = 0;
+    queue[tail++] = static_cast<int>(s);
+    seen[s] = 1;
+    while (head < tail) {
+      const auto u = static_cast<std::size_t>(queue[head++]);
+      for (const auto& [v, id] : adjacent[u]) {
+        const auto uv = static_cast<std::size_t>(v);
+        if (seen[uv]) continue;
+        seen[uv] = 1;
+        boardflyDist_[s * n + uv] = static_cast<std::uint8_t>(boardflyDist_[s * n + u] + 1);
+        boardflyVia_[s * n + uv] = id;
+        diameter = std::max<int>(diameter, boardflyDist_[s * n + uv]);
+        queue[tail++] = v;
+      }
+    }
+    if (tail != n) throwValueError("link graph: a Boardfly pod of " + std::to_string(n) + " chips is not connected");
+  }
+  impl_->iciDiameter = diameter;
+}
+
 // GPUs (and CPUs): one node per device in list order, all-to-all inside each switch domain.
 void LinkGraph::addSwitchDomains(const ChipSpec& chip) {
   const std::size_t count = devices_.size();
@@ -282,6 +368,10 @@ void LinkGraph::buildSearchGraph() {
     impl_->iciDiameter = dims_[0] > 1 ? 1 : 0;
     return;
   }
+  if (fabric_ == Fabric::Boardfly) {
+    buildBoardflyRoutes();
+    return;
+  }
   if (!twisted_) {
     int d = 0;
     for (std::size_t a = 0; a < 3; ++a) d += (wrap_[a] && dims_[a] > 2) ? dims_[a] / 2 : dims_[a] - 1;
@@ -330,6 +420,11 @@ int LinkGraph::hops(int a, int b) const {
   const auto& nb = nodes_[static_cast<std::size_t>(b)];
   if (na.slice != nb.slice) return 2;
   if (platform_ != Platform::Tpu) return 1;
+  if (fabric_ == Fabric::Boardfly) {
+    const std::size_t n = static_cast<std::size_t>(dims_[0]) * dims_[1] * dims_[2];
+    const std::size_t base = static_cast<std::size_t>(na.slice) * n;
+    return boardflyDist_[(static_cast<std::size_t>(a) - base) * n + (static_cast<std::size_t>(b) - base)];
+  }
   if (!twisted_) return torusHops(a, b);
   return twistDist_[static_cast<std::size_t>(twistedOffset(a, b))];
 }
@@ -378,6 +473,23 @@ void LinkGraph::route(int a, int b, std::vector<std::pair<int, int>>& out) const
   }
   if (platform_ != Platform::Tpu) {
     out.emplace_back(gpuLocalLink(a, b), a < b ? +1 : -1);
+    return;
+  }
+  if (fabric_ == Fabric::Boardfly) {
+    // The target's path in the source's BFS tree, walked back from the target.
+    const std::size_t n = static_cast<std::size_t>(dims_[0]) * dims_[1] * dims_[2];
+    const std::size_t base = static_cast<std::size_t>(na.slice) * n;
+    const std::size_t linkBase = static_cast<std::size_t>(na.slice) * boardflyLinksPerPod_;
+    const std::size_t source = static_cast<std::size_t>(a) - base;
+    const std::size_t first = out.size();
+    for (std::size_t v = static_cast<std::size_t>(b) - base; v != source;) {
+      const std::size_t id = linkBase + static_cast<std::size_t>(boardflyVia_[source * n + v]);
+      const Link& link = links_[id];
+      const bool forward = static_cast<std::size_t>(link.b) == v + base; // crossed from link.a to link.b
+      out.emplace_back(static_cast<int>(id), forward ? +1 : -1);
+      v = static_cast<std::size_t>(forward ? link.a : link.b) - base;
+    }
+    std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
     return;
   }
   if (twisted_) {

@@ -102,6 +102,82 @@ void checkTorusDims(const ChipSpec& chip, int z, const std::string& context) {
                     " along z");
 }
 
+std::string withCommas(std::int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+// "8i is a Boardfly system of at most 4 chips per board, ..." of a Boardfly chip, for messages.
+std::string boardflyLimits(const ChipSpec& chip) {
+  const BoardflyShape& b = chip.boardfly;
+  return chip.key + " is a Boardfly system of at most " + std::to_string(b.chips_per_board) + " chips per board, " +
+         std::to_string(b.boards_per_group) + " boards per group and " + std::to_string(b.groups) + " groups (" +
+         withCommas(std::int64_t{b.chips_per_board} * b.boards_per_group * b.groups) + " chips)";
+}
+
+bool isBoardfly(const ChipSpec& chip) {
+  const BoardflyShape& b = chip.boardfly;
+  return chip.fabric == Fabric::Boardfly && b.chips_per_board > 0 && b.boards_per_group > 0 && b.groups > 0;
+}
+
+// The shape of `chips` chips, or what is wrong with the count (boardflyShape).
+std::string boardflyShapeOf(const ChipSpec& chip, std::int64_t chips, std::array<int, 3>& shape) {
+  if (!isBoardfly(chip)) return chip.key + " is not a Boardfly chip";
+  const BoardflyShape& b = chip.boardfly;
+  const std::int64_t board = b.chips_per_board, group = board * b.boards_per_group, pod = group * b.groups;
+  if (chips >= 1 && chips <= board)
+    shape = {static_cast<int>(chips), 1, 1};
+  else if (chips > board && chips <= group && chips % board == 0)
+    shape = {b.chips_per_board, static_cast<int>(chips / board), 1};
+  else if (chips > group && chips <= pod && chips % group == 0)
+    shape = {b.chips_per_board, b.boards_per_group, static_cast<int>(chips / group)};
+  else
+    return std::to_string(chips) + " chips is no Boardfly system: " + boardflyLimits(chip) + "; a system is up to " +
+           std::to_string(board) + " chips, whole boards of " + std::to_string(board) + " up to " +
+           std::to_string(group) + ", or whole groups of " + std::to_string(group) + " up to " + withCommas(pod) +
+           " (" + chip.key + ":" + std::to_string(pod) + "); more chips are pods joined over DCN (" + chip.key + ":" +
+           std::to_string(pod) + ":slices=2)";
+  return {};
+}
+
+// What is wrong with a Boardfly shape, or "" (checkBoardflyShape).
+std::string boardflyShapeProblem(const ChipSpec& chip, const std::array<int, 3>& shape) {
+  if (!isBoardfly(chip)) return chip.key + " is not a Boardfly chip";
+  const BoardflyShape& b = chip.boardfly;
+  const std::string got =
+      "got " + dimsText({shape[0], shape[1], shape[2]}) + " (chips per board x boards per group x groups)";
+  if (shape[0] <= 0 || shape[1] <= 0 || shape[2] <= 0 || shape[0] > b.chips_per_board ||
+      shape[1] > b.boards_per_group || shape[2] > b.groups)
+    return boardflyLimits(chip) + "; " + got;
+  if ((shape[1] > 1 || shape[2] > 1) && shape[0] != b.chips_per_board)
+    return chip.key + " boards are whole once there are several: " + std::to_string(b.chips_per_board) +
+           " chips per board; " + got;
+  // One global port per chip: a group reaches each other group through one of its own chips.
+  if (shape[2] - 1 > shape[0] * shape[1])
+    return std::to_string(shape[2]) + " groups need " + std::to_string(shape[2] - 1) +
+           " global links per group, one per chip, but a group of " + std::to_string(shape[1]) + " boards has " +
+           std::to_string(shape[0] * shape[1]) + " chips; " + got;
+  return {};
+}
+
+} // namespace
+
+std::array<int, 3> boardflyShape(const ChipSpec& chip, std::int64_t chips) {
+  std::array<int, 3> shape{};
+  if (const std::string why = boardflyShapeOf(chip, chips, shape); !why.empty()) throwValueError("topology: " + why);
+  return shape;
+}
+
+void checkBoardflyShape(const ChipSpec& chip, const std::array<int, 3>& shape) {
+  if (const std::string why = boardflyShapeProblem(chip, shape); !why.empty()) throwValueError("topology: " + why);
+}
+
+namespace {
+
 DeviceList makeTpuDevices(const TopologySpec& spec, const ChipSpec& chip) {
   const int cores = devicesPerChip(chip, spec.cores_per_chip);
   std::array<int, 3> dims = spec.shape, block{};
@@ -115,6 +191,7 @@ DeviceList makeTpuDevices(const TopologySpec& spec, const ChipSpec& chip) {
   // The size first: a topology too big to build says so, whatever else is wrong with it.
   checkDeviceCount(deviceCount({dims[0], dims[1], dims[2], cores, spec.slices}), "topology");
   checkTorusDims(chip, dims[2], "topology");
+  if (chip.fabric == Fabric::Boardfly) checkBoardflyShape(chip, dims);
   const std::int64_t chipsPerSlice = std::int64_t{dims[0]} * dims[1] * dims[2];
   const bool oneHost =
       spec.host_block == std::array<int, 3>{0, 0, 0} && litePod(chip) && chipsPerSlice <= kLitePodSingleHostChips;
@@ -198,7 +275,18 @@ TopologySpec parseTopology(std::string_view text) {
   const std::string context = "topology " + quoted(text);
   TopologySpec spec;
   spec.chip = chip.key;
-  if (chip.platform == Platform::Tpu) {
+  if (chip.fabric == Fabric::Boardfly) {
+    // A chip count, or chips per board x boards per group x groups.
+    const bool bare = parts[1].find('x') == std::string_view::npos;
+    const auto dims = parseDims(parts[1], bare ? "chip count" : "chips per board x boards per group x groups", text, 3);
+    std::string why;
+    if (bare)
+      why = boardflyShapeOf(chip, dims[0], spec.shape);
+    else
+      spec.shape = {dims[0], dims.size() > 1 ? dims[1] : 1, dims.size() > 2 ? dims[2] : 1};
+    if (why.empty()) why = boardflyShapeProblem(chip, spec.shape);
+    if (!why.empty()) throwValueError(context + ": " + why);
+  } else if (chip.platform == Platform::Tpu) {
     const auto dims = parseDims(parts[1], "chip dimensions", text, 3);
     spec.shape = {dims[0], dims.size() > 1 ? dims[1] : 1, dims.size() > 2 ? dims[2] : 1};
     checkTorusDims(chip, spec.shape[2], context);
@@ -273,7 +361,16 @@ std::string formatTopology(const TopologySpec& spec) {
   const Platform platform = chip ? chip->platform : Platform::Tpu;
   std::string out = (chip ? chip->key : spec.chip) + ":";
   const auto& s = spec.shape;
-  if (platform == Platform::Tpu)
+  // A Boardfly system in its count form when that count reads back as this shape.
+  std::array<int, 3> countShape{};
+  const bool boardflyCount = chip && chip->fabric == Fabric::Boardfly &&
+                             boardflyShapeOf(*chip, std::int64_t{s[0]} * s[1] * s[2], countShape).empty() &&
+                             countShape == s;
+  if (boardflyCount)
+    out += std::to_string(std::int64_t{s[0]} * s[1] * s[2]);
+  else if (chip && chip->fabric == Fabric::Boardfly)
+    out += dimsText({s[0], s[1], s[2]});
+  else if (platform == Platform::Tpu)
     out += s[2] != 1 ? dimsText({s[0], s[1], s[2]}) : s[1] != 1 ? dimsText({s[0], s[1]}) : dimsText({s[0]});
   else
     out += dimsText({s[0], s[1]});

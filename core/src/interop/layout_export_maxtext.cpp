@@ -5,9 +5,11 @@
 // (one slice) or create_hybrid_device_mesh (several); micro batch = devices x
 // per_device_batch_size, global batch = that x gradient_accumulation_steps (pyconfig's
 // calculate_global_batch_sizes).
+#include "shardscope/analysis/pipeline_analysis.hpp"
 #include "shardscope/interop/layout_export.hpp"
 
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/quoting.hpp"
 #include "shardscope/cost/workload.hpp"
 
 #include <algorithm>
@@ -107,7 +109,7 @@ presetLogicalRules(const std::string& preset, const std::vector<std::string>& ba
 
 std::string yamlList(const std::vector<std::string>& items) {
   std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + std::string("'") + items[i] + "'";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + yamlQuoted(items[i]);
   return out + "]";
 }
 
@@ -145,8 +147,10 @@ MaxTextExport exportMaxTextOverrides(const Scenario& scenario, const Analysis& a
   for (std::size_t k = 0; k < slots.size(); ++k) order[slots[k]] = mapped[k];
 
   std::ostringstream y;
-  y << "# MaxText overrides exported by Shardscope from the workspace '" << scenario.name << "'.\n"
-    << "# Append to a MaxText config, or pass each line as key=value on the command line.\n"
+  y << "# MaxText overrides exported by Shardscope from the workspace " << yamlCommentText(yamlQuoted(scenario.name))
+    << ".\n"
+    << "# Pass each line as key=value on MaxText's command line, or set these keys in its config (MaxText's\n"
+    << "# loader refuses a key written twice, so replace the config's own lines rather than append).\n"
     << "mesh_axes: " << yamlList(order) << "\n";
   for (const char* kind : {"ici", "dcn"})
     for (const auto& m : kMaxTextAxes) {
@@ -161,8 +165,10 @@ MaxTextExport exportMaxTextOverrides(const Scenario& scenario, const Analysis& a
 
   const auto devices = static_cast<double>(a.mesh.devices.size());
   const auto& t = scenario.training;
+  // Under a pipeline a step is M micro-batches, M as the schedule resolves it (pipelineMicrobatchCount).
   const std::int64_t accumulation =
-      scenario.pipeline && scenario.pipeline->microbatches ? *scenario.pipeline->microbatches : t.microbatches;
+      scenario.pipeline ? pipelineMicrobatchCount(*scenario.pipeline, a.mesh.axisSize(scenario.pipeline->axis))
+                        : t.microbatches;
   if (devices > 0) {
     const double perDevice = static_cast<double>(t.micro_batch) / devices;
     y << "per_device_batch_size: " << number(perDevice) << "  # " << t.micro_batch << " sequences per micro-batch / "
@@ -175,16 +181,17 @@ MaxTextExport exportMaxTextOverrides(const Scenario& scenario, const Analysis& a
   }
   y << "gradient_accumulation_steps: " << accumulation << "\n"
     << "max_target_length: " << t.seq_len << "\n"
-    << "remat_policy: '" << maxTextRemat(t.recompute, out.notes) << "'\n";
+    << "remat_policy: " << yamlQuoted(maxTextRemat(t.recompute, out.notes)) << "\n";
 
   std::vector<std::string> batch;
   for (const auto& b : t.batch_axes)
     if (const auto m = maxTextAxisOf(b); !m.empty()) batch.push_back(m);
   if (!scenario.rules.preset.empty() && scenario.rules.rules.empty()) {
-    y << "# The '" << scenario.rules.preset << "' preset's rules in MaxText's logical axis names.\n"
+    y << "# The " << yamlCommentText(yamlQuoted(scenario.rules.preset))
+      << " preset's rules in MaxText's logical axis names.\n"
       << "logical_axis_rules: [\n";
     for (const auto& [logical, axes] : presetLogicalRules(scenario.rules.preset, batch))
-      y << "  ['" << logical << "', " << yamlList(axes) << "],\n";
+      y << "  [" << yamlQuoted(logical) << ", " << yamlList(axes) << "],\n";
     y << "]\n";
   } else {
     out.notes.push_back("logical_axis_rules: the workspace's own path rules have no MaxText logical-axis form; "
@@ -193,7 +200,7 @@ MaxTextExport exportMaxTextOverrides(const Scenario& scenario, const Analysis& a
   if (scenario.pipeline)
     out.notes.push_back("pipeline: MaxText's own pipeline (ici/dcn_pipeline_parallelism on 'stage') is not jaxpp's "
                         "MPMD schedule; the schedule is not exported");
-  for (const auto& n : out.notes) y << "# note: " << n << "\n";
+  for (const auto& n : out.notes) y << "# note: " << yamlCommentText(n) << "\n";
   out.yaml = y.str();
   return out;
 }

@@ -89,76 +89,30 @@ void applyLinearAttention(const JsonField& config, ModelConfig& c) {
     c.linear_attention_layers += types[i].toChoice({"full_attention", "linear_attention"}) == 1 ? 1 : 0;
 }
 
-} // namespace
-
-const std::vector<std::string>& supportedHfModelTypes() { return kSupported; }
-
-ModelConfig modelConfigFromHf(const Json& json) {
-  const JsonField configIn = fileFields(json, "config.json", "");
-  configIn.toObject("a JSON object");
-  ModelConfig c;
-  c.model_type = configIn["model_type"].toString();
-  if (std::find(kSupported.begin(), kSupported.end(), c.model_type) == kSupported.end()) {
-    std::string known;
-    for (const auto& t : kSupported) known += (known.empty() ? "" : ", ") + t;
-    throwNotImplemented("config.json: model_type '" + c.model_type + "' is not supported (supported: " + known + ")");
-  }
-  // Gemma 3's and Llama 4's multimodal configs nest the language model under text_config;
-  // tie_word_embeddings may sit at either level.
-  const bool nested = (c.model_type == "gemma3" || c.model_type == "llama4") && configIn["text_config"].present();
-  const JsonField config = nested ? configIn["text_config"] : configIn;
-  if (nested) config.toObject();
-  c.tie_embeddings = optBool(configIn, "tie_word_embeddings", tiesByDefault(c.model_type));
-  if (nested) c.tie_embeddings = optBool(config, "tie_word_embeddings", c.tie_embeddings);
-  // Not a Hugging Face key: Shardscope's way for a config to say its MLP has one input projection
-  // (MaxText's default decoder with mlp_activations ["relu"]).
-  c.gated_mlp = optBool(config, "mlp_gated", true);
-  // Falcon names the parallel block `parallel_attn`, GPT-NeoX `use_parallel_residual`.
-  c.parallel_block = optBool(config, "parallel_attn", false) || optBool(config, "use_parallel_residual", false);
-
-  if (c.model_type == "gpt2") {
-    c.num_layers = requireInt(config, "n_layer");
-    c.hidden = requireInt(config, "n_embd");
-    c.heads = requireInt(config, "n_head");
-    // Not a GPT-2 key: Megatron's GPT with grouped-query attention (--num-query-groups) keeps
-    // GPT-2's blocks with fewer key/value heads; the Hugging Face name says how many.
-    c.kv_heads = optInt(config, "num_key_value_heads", c.heads, 1);
-    if (c.heads % c.kv_heads != 0)
-      config["num_key_value_heads"].fail("(" + std::to_string(c.kv_heads) + ") does not divide n_head (" +
-                                         std::to_string(c.heads) + ")");
-    c.vocab = requireInt(config, "vocab_size");
-    c.max_positions = requireInt(config, "n_positions");
-    c.ffn = optInt(config, "n_inner", 4 * c.hidden, 1);
-    if (c.hidden % c.heads != 0)
-      config["n_embd"].fail("(" + std::to_string(c.hidden) + ") is not a multiple of n_head (" +
-                            std::to_string(c.heads) + ")");
-    c.head_dim = c.hidden / c.heads;
-    c.gated_mlp = false;
-    return c;
-  }
-
-  c.num_layers = requireInt(config, "num_hidden_layers");
-  c.hidden = requireInt(config, "hidden_size");
-  c.heads = requireInt(config, "num_attention_heads");
+// GPT-2 names its sizes its own way (n_layer, n_embd, ...) and has an ungated MLP.
+void readGpt2(const JsonField& config, ModelConfig& c) {
+  c.num_layers = requireInt(config, "n_layer");
+  c.hidden = requireInt(config, "n_embd");
+  c.heads = requireInt(config, "n_head");
+  // Not a GPT-2 key: Megatron's GPT with grouped-query attention (--num-query-groups) keeps
+  // GPT-2's blocks with fewer key/value heads; the Hugging Face name says how many.
   c.kv_heads = optInt(config, "num_key_value_heads", c.heads, 1);
-  c.vocab = requireInt(config, "vocab_size");
-  c.max_positions = optInt(config, "max_position_embeddings", 0);
-  c.ffn = requireInt(config, "intermediate_size");
   if (c.heads % c.kv_heads != 0)
-    config["num_key_value_heads"].fail("(" + std::to_string(c.kv_heads) + ") does not divide num_attention_heads (" +
+    config["num_key_value_heads"].fail("(" + std::to_string(c.kv_heads) + ") does not divide n_head (" +
                                        std::to_string(c.heads) + ")");
-  const std::string& t = c.model_type;
-  if (config["head_dim"].present()) {
-    c.head_dim = requireInt(config, "head_dim");
-  } else if (t == "gpt_oss" || t == "qwen3_next") {
-    c.head_dim = t == "gpt_oss" ? 64 : 256; // GptOssConfig's and Qwen3NextConfig's default head_dim
-  } else {
-    if (c.hidden % c.heads != 0)
-      config["hidden_size"].fail("(" + std::to_string(c.hidden) +
-                                 ") is not a multiple of num_attention_heads and head_dim is absent");
-    c.head_dim = c.hidden / c.heads;
-  }
+  c.vocab = requireInt(config, "vocab_size");
+  c.max_positions = requireInt(config, "n_positions");
+  c.ffn = optInt(config, "n_inner", 4 * c.hidden, 1);
+  if (c.hidden % c.heads != 0)
+    config["n_embd"].fail("(" + std::to_string(c.hidden) + ") is not a multiple of n_head (" + std::to_string(c.heads) +
+                          ")");
+  c.head_dim = c.hidden / c.heads;
+  c.gated_mlp = false;
+}
 
+// The experts of a mixture-of-experts family, and DeepSeek's latent attention (MLA).
+void readExperts(const JsonField& config, ModelConfig& c) {
+  const std::string& t = c.model_type;
   if (t == "mixtral") {
     c.experts = requireInt(config, "num_local_experts");
     c.experts_per_token = requireInt(config, "num_experts_per_tok");
@@ -212,8 +166,11 @@ ModelConfig modelConfigFromHf(const Json& json) {
     c.head_dim = c.qk_nope_head_dim + c.qk_rope_head_dim;
     c.kv_heads = c.heads; // MLA: every head has its own (decompressed) key and value
   }
+}
 
-  // Local attention.
+// Local attention (sliding windows) and the check that a token has that many experts to route to.
+void readLocalAttention(const JsonField& config, ModelConfig& c) {
+  const std::string& t = c.model_type;
   if (t == "gemma2") {
     c.sliding_window = optInt(config, "sliding_window", 0);
     c.sliding_window_pattern = 2; // Gemma 2 alternates local and global layers, local first
@@ -241,6 +198,65 @@ ModelConfig modelConfigFromHf(const Json& json) {
     config[perTokenKey(config, t)].fail("(" + std::to_string(c.experts_per_token) + ") is larger than " + expertsKey +
                                         " (" + std::to_string(c.experts) + ")");
   }
+}
+
+} // namespace
+
+const std::vector<std::string>& supportedHfModelTypes() { return kSupported; }
+
+ModelConfig modelConfigFromHf(const Json& json) {
+  const JsonField configIn = fileFields(json, "config.json", "");
+  configIn.toObject("a JSON object");
+  ModelConfig c;
+  c.model_type = configIn["model_type"].toString();
+  if (std::find(kSupported.begin(), kSupported.end(), c.model_type) == kSupported.end()) {
+    std::string known;
+    for (const auto& t : kSupported) known += (known.empty() ? "" : ", ") + t;
+    throwNotImplemented("config.json: model_type '" + c.model_type + "' is not supported (supported: " + known + ")");
+  }
+  // Gemma 3's and Llama 4's multimodal configs nest the language model under text_config;
+  // tie_word_embeddings may sit at either level.
+  const bool nested = (c.model_type == "gemma3" || c.model_type == "llama4") && configIn["text_config"].present();
+  const JsonField config = nested ? configIn["text_config"] : configIn;
+  if (nested) config.toObject();
+  c.tie_embeddings = optBool(configIn, "tie_word_embeddings", tiesByDefault(c.model_type));
+  if (nested) c.tie_embeddings = optBool(config, "tie_word_embeddings", c.tie_embeddings);
+  // Not a Hugging Face key: Shardscope's way for a config to say its MLP has one input projection
+  // (MaxText's default decoder with mlp_activations ["relu"]).
+  c.gated_mlp = optBool(config, "mlp_gated", true);
+  // Falcon names the parallel block `parallel_attn`, GPT-NeoX `use_parallel_residual`.
+  c.parallel_block = optBool(config, "parallel_attn", false) || optBool(config, "use_parallel_residual", false);
+
+  if (c.model_type == "gpt2") {
+    readGpt2(config, c);
+    return c;
+  }
+
+  c.num_layers = requireInt(config, "num_hidden_layers");
+  c.hidden = requireInt(config, "hidden_size");
+  c.heads = requireInt(config, "num_attention_heads");
+  c.kv_heads = optInt(config, "num_key_value_heads", c.heads, 1);
+  c.vocab = requireInt(config, "vocab_size");
+  c.max_positions = optInt(config, "max_position_embeddings", 0);
+  c.ffn = requireInt(config, "intermediate_size");
+  if (c.heads % c.kv_heads != 0)
+    config["num_key_value_heads"].fail("(" + std::to_string(c.kv_heads) + ") does not divide num_attention_heads (" +
+                                       std::to_string(c.heads) + ")");
+  const std::string& t = c.model_type;
+  if (config["head_dim"].present()) {
+    c.head_dim = requireInt(config, "head_dim");
+  } else if (t == "gpt_oss" || t == "qwen3_next") {
+    c.head_dim = t == "gpt_oss" ? 64 : 256; // GptOssConfig's and Qwen3NextConfig's default head_dim
+  } else {
+    if (c.hidden % c.heads != 0)
+      config["hidden_size"].fail("(" + std::to_string(c.hidden) +
+                                 ") is not a multiple of num_attention_heads and head_dim is absent");
+    c.head_dim = c.hidden / c.heads;
+  }
+
+  readExperts(config, c);
+
+  readLocalAttention(config, c);
   // Llama 4 lists chunked_attention layers and Qwen3-Next linear_attention ones in layer_types:
   // not sliding windows (Qwen3-Next's were read above; Llama 4's chunks are not modelled).
   if (t != "llama4" && t != "llama4_text" && t != "qwen3_next") applyLayerTypes(config, c);

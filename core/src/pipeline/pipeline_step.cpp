@@ -116,15 +116,15 @@ void composeStep(const PipelineStepPlan& plan, const PipelineScheduleRun& run, S
 
   // The engine's sentence priced the layout inside a stage; the pipeline's says what bounds it.
   const std::string inside = e.bound_phrase;
-  e.summary = formatSeconds(time) + " per step, " + formatPercent(e.mfu) + " MFU: the " +
-              std::string(pipelineScheduleKindName(plan.spec.kind)) + " pipeline (" +
-              std::to_string(plan.spec.num_stages) + " stages on " + std::to_string(plan.ranks) + " ranks, " +
-              std::to_string(plan.microbatches) + " micro-batches) idles " + formatPercent(run.metrics.bubble_overall) +
-              " of its " + formatSeconds(makespan) + " schedule in bubbles";
+  std::string verdict = "the " + std::string(pipelineScheduleKindName(plan.spec.kind)) + " pipeline (" +
+                        std::to_string(plan.spec.num_stages) + " stages on " + std::to_string(plan.ranks) + " ranks, " +
+                        std::to_string(plan.microbatches) + " micro-batches) idles " +
+                        formatPercent(run.metrics.bubble_overall) + " of its " + formatSeconds(makespan) +
+                        " schedule in bubbles";
   if (run.metrics.bubble_overall > 0.1)
-    e.summary += ": more micro-batches per step or an interleaved or zero-bubble schedule would shrink them";
-  if (!inside.empty()) e.summary += "; inside each stage the work is bound by " + inside;
-  e.summary += ".";
+    verdict += ": more micro-batches per step or an interleaved or zero-bubble schedule would shrink them";
+  if (!inside.empty()) verdict += "; inside each stage the work is bound by " + inside;
+  setSummary(e, verdict + ".");
   e.notes.push_back("the step is the pipeline schedule's makespan (" + formatSeconds(makespan) + ", " +
                     formatSeconds(bubble) +
                     " of it idle on average) plus the optimizer update and the activation hand-overs of the fill "

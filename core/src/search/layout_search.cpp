@@ -382,16 +382,17 @@ std::vector<Candidate> enumerateCandidates(const std::vector<std::pair<std::stri
   return candidates;
 }
 
-// Keeps at most `limit` candidates, shared fairly by the families (which axes are > 1): taken in
-// turn from each family until the limit, each family's in enumeration order, so a cap never leaves
-// whole families unevaluated while others are evaluated in full. Returns how many were dropped.
-std::int64_t capCandidates(std::vector<Candidate>& candidates, std::int64_t limit) {
+// Keeps at most `limit` items, shared fairly by the families (which axes are > 1): taken in turn
+// from each family until the limit, each family's in enumeration order, so a cap never leaves whole
+// families unevaluated while others are evaluated in full. Returns how many were dropped.
+template <typename T, typename FamilyOf>
+std::int64_t capFairly(std::vector<T>& items, std::int64_t limit, FamilyOf familyOf) {
   if (limit < 0) limit = 0;
-  if (static_cast<std::int64_t>(candidates.size()) <= limit) return 0;
+  if (static_cast<std::int64_t>(items.size()) <= limit) return 0;
   std::map<std::string, std::vector<std::size_t>> byFamily;
   std::vector<const std::vector<std::size_t>*> order; // families in order of first appearance
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    auto [it, inserted] = byFamily.try_emplace(candidates[i].mesh.family());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    auto [it, inserted] = byFamily.try_emplace(familyOf(items[i]));
     if (inserted) order.push_back(&it->second);
     it->second.push_back(i);
   }
@@ -402,12 +403,16 @@ std::int64_t capCandidates(std::vector<Candidate>& candidates, std::int64_t limi
       if (static_cast<std::int64_t>(kept.size()) == limit) break;
     }
   std::sort(kept.begin(), kept.end());
-  std::vector<Candidate> capped;
+  std::vector<T> capped;
   capped.reserve(kept.size());
-  for (std::size_t i : kept) capped.push_back(std::move(candidates[i]));
-  const auto dropped = static_cast<std::int64_t>(candidates.size() - capped.size());
-  candidates = std::move(capped);
+  for (std::size_t i : kept) capped.push_back(std::move(items[i]));
+  const auto dropped = static_cast<std::int64_t>(items.size() - capped.size());
+  items = std::move(capped);
   return dropped;
+}
+
+std::int64_t capCandidates(std::vector<Candidate>& candidates, std::int64_t limit) {
+  return capFairly(candidates, limit, [](const Candidate& c) { return c.mesh.family(); });
 }
 
 // Memory does not depend on the order of the axes (the same shards, only on other devices), so the
@@ -561,6 +566,10 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
     throwValueError("search: no way to split " + std::to_string(devices.size()) + " devices over " +
                     std::to_string(axes.size()) + " axes within the limits");
   const auto tooWide = takeTooWide(meshes, model->config->heads);
+  // Every mesh is placed on the devices before any candidate is priced, and each gives at least one
+  // candidate: no more meshes than candidates wanted (a v5p pod of 64 slices ran past a minute).
+  const std::int64_t meshesDropped =
+      capFairly(meshes, options.max_candidates, [](const search::MeshChoice& m) { return m.family(); });
 
   std::int64_t unplaceable = 0;
   const auto distinct =
@@ -571,14 +580,19 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
       options.recompute.empty() ? std::vector<Recompute>{scenario.training.recompute} : options.recompute;
   auto candidates = enumerateCandidates(ruleSetsOf(scenario, options, moe), distinct, tooWide, zeros, recomputes);
   if (unplaceable > 0) result.rejected[kNoPlacement] += unplaceable;
-  result.candidates_total = static_cast<std::int64_t>(candidates.size()) + unplaceable;
-  if (const auto dropped = capCandidates(candidates, options.max_candidates); dropped > 0)
+  result.candidates_total = static_cast<std::int64_t>(candidates.size()) + unplaceable + meshesDropped;
+  if (const auto dropped = capCandidates(candidates, options.max_candidates) + meshesDropped; dropped > 0)
     result.rejected[kRejectedOverLimit] += dropped;
 
   auto outcomes = analyseCandidates(scenario, candidates, options.threads, progress, cancel, result.evaluated);
   result.cancelled = cancel && cancel->load();
   const auto families = rankOutcomes(candidates, outcomes, options.top, result);
   result.current = currentRow(scenario, cancel);
+  if (result.current && !result.current->fits && !(cancel && cancel->load())) try {
+      result.fixes = memoryFixes(scenario, 8, cancel);
+    } catch (const Error&) {
+      // the workspace's own layout does not analyse: no edits of it to offer
+    }
   result.families = familyLines(families, result.rows.empty() ? nullptr : &result.rows.front());
   return result;
 }

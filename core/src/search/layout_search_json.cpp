@@ -29,6 +29,23 @@ Json layoutRowToJson(const LayoutRow& row) {
           {"why", row.why}};
 }
 
+namespace {
+
+Json fixesJson(const std::vector<MemoryFix>& fixes) {
+  Json out = Json::array();
+  const auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  for (const auto& f : fixes)
+    out.push_back({{"edit", f.edit},
+                   {"max_bytes", f.max_bytes},
+                   {"hbm_bytes", f.hbm_bytes},
+                   {"saved_bytes", f.saved_bytes},
+                   {"step_time_s", optional(f.step_time_s)},
+                   {"step_time_change_s", optional(f.step_time_change_s)}});
+  return out;
+}
+
+} // namespace
+
 Json layoutSearchToJson(const LayoutSearchResult& result) {
   Json rejected = Json::object();
   for (const auto& [why, n] : result.rejected) rejected[why] = n;
@@ -40,6 +57,7 @@ Json layoutSearchToJson(const LayoutSearchResult& result) {
           {"rejected", rejected},
           {"rows", rows},
           {"current", result.current ? layoutRowToJson(*result.current) : Json(nullptr)},
+          {"fixes", fixesJson(result.fixes)},
           {"families", result.families},
           {"cancelled", result.cancelled}};
 }

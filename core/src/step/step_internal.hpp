@@ -163,6 +163,7 @@ std::vector<StepCritical> criticalChecks(const StepInputs& in, const StepOptions
 // What bounds the step, in words ("compute", "HBM bandwidth", "the tp all-gathers of activations
 // (open rings)"): StepEstimate::bound_phrase, which summarize() starts from.
 std::string boundPhrase(const StepEstimate& estimate, const StepInputs& in);
+// The verdict, starting "bound by ...": what bounds the step and what would move it.
 std::string summarize(const StepEstimate& estimate, const StepInputs& in, const StepOptions& o);
 
 // Axes that shard the group's tensor (layout.axis_used), as mesh axis indices.

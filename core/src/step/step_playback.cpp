@@ -106,7 +106,7 @@ namespace shardscope {
 void finishTimeline(std::vector<StepSpan>& spans, double start, double optimizerSeconds, std::int64_t lastMicrobatch) {
   if (optimizerSeconds > 0) {
     StepSpan update;
-    update.part = StepPart::Hbm;
+    update.part = StepPart::Optimizer;
     update.microbatch = lastMicrobatch;
     update.forward = false;
     update.start = start;

@@ -17,14 +17,19 @@ void calibrate(RingCostInputs& in, const AxisReport& report, const StepCalibrati
   in.ring_bandwidth *= calibration.link_fraction.value;
   in.bidi_ring_bandwidth *= calibration.link_fraction.value;
   in.link_bandwidth *= calibration.link_fraction.value;
+  in.pairwise_bandwidth *= calibration.link_fraction.value;
   // The per-hop latency replaces the link figure on ICI / NVLink; fabric hops keep theirs.
-  if (!report.uses_fabric && linkLatency > 0) in.step_latency *= calibration.hop_latency.value / linkLatency;
+  if (!report.uses_fabric && linkLatency > 0) {
+    in.step_latency *= calibration.hop_latency.value / linkLatency;
+    in.pairwise_latency *= calibration.hop_latency.value / linkLatency;
+  }
   for (std::size_t i = 0; i < in.levels.size() && i < report.levels.size(); ++i)
     calibrate(in.levels[i], report.levels[i], calibration, linkLatency);
 }
 
 void dropLatency(RingCostInputs& in) {
   in.step_latency = 0;
+  in.pairwise_latency = 0;
   for (auto& level : in.levels) dropLatency(level);
 }
 

@@ -95,6 +95,17 @@ bool isMatrix(const MatmulForm& f) {
 
 } // namespace
 
+bool isRoutedExpertParam(const Param& p) {
+  bool experts = false, shared = false;
+  forEachSegment(p.path, [&](std::string_view seg) {
+    if (seg == "experts") experts = true;
+    if (contains(seg, "shared_expert")) shared = true;
+  });
+  // MaxText names the expert dimension "exp" among a weight's logical axes.
+  for (const auto& a : p.logical_axes) experts = experts || a == "exp";
+  return experts && !shared;
+}
+
 ParamRoles classifyParams(const Model& model) {
   static constexpr std::array<std::string_view, 8> kEmbeddings{
       "embed_tokens",   "wte", "wpe", "word_embeddings", "tok_embeddings", "token_embedder", "position_embeddings",
@@ -109,15 +120,14 @@ ParamRoles classifyParams(const Model& model) {
   std::int64_t maxLayer = -1;
   bool hasOutput = false;
   for (const auto& p : model.params) {
-    bool embedding = false, output = false, attention = false, experts = false, shared = false;
+    bool embedding = false, output = false, attention = false;
+    const bool routedExpert = isRoutedExpertParam(p);
     std::int64_t layer = -1;
     std::string_view previous;
     forEachSegment(p.path, [&](std::string_view seg) {
       if (std::find(kEmbeddings.begin(), kEmbeddings.end(), seg) != kEmbeddings.end()) embedding = true;
       if (std::find(kOutputs.begin(), kOutputs.end(), seg) != kOutputs.end()) output = true;
       if (contains(seg, "attn") || contains(seg, "attention")) attention = true;
-      if (seg == "experts") experts = true;
-      if (contains(seg, "shared_expert")) shared = true;
       if (layer < 0 && isNumber(seg) &&
           std::find(kLayerLists.begin(), kLayerLists.end(), previous) != kLayerLists.end())
         layer = parseIndex(seg);
@@ -128,7 +138,6 @@ ParamRoles classifyParams(const Model& model) {
     // experts, "heads" for attention, "vocab" last for the output projection).
     for (std::size_t d = 0; d < p.logical_axes.size(); ++d) {
       const std::string_view a = p.logical_axes[d];
-      if (a == "exp") experts = true;
       if (isHeadsAxis(a)) attention = true;
       if (a == "vocab" && d + 1 == p.logical_axes.size() && !embedding) output = true;
     }
@@ -141,7 +150,7 @@ ParamRoles classifyParams(const Model& model) {
         role = ParamRole::Embedding;
       else if (output)
         role = ParamRole::Output;
-      else if (experts && !shared)
+      else if (routedExpert)
         role = ParamRole::RoutedExpert;
       else if (attention)
         role = ParamRole::Attention;

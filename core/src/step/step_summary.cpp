@@ -4,6 +4,8 @@
 // tp = 8").
 #include "step_internal.hpp"
 
+#include "shardscope/base/units.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -12,18 +14,6 @@
 namespace shardscope::step {
 
 namespace {
-
-std::string seconds(double s) {
-  std::ostringstream o;
-  o << std::setprecision(3);
-  if (s >= 1)
-    o << s << " s";
-  else if (s >= 1e-3)
-    o << s * 1e3 << " ms";
-  else
-    o << s * 1e6 << " us";
-  return o.str();
-}
 
 std::string whole(double x) {
   std::ostringstream o;
@@ -93,6 +83,26 @@ void adviseAxis(std::ostringstream& s, const StepEstimate& e, const StepAxis& ax
 
 namespace {
 
+// What lowers memory, for a layout over its HBM by `excess` bytes: never an edit that raises it.
+std::string outOfMemoryAdvice(const StepOptions& o, double excess) {
+  std::vector<std::string> edits;
+  if (o.micro_batch > 1)
+    edits.push_back("a smaller micro_batch with more gradient accumulation steps (the same global batch, fewer "
+                    "activations held at once)");
+  if (o.recompute != Recompute::Full) edits.push_back("a heavier remat policy (full keeps only each layer's input)");
+  if (o.zero_stage < 1)
+    edits.push_back("sharding the optimizer state over the batch axes (ZeRO-1)");
+  else if (o.zero_stage < 3)
+    edits.push_back("sharding the parameters too (ZeRO-3, fsdp)");
+  std::string text = "the fullest device needs " + formatBytes(excess) + " more than its HBM; first make it fit";
+  if (!edits.empty()) {
+    text += ": ";
+    for (std::size_t i = 0; i < edits.size(); ++i)
+      text += (i == 0 ? "" : i + 1 == edits.size() ? " or " : ", ") + edits[i];
+  }
+  return text + " (Suggest ranks the smallest edits that fit)";
+}
+
 // The axis whose exposed communication costs the most, and its main collective (null when no
 // communication is exposed).
 struct WorstAxis {
@@ -132,15 +142,16 @@ std::string hbmAdvice(const StepEstimate& e) {
   const double weights = e.hbm_weights_s, activations = e.hbm_activations_s;
   const double largest = std::max({elementwise, optimizer, weights, activations});
   if (largest == weights)
-    return "too few tokens per device to reuse each weight it reads (" + seconds(weights) + "); raise micro_batch";
+    return "too few tokens per device to reuse each weight it reads (" + formatSeconds(weights) +
+           "); raise micro_batch";
   if (largest == activations)
-    return "its matmuls are split too narrow to reuse their activations (" + seconds(activations) +
+    return "its matmuls are split too narrow to reuse their activations (" + formatSeconds(activations) +
            "); split the weights fewer ways";
   if (largest == optimizer)
-    return "the optimizer update reads and writes every state each step (" + seconds(optimizer) +
+    return "the optimizer update reads and writes every state each step (" + formatSeconds(optimizer) +
            "); accumulate more micro-batches per step or shard the optimizer state";
   return "the elementwise work between the matmuls (norms, residual adds, activations, the loss: " +
-         seconds(elementwise) +
+         formatSeconds(elementwise) +
          ") moves its bytes at HBM speed and grows with the tokens; a lighter remat "
          "policy re-runs less of it";
 }
@@ -155,7 +166,7 @@ std::string boundPhrase(const StepEstimate& e, const StepInputs& in) {
 
 std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOptions& o) {
   std::ostringstream s;
-  s << seconds(e.time_s) << " per step, " << whole(e.mfu * 100) << "% MFU, bound by " << e.bound_phrase;
+  s << "bound by " << e.bound_phrase;
   const WorstAxis worst = worstAxisOf(e);
   const bool commBound = e.bound_by.part == StepPart::Comm && worst.axis;
   const bool commMatters = worst.axis && worst.axis->exposed >= 0.05 * e.time_s;
@@ -166,6 +177,10 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
     if (std::find(o.batch_axes.begin(), o.batch_axes.end(), in.mesh->axis_names[a]) != o.batch_axes.end())
       replicas *= shape[a];
   const bool padded = replicas > o.micro_batch;
+  if (o.memory_excess_bytes) {
+    s << "; but the layout does not fit: " << outOfMemoryAdvice(o, *o.memory_excess_bytes) << ".";
+    return s.str();
+  }
   if (padded && e.bound_by.part == StepPart::Compute) {
     s << ", but only " << o.micro_batch << " of the " << replicas
       << " batch replicas have a sequence (the rest compute padding): raise micro_batch to " << replicas << ".";
@@ -177,13 +192,13 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
   } else {
     if (e.bound_by.part == StepPart::Hbm) s << ": " << hbmAdvice(e);
     if (commMatters) {
-      s << "; " << axisPhrase(e, in, worst) << " add " << whole(100 * worst.axis->exposed / e.time_s) << "% on top: ";
+      s << "; " << axisPhrase(e, in, worst) << " add " << formatPercent(worst.axis->exposed / e.time_s) << " on top: ";
       adviseAxis(s, e, *worst.axis, worst.main, o);
     } else if (e.bound_by.part != StepPart::Hbm) {
       s << ": communication hides behind it; ";
       if (o.recompute == Recompute::Full && e.hardware_flops > 0)
-        s << "full recompute re-runs " << whole(100 * e.recompute_flops / e.hardware_flops)
-          << "% of the FLOPs: selective recompute would save most of that if memory allows";
+        s << "full recompute re-runs " << formatPercent(e.recompute_flops / e.hardware_flops)
+          << " of the FLOPs: selective recompute would save most of that if memory allows";
       else
         s << "only fewer FLOPs or more chips would move it";
     }
@@ -199,14 +214,31 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
 
 namespace shardscope {
 
+void setSummary(StepEstimate& e, const std::string& verdict) {
+  e.summary = formatSeconds(e.time_s) + " per step, " + formatPercent(e.mfu) + " MFU, " + verdict;
+  e.verdict = verdict;
+  if (!e.verdict.empty() && e.verdict[0] >= 'a' && e.verdict[0] <= 'z')
+    e.verdict[0] = static_cast<char>(e.verdict[0] - 'a' + 'A');
+}
+
 StepBound largestSegment(const std::vector<StepSegment>& segments) {
+  // The HBM-bound time and the optimizer update are one part, HBM bandwidth, where they compete.
+  double hbm = 0;
+  for (const auto& s : segments)
+    if (s.kind == StepPart::Hbm || s.kind == StepPart::Optimizer) hbm += s.seconds;
   StepBound bound{StepPart::Compute, ""};
   double worst = -1;
-  for (const auto& s : segments)
-    if (s.seconds > worst) {
-      worst = s.seconds;
-      bound = {s.kind, s.axis};
+  bool hbmSeen = false;
+  for (const auto& s : segments) {
+    const bool isHbm = s.kind == StepPart::Hbm || s.kind == StepPart::Optimizer;
+    if (isHbm && hbmSeen) continue;
+    hbmSeen = hbmSeen || isHbm;
+    const double seconds = isHbm ? hbm : s.seconds;
+    if (seconds > worst) {
+      worst = seconds;
+      bound = {isHbm ? StepPart::Hbm : s.kind, s.axis};
     }
+  }
   return bound;
 }
 

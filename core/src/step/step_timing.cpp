@@ -10,11 +10,59 @@
 #include "step_internal.hpp"
 
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/units.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace shardscope::step {
+
+namespace {
+
+std::string fractionText(double f) {
+  std::ostringstream out;
+  out << f;
+  return out.str();
+}
+
+// What the estimate takes on trust about the chip: no measured run calibrates it (its
+// flops_fraction is the catalogue's assumption, not the user's), and the chip figures it uses that
+// nobody publishes (docs/hardware.md), each with the setting that replaces it.
+void chipNotes(const StepOptions& o, std::span<const AxisReport> axes, std::vector<std::string>& notes) {
+  const StepCalibration& c = o.calibration;
+  if (!c.calibrated && c.flops_fraction.source != FigureSource::User)
+    notes.push_back(
+        "no measured run calibrates this chip; efficiency assumed: flops_fraction " +
+        fractionText(c.flops_fraction.value) + " of the bf16 peak" +
+        (c.link_fraction.source == FigureSource::User ? "" : ", link_fraction " + fractionText(c.link_fraction.value)) +
+        (c.hbm_fraction.source == FigureSource::User ? "" : ", hbm_fraction " + fractionText(c.hbm_fraction.value)) +
+        (o.chip.empty() ? std::string() : " on " + o.chip) +
+        " (set them under performance once a run of yours measures them)");
+  const ChipSpec* chip = findChip(o.chip);
+  if (!chip) return;
+  // Scale-up links: an axis whose rings stay off the fabric, or run a level inside the slice.
+  bool links = false, fabric = false;
+  for (const auto& r : axes) {
+    links = links || (r.uses_links && (!r.uses_fabric || r.inSlice() > 1));
+    fabric = fabric || r.uses_fabric;
+  }
+  const auto assumed = [&](const SourcedValue& v, const char* figure, bool used, const std::string& what,
+                           const char* setting) {
+    if (used && v.source == FigureSource::Chip && figureAssumed(*chip, figure))
+      notes.push_back(chip->key + "'s " + what + " (" + formatRate(v.value) +
+                      ") is an assumption, not a published figure (docs/hardware.md): set " + setting +
+                      " to change it");
+  };
+  assumed(o.link_bandwidth, "ici_link_bandwidth", links,
+          chip->platform == Platform::Tpu ? "ICI link bandwidth, one way per link" : "scale-up link bandwidth, one way",
+          "links.ici_bandwidth");
+  assumed(o.uplink_bandwidth, "dcn_bandwidth_per_chip", fabric,
+          chip->platform == Platform::Tpu ? "DCN bandwidth per chip" : "network bandwidth per GPU",
+          "links.uplink_bandwidth");
+}
+
+} // namespace
 
 PassOverlap passOverlap(const std::vector<Bucket>& buckets, const Work& work, std::int64_t microbatches,
                         std::int64_t layers, bool forward, bool special) {
@@ -192,7 +240,9 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
   e.mfu = e.time_s > 0 ? e.model_flops / (e.time_s * static_cast<double>(e.devices) * o.peak_flops.value) : 0.0;
 
   e.segments.push_back({StepPart::Compute, "", e.compute_s});
-  if (e.hbm_s > 0) e.segments.push_back({StepPart::Hbm, "", e.hbm_s});
+  // hbm_s holds the optimizer update; the segments show the two apart.
+  if (e.hbm_s - e.optimizer_s > 0) e.segments.push_back({StepPart::Hbm, "", e.hbm_s - e.optimizer_s});
+  if (e.optimizer_s > 0) e.segments.push_back({StepPart::Optimizer, "", e.optimizer_s});
   for (const auto& axis : e.per_axis)
     if (axis.exposed > 0) e.segments.push_back({StepPart::Comm, axis.axis, axis.exposed});
   e.bound_by = largestSegment(e.segments);
@@ -216,10 +266,11 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
   if (mesh.batch_degree > o.micro_batch)
     e.notes.push_back("micro_batch " + std::to_string(o.micro_batch) + " is smaller than the batch axes' " +
                       std::to_string(mesh.batch_degree) + " replicas: some devices work on padding");
+  chipNotes(o, in.axes, e.notes);
 
   e.critical = criticalChecks(in, o, arch, mesh, uses, pricing);
   e.bound_phrase = boundPhrase(e, in);
-  e.summary = summarize(e, in, o);
+  setSummary(e, summarize(e, in, o));
   return e;
 }
 

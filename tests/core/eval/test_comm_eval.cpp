@@ -167,8 +167,8 @@ TEST_CASE("eval axis_report and links reject bad fields by name", "[comm]") {
   CHECK(errorOf(R"({"op": "links", "topology": "v4:4x8x8", "link_params": {"twisted": true}})").find("k x k x 2k") !=
         std::string::npos);
   CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v9", "shape": [4]}})") ==
-        "ValueError: field 'topology.chip' must be one of v2, v3, v4, v4i, v5e, v5p, v6e, 7x, 8i, h100, a100, gb200, "
-        "cpu, got \"v9\"");
+        "ValueError: field 'topology.chip' must be one of v2, v3, v4, v4i, v5e, v5p, v6e, 7x, 8t, 8i, h100, h200, "
+        "a100, b200, gb200, gb300, mi300x, cpu, got \"v9\"");
   CHECK(errorOf(R"({"op": "links", "topology": {"chip": "h10", "shape": [4]}})")
             .find("got \"h10\" (did you mean 'h100'?)") != std::string::npos);
   CHECK(errorOf(R"({"op": "links", "topology": {"chip": "v4"}})") == "ValueError: field 'topology.shape' is missing");

@@ -54,12 +54,12 @@ TEST_CASE("the played step: passes, streamed gathers, critical collectives and t
   // Backward 0: no gather; compute 1.2..3.2; critical 0.6 x 2/6 = 0.2: 3.2..3.4. Micro-batch 1
   // repeats from 3.4; the optimizer update runs 6.8..7.3 = 2 x 3 s + 0.2 + 0.6 + 0.5.
   const std::vector<Expected> expected{
-      {StepPart::Comm, true, 0, 0.0, 0.4},     {StepPart::Compute, true, 0, 0.1, 1.1},
-      {StepPart::Comm, true, 0, 1.1, 1.2},     {StepPart::Compute, false, 0, 1.2, 3.2},
-      {StepPart::Comm, false, 0, 3.2, 3.4},    {StepPart::Comm, true, 1, 3.4, 3.8},
-      {StepPart::Compute, true, 1, 3.5, 4.5},  {StepPart::Comm, true, 1, 4.5, 4.6},
-      {StepPart::Compute, false, 1, 4.6, 6.6}, {StepPart::Comm, false, 1, 6.6, 6.8},
-      {StepPart::Hbm, false, 1, 6.8, 7.3},
+      {StepPart::Comm, true, 0, 0.0, 0.4},       {StepPart::Compute, true, 0, 0.1, 1.1},
+      {StepPart::Comm, true, 0, 1.1, 1.2},       {StepPart::Compute, false, 0, 1.2, 3.2},
+      {StepPart::Comm, false, 0, 3.2, 3.4},      {StepPart::Comm, true, 1, 3.4, 3.8},
+      {StepPart::Compute, true, 1, 3.5, 4.5},    {StepPart::Comm, true, 1, 4.5, 4.6},
+      {StepPart::Compute, false, 1, 4.6, 6.6},   {StepPart::Comm, false, 1, 6.6, 6.8},
+      {StepPart::Optimizer, false, 1, 6.8, 7.3},
   };
   REQUIRE(spans.size() == expected.size());
   for (std::size_t i = 0; i < spans.size(); ++i) {
@@ -133,7 +133,7 @@ TEST_CASE("the default workspace's played step adds up to its step figures", "[s
     CHECK(s.end >= s.start);
     if (s.part == StepPart::Comm) perAxis[s.axis] += s.end - s.start;
     if (s.part == StepPart::Compute) compute += s.end - s.start;
-    if (s.part == StepPart::Hbm) update += s.end - s.start;
+    if (s.part == StepPart::Optimizer) update += s.end - s.start;
   }
   for (const auto& axis : step.per_axis) CHECK(perAxis[axis.axis] == Approx(axis.seconds).epsilon(1e-9));
   CHECK(compute == Approx(step.compute_s + step.hbm_s - step.optimizer_s).epsilon(1e-9));

@@ -81,14 +81,15 @@ TEST_CASE("the Step dock shows the step time, MFU and where the seconds go", "[u
   // Its tooltip: what each chip executes and what of it the remat policy re-runs (selective here:
   // the attention core), and the utilisation on those FLOPs.
   const QString mfuTip = panel->mfuLabel()->toolTip();
-  CHECK(mfuTip.contains(QString("%1% of it re-run by the remat policy")
-                            .arg(100 * step.recompute_flops / step.hardware_flops, 0, 'f', 0)));
+  CHECK(mfuTip.contains(QString::fromStdString(shardscope::formatPercent(step.recompute_flops / step.hardware_flops) +
+                                               " of it re-run by the remat policy")));
   CHECK(step.recompute_flops > 0);
-  CHECK(mfuTip.contains(QString("%1% of peak on the FLOPs executed")
-                            .arg(100 * step.mfu * step.hardware_flops / step.model_flops, 0, 'f', 1)));
+  CHECK(mfuTip.contains(
+      QString::fromStdString(shardscope::formatPercent(step.mfu * step.hardware_flops / step.model_flops) +
+                             " of peak on the FLOPs executed")));
   CHECK(panel->tokensLabel()->text().contains(">238 k<"));
   CHECK(panel->tokensLabel()->text().contains("524 k per step"));
-  CHECK(QString::fromStdString(step.summary).startsWith("2.2 s per step, 46% MFU, bound by compute"));
+  CHECK(QString::fromStdString(step.summary).startsWith("2.2 s per step, 45.5% MFU, bound by compute"));
   CHECK(panel->summaryLabel()->text().startsWith("Bound by compute; the tp tensor-parallel activation"));
   CHECK(panel->summaryLabel()->text().contains("overlap_tensor_comm"));
   // Every figure with its source: v5p's published peak and HBM, Shardscope's default fractions.
@@ -169,7 +170,7 @@ TEST_CASE("under a pipeline the Step bar shows the bubble and still sums to the 
   CHECK(window.stepPanel()->summaryLabel()->text().contains("inside each stage the work is bound by compute"));
   // The bubble as the one formatter writes a percentage (base/units.hpp).
   CHECK(window.stepPanel()->summaryLabel()->text().contains(
-      QString::fromStdString("idles " + formatPercent(p.bubble_overall) + " of its")));
+      QString::fromStdString("idles " + shardscope::formatPercent(p.bubble_overall) + " of its")));
 }
 
 TEST_CASE("a calibration knob is one undoable edit and moves the step estimate", "[ui][step]") {

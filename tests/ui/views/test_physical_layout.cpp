@@ -94,3 +94,18 @@ TEST_CASE("a v5p full pod lays out all 8960 chips without overlap of panels", "[
       CHECK_FALSE(layout.panels()[a].rect.intersects(layout.panels()[b].rect));
   CHECK(layout.hitTest(layout.deviceRect(8959).center()) == 8959);
 }
+
+TEST_CASE("the physical view draws the wraparound links the analysis' link graph has", "[ui][layout]") {
+  test::app();
+  // A v4 4x4x8 slice wraps every axis by the generation's rule; a link graph built with other
+  // wraparound (link parameters' wrap, as eval's link_params sets it) is what the view must draw.
+  const TopologySpec spec = parseTopology("v4:4x4x8");
+  LinkParams params = defaultLinkParams(*findChip("v4"));
+  params.wrap = std::array<bool, 3>{false, true, false};
+  const DeviceList devices = makeDevices(spec);
+  const LinkGraph graph(devices, spec, params);
+  REQUIRE(graph.wrap() == std::array<bool, 3>{false, true, false});
+  const PhysicalLayout layout = PhysicalLayout::build(devices, 1.6, &graph.wrap());
+  CHECK(layout.wraps() == std::array<bool, 3>{false, true, false});
+  CHECK(PhysicalLayout::build(devices, 1.6).wraps() == std::array<bool, 3>{true, true, true});
+}

@@ -19,9 +19,7 @@ namespace {
 
 constexpr double kMargin = 4;
 
-QString percentOf(double part, double whole) {
-  return whole > 0 ? QStringLiteral("%1%").arg(100.0 * part / whole, 0, 'f', 1) : QStringLiteral("–");
-}
+QString percentOf(double part, double whole) { return whole > 0 ? formatPercent(part / whole) : QStringLiteral("–"); }
 
 QString collectiveText(const StepCollective& c) {
   const auto kind = collectiveName(c.kind);
@@ -38,96 +36,76 @@ std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis) {
   std::vector<StepBarSegment> out;
   const StepEstimate& step = analysis.step;
   if (!step.estimated || !(step.time_s > 0)) return out;
-  const double total = step.time_s;
-  const double hbmOnly = std::max(0.0, step.hbm_s - step.optimizer_s);
-  const double compute = step.compute_s;
-  const double hbm = hbmOnly;
-  double bubble = 0;
-  const PipelineAnalysis* pipe =
-      analysis.pipeline && analysis.pipeline->scheduled && analysis.pipeline->time_unit == PipelineTimeUnit::Seconds
-          ? &*analysis.pipeline
-          : nullptr;
-  double handover = 0;
-  if (pipe) {
-    // The estimate's figures are already one device's share of the layers; the schedule's idle
-    // time is what the makespan adds to them (the estimate's "bubble" segment), and the hand-overs
-    // of the fill and the drain are the critical path's ("handover").
-    for (const auto& segment : step.segments) {
-      if (segment.kind == StepPart::Bubble) bubble = segment.seconds;
-      if (segment.kind == StepPart::Handover) handover = segment.seconds;
-    }
-  }
-  const QString share = QObject::tr("<br>%1 of the step.");
-  auto add = [&](StepBarSegment s) {
-    s.tooltip += share.arg(percentOf(s.seconds, total));
-    out.push_back(std::move(s));
-  };
+  const PipelineAnalysis* pipe = analysis.pipeline && analysis.pipeline->scheduled ? &*analysis.pipeline : nullptr;
   const QString perRank = pipe ? QObject::tr("<br>Under the pipeline: one device's share, its rank running 1/%1 of "
                                              "the layers.")
                                      .arg(pipe->rank_count)
                                : QString();
-  add({StepBarSegment::Kind::Compute,
-       {},
-       compute,
-       QObject::tr("compute"),
-       QObject::tr("<b>Compute: %1</b><br>Every micro-batch's matmul and attention FLOPs (forward, backward and "
-                   "recompute) at the chip's peak × flops_fraction.%2")
-           .arg(formatSeconds(compute), perRank),
-       computeColor()});
-  add({StepBarSegment::Kind::Hbm,
-       {},
-       hbm,
-       QObject::tr("HBM-bound"),
-       QObject::tr("<b>HBM-bound: %1</b><br>Time matmuls wait on HBM beyond their FLOPs (the roofline: weights and "
-                   "activations moved at HBM bandwidth × hbm_fraction).%2")
-           .arg(formatSeconds(hbm), perRank),
-       QColor(0x76b7b2)});
-  add({StepBarSegment::Kind::Optimizer,
-       {},
-       step.optimizer_s,
-       QObject::tr("optimizer"),
-       QObject::tr("<b>Optimizer update: %1</b><br>Reading parameters, gradients and optimizer state and writing them "
-                   "back through HBM, once per step over each device's optimizer shard.")
-           .arg(formatSeconds(step.optimizer_s)),
-       QColor(0xb07aa1)});
-  if (pipe)
-    add({StepBarSegment::Kind::Bubble,
-         {},
-         bubble,
-         QObject::tr("pipeline bubble"),
-         QObject::tr("<b>Pipeline bubble: %1</b><br>Ranks idle in the %2 schedule: %3% of its %4 makespan "
-                     "(%5 micro-batches on %6 ranks). More micro-batches or an interleaved schedule shrink it.")
-             .arg(formatSeconds(bubble))
-             .arg(QString::fromLatin1(pipelineScheduleKindName(pipe->schedule).data()))
-             .arg(100 * pipe->bubble_overall, 0, 'f', 1)
-             .arg(formatSeconds(pipe->makespan))
-             .arg(pipe->microbatches)
-             .arg(pipe->rank_count),
-         QColor(0xbab0ac)});
-  if (pipe && handover > 0)
-    add({StepBarSegment::Kind::Handover,
-         {},
-         handover,
-         QObject::tr("hand-overs"),
-         QObject::tr("<b>Pipeline hand-overs: %1</b><br>Activations passed forward and gradients passed back "
-                     "between ranks: the fill and the drain cross every rank boundary once each way on the "
-                     "critical path (the steady state overlaps them).")
-             .arg(formatSeconds(handover)),
-         QColor(0x9c755f)});
-  for (const StepAxis& a : step.per_axis) {
-    if (!(a.exposed > 0)) continue;
+  for (const StepSegment& segment : step.segments) {
+    StepBarSegment s;
+    s.kind = segment.kind;
+    s.seconds = segment.seconds;
+    const QString time = formatSeconds(segment.seconds);
+    switch (segment.kind) {
+    case StepPart::Compute:
+      s.label = QObject::tr("compute");
+      s.tooltip = QObject::tr("<b>Compute: %1</b><br>Every micro-batch's matmul and attention FLOPs (forward, "
+                              "backward and recompute) at the chip's peak × flops_fraction.%2")
+                      .arg(time, perRank);
+      break;
+    case StepPart::Hbm:
+      s.label = QObject::tr("HBM-bound");
+      s.tooltip = QObject::tr("<b>HBM-bound: %1</b><br>Time the work waits on HBM beyond its FLOPs (the roofline: "
+                              "weights and activations moved at HBM bandwidth × hbm_fraction).%2")
+                      .arg(time, perRank);
+      break;
+    case StepPart::Optimizer:
+      s.label = QObject::tr("optimizer");
+      s.tooltip = QObject::tr("<b>Optimizer update: %1</b><br>Reading parameters, gradients and optimizer state and "
+                              "writing them back through HBM, once per step over each device's optimizer shard.")
+                      .arg(time);
+      break;
+    case StepPart::Bubble:
+      s.label = QObject::tr("pipeline bubble");
+      if (pipe)
+        s.tooltip = QObject::tr("<b>Pipeline bubble: %1</b><br>Ranks idle in the %2 schedule: %3 of its %4 makespan "
+                                "(%5 micro-batches on %6 ranks). More micro-batches or an interleaved schedule "
+                                "shrink it.")
+                        .arg(time, QString::fromLatin1(pipelineScheduleKindName(pipe->schedule).data()),
+                             formatPercent(pipe->bubble_overall), formatSeconds(pipe->makespan))
+                        .arg(pipe->microbatches)
+                        .arg(pipe->rank_count);
+      break;
+    case StepPart::Handover:
+      s.label = QObject::tr("hand-overs");
+      s.tooltip = QObject::tr("<b>Pipeline hand-overs: %1</b><br>Activations passed forward and gradients passed "
+                              "back between ranks: the fill and the drain cross every rank boundary once each way "
+                              "on the critical path (the steady state overlaps them).")
+                      .arg(time);
+      break;
+    case StepPart::Comm: {
+      s.axis = QString::fromStdString(segment.axis);
+      s.label = QObject::tr("comm %1").arg(s.axis);
+      const auto a = std::find_if(step.per_axis.begin(), step.per_axis.end(),
+                                  [&](const StepAxis& x) { return x.axis == segment.axis; });
+      QStringList lines;
+      if (a != step.per_axis.end())
+        for (const auto& c : a->collectives) lines << collectiveText(c);
+      s.tooltip =
+          QObject::tr("<b>Exposed communication on '%1': %2</b><br>Of %3 in collectives per step (%4 per "
+                      "device), %5 hide behind compute; the rest waits on the axis' rings.<br>%6<br><i>Hover "
+                      "highlights the axis' groups on the physical view.</i>")
+              .arg(s.axis.toHtmlEscaped(), time, formatSeconds(a != step.per_axis.end() ? a->seconds : segment.seconds),
+                   formatBytes(a != step.per_axis.end() ? a->bytes : 0),
+                   formatSeconds(a != step.per_axis.end() ? a->overlapped : 0), lines.join("<br>"));
+      break;
+    }
+    }
     const auto& names = analysis.mesh.axis_names;
-    const int index = static_cast<int>(std::find(names.begin(), names.end(), a.axis) - names.begin());
-    QStringList lines;
-    for (const auto& c : a.collectives) lines << collectiveText(c);
-    add({StepBarSegment::Kind::Comm, QString::fromStdString(a.axis), a.exposed,
-         QObject::tr("comm %1").arg(QString::fromStdString(a.axis)),
-         QObject::tr("<b>Exposed communication on '%1': %2</b><br>Of %3 in collectives per step (%4 per device), "
-                     "%5 hide behind compute; the rest waits on the axis' rings.<br>%6<br><i>Hover highlights the "
-                     "axis' groups on the physical view.</i>")
-             .arg(QString::fromStdString(a.axis).toHtmlEscaped(), formatSeconds(a.exposed), formatSeconds(a.seconds),
-                  formatBytes(a.bytes), formatSeconds(a.overlapped), lines.join("<br>")),
-         commColor(index)});
+    const int axisIndex = static_cast<int>(std::find(names.begin(), names.end(), segment.axis) - names.begin());
+    s.color = stepPartColor(segment.kind, axisIndex);
+    s.tooltip += QObject::tr("<br>%1 of the step.").arg(percentOf(s.seconds, step.time_s));
+    out.push_back(std::move(s));
   }
   return out;
 }

@@ -17,7 +17,7 @@
 namespace shardscope::ui {
 
 struct StepBarSegment {
-  enum class Kind { Compute, Hbm, Optimizer, Bubble, Handover, Comm };
+  using Kind = StepPart; // core's parts of a step, one to one
   Kind kind = Kind::Compute;
   QString axis; // the mesh axis, for Comm
   double seconds = 0;
@@ -26,12 +26,9 @@ struct StepBarSegment {
   QColor color;
 };
 
-// The pieces of the step in bar order; they sum to analysis.step.time_s. Without a pipeline:
-// compute_s, hbm_s - optimizer_s, optimizer_s and each axis' exposed seconds. Under a pipeline
-// timed in seconds the step is the schedule's makespan plus the optimizer and the exposed
-// communication (pipeline_stage.cpp): the makespan splits into the ranks' mean busy time (shared
-// between compute and HBM as the estimate shares them) and the bubble, makespan x bubble_overall.
-// Empty when the step was not estimated.
+// The pieces of the step: core's step.segments in its order, each with a label, a tooltip and its
+// part's colour (stepPartColor); they sum to analysis.step.time_s. Empty when the step was not
+// estimated.
 std::vector<StepBarSegment> stepBarSegments(const Analysis& analysis);
 
 class StepBar : public QWidget {

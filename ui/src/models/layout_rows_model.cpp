@@ -64,7 +64,7 @@ QVariant LayoutRowsModel::data(const QModelIndex& index, int role) const {
     case StepTime:
       return formatSeconds(row->step_time_s);
     case Mfu:
-      return row->mfu ? QStringLiteral("%1%").arg(*row->mfu * 100, 0, 'f', 1) : QStringLiteral("—");
+      return row->mfu ? formatPercent(*row->mfu) : QStringLiteral("—");
     case Memory: {
       // "9.96 / 32.0 GiB": the unit once when both sides share it.
       QString used = formatBytes(row->max_bytes);

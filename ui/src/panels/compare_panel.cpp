@@ -6,7 +6,10 @@
 #include "panels/table_export.hpp"
 #include "views/device_overlay.hpp"
 
+#include "shardscope/base/units.hpp"
+
 #include <QAction>
+#include <algorithm>
 #include <QBrush>
 #include <QColor>
 #include <QHBoxLayout>
@@ -49,10 +52,17 @@ QString layoutText(const Analysis& analysis, const Scenario& scenario) {
   for (const auto& p : analysis.axes)
     if (p.size > 1) axes << QStringLiteral("%1:%2").arg(QString::fromStdString(p.name)).arg(p.size);
   const QString rules = scenario.rules.rules.empty() ? QString::fromStdString(scenario.rules.preset) : "custom";
-  return QObject::tr("%1: %2 · %3 · ZeRO %4 · %5 recompute")
+  // The batch a step trains: micro-batch x accumulation (M under a pipeline, as it schedules it).
+  const auto& t = scenario.training;
+  const std::int64_t m =
+      analysis.pipeline ? analysis.pipeline->microbatches : std::max<std::int64_t>(1, t.microbatches);
+  return QObject::tr("%1: %2 · %3 · ZeRO %4 · %5 recompute · batch %6 × %7 = %8 sequences")
       .arg(workloadText(scenario), axes.isEmpty() ? QObject::tr("one device") : axes.join(","), rules)
-      .arg(scenario.training.zero_stage)
-      .arg(LayoutRowsModel::recomputeName(scenario.training.recompute));
+      .arg(t.zero_stage)
+      .arg(LayoutRowsModel::recomputeName(t.recompute))
+      .arg(t.micro_batch)
+      .arg(m)
+      .arg(t.micro_batch * m);
 }
 
 const DeviceMemory* fullest(const Analysis& a) {
@@ -91,6 +101,9 @@ std::vector<CompareFigure> compareFigures(const Analysis& a, const Analysis& b) 
                  step(b, [](const StepEstimate& s) { return s.mfu; }), U::Fraction, B::Higher});
   out.push_back({QObject::tr("Tokens per second"), step(a, [](const StepEstimate& s) { return s.tokens_per_s; }),
                  step(b, [](const StepEstimate& s) { return s.tokens_per_s; }), U::PerSecond, B::Higher});
+  // What a step trains: step times only compare when this is the same.
+  out.push_back({QObject::tr("Tokens per step"), step(a, [](const StepEstimate& s) { return s.tokens_per_step; }),
+                 step(b, [](const StepEstimate& s) { return s.tokens_per_step; }), U::Count, B::Neither});
 
   const DeviceMemory* ma = fullest(a);
   const DeviceMemory* mb = fullest(b);
@@ -151,13 +164,16 @@ QString formatFigure(CompareFigure::Unit unit, std::optional<double> value, bool
     text = LayoutRowsModel::formatSeconds(m);
     break;
   case CompareFigure::Unit::Fraction:
-    text = signedValue ? QObject::tr("%1 pt").arg(m * 100, 0, 'f', 1) : QStringLiteral("%1%").arg(m * 100, 0, 'f', 1);
+    text = signedValue ? QObject::tr("%1 pt").arg(m * 100, 0, 'f', 1) : formatPercent(m);
     break;
   case CompareFigure::Unit::Bytes:
     text = formatBytes(m);
     break;
   case CompareFigure::Unit::PerSecond:
-    text = m >= 1e6 ? QObject::tr("%1 M/s").arg(m / 1e6, 0, 'f', 2) : QObject::tr("%1 k/s").arg(m / 1e3, 0, 'f', 1);
+    text = QString::fromStdString(shardscope::formatCount(m, "/s"));
+    break;
+  case CompareFigure::Unit::Count:
+    text = QString::fromStdString(shardscope::formatCount(m, ""));
     break;
   }
   return signedValue ? signedText(v, text) : text;
@@ -165,13 +181,27 @@ QString formatFigure(CompareFigure::Unit unit, std::optional<double> value, bool
 
 QString compareHeadline(const Analysis& a, const Analysis& b) {
   const auto figures = compareFigures(a, b);
+  auto figure = [&](const QString& label) {
+    return std::find_if(figures.begin(), figures.end(), [&](const CompareFigure& f) { return f.label == label; });
+  };
   QStringList parts;
-  if (const auto p = figures[0].percent()) // step time
+  const auto tokens = figure(QObject::tr("Tokens per step"));
+  const bool sameBatch = !tokens->a || !tokens->b || std::abs(*tokens->b - *tokens->a) <= 0.005 * *tokens->a;
+  if (!sameBatch) {
+    // Different batches: the step time compares nothing; throughput does.
+    parts << QObject::tr("trains %1 tokens per step where A trains %2 (compare tokens per second, not step time)")
+                 .arg(formatFigure(tokens->unit, tokens->b), formatFigure(tokens->unit, tokens->a));
+    if (const auto p = figure(QObject::tr("Tokens per second"))->percent())
+      parts << QObject::tr("%1% tokens per second").arg(signedText(*p, QString::number(std::abs(*p), 'f', 0)));
+  } else if (const auto p = figure(QObject::tr("Step time"))->percent()) {
     parts << QObject::tr("%1% step time").arg(signedText(*p, QString::number(std::abs(*p), 'f', 0)));
-  if (const auto d = figures[3].delta()) { // fullest device
+  }
+  const auto fullestFigure = figure(QObject::tr("Fullest device"));
+  if (const auto d = fullestFigure->delta()) {
     const std::size_t pos = static_cast<std::size_t>(std::max(b.memory.argmax, 0));
     const long long id = pos < b.mesh.devices.size() ? b.mesh.devices[pos].id : -1;
-    parts << QObject::tr("%1 on the fullest device (device %2)").arg(formatFigure(figures[3].unit, *d, true)).arg(id);
+    parts
+        << QObject::tr("%1 on the fullest device (device %2)").arg(formatFigure(fullestFigure->unit, *d, true)).arg(id);
   }
   if (b.memory.out_of_memory != a.memory.out_of_memory)
     parts << (b.memory.out_of_memory ? QObject::tr("no longer fits in HBM") : QObject::tr("now fits in HBM"));

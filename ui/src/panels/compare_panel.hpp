@@ -25,7 +25,7 @@ namespace shardscope::ui {
 class ScenarioDocument;
 
 struct CompareFigure {
-  enum class Unit { Seconds, Fraction, Bytes, PerSecond };
+  enum class Unit { Seconds, Fraction, Bytes, PerSecond, Count };
   enum class Better { Lower, Higher, Neither };
   QString label;
   std::optional<double> a, b; // absent when that side has no such figure

@@ -2,6 +2,7 @@
 #include "panels/lesson_panel.hpp"
 
 #include "document/scenario_document.hpp"
+#include "views/device_overlay.hpp"
 #include "shardscope/base/units.hpp"
 
 #include <QComboBox>
@@ -19,9 +20,9 @@ namespace {
 
 QString figureText(const std::string& figure, const std::optional<double>& v) {
   if (!v) return QStringLiteral("—");
-  if (figure.rfind("memory.", 0) == 0) return QString::fromStdString(formatBytes(*v));
-  if (figure == "step.mfu") return QStringLiteral("%1%").arg(100 * *v, 0, 'f', 1);
-  return QString::fromStdString(formatSeconds(*v, "µs"));
+  if (figure.rfind("memory.", 0) == 0) return QString::fromStdString(shardscope::formatBytes(*v));
+  if (figure == "step.mfu") return formatPercent(*v);
+  return QString::fromStdString(shardscope::formatSeconds(*v, "µs"));
 }
 
 } // namespace

@@ -24,23 +24,41 @@ OverlayControls::OverlayControls(ViewSelection* selection, QWidget* parent) : QW
   layout->addWidget(axis_);
   connect(mode_, &QComboBox::activated, this,
           [this](int i) { selection_->setMode(static_cast<OverlayMode>(mode_->itemData(i).toInt())); });
-  connect(axis_, &QComboBox::activated, this, [this](int i) { selection_->setAxis(i); });
+  connect(axis_, &QComboBox::activated, this, [this](int i) { selection_->setAxis(axis_->itemData(i).toInt()); });
   connect(selection_, &ViewSelection::changed, this, &OverlayControls::syncFromSelection);
 }
 
 void OverlayControls::setAnalysis(const std::shared_ptr<const Analysis>& analysis) {
+  analysis_ = analysis;
+  rebuildAxes();
+}
+
+void OverlayControls::rebuildAxes() {
   const QSignalBlocker block(axis_);
   axis_->clear();
-  if (analysis)
-    for (const auto& name : analysis->mesh.axis_names) axis_->addItem(QString::fromStdString(name));
-  if (selection_->axis() >= axis_->count()) selection_->setAxis(std::max(0, axis_->count() - 1));
+  if (analysis_) {
+    const auto& names = analysis_->mesh.axis_names;
+    const Shape shape = analysis_->mesh.shape();
+    // Size-one axes colour every chip alike: listed only when asked for (View > Show Size-One Axes).
+    for (std::size_t a = 0; a < names.size(); ++a)
+      if (shape[a] > 1 || selection_->showUnitAxes() || static_cast<int>(a) == selection_->axis())
+        axis_->addItem(QStringLiteral("%1 (%2)").arg(QString::fromStdString(names[a])).arg(shape[a]),
+                       static_cast<int>(a));
+    if (selection_->axis() >= static_cast<int>(names.size()))
+      selection_->setAxis(std::max(0, static_cast<int>(names.size()) - 1));
+  }
   syncFromSelection();
 }
 
 void OverlayControls::syncFromSelection() {
   const QSignalBlocker a(mode_), b(axis_);
   mode_->setCurrentIndex(static_cast<int>(selection_->mode()));
-  axis_->setCurrentIndex(selection_->axis());
+  if (showUnitAxes_ != selection_->showUnitAxes()) {
+    showUnitAxes_ = selection_->showUnitAxes();
+    rebuildAxes();
+    return;
+  }
+  axis_->setCurrentIndex(axis_->findData(selection_->axis()));
 }
 
 } // namespace shardscope::ui

@@ -24,7 +24,10 @@ public:
 
 private:
   void syncFromSelection();
+  void rebuildAxes();
   ViewSelection* selection_;
+  std::shared_ptr<const Analysis> analysis_;
+  bool showUnitAxes_ = false;
   QComboBox* mode_;
   QComboBox* axis_;
 };

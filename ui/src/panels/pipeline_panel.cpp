@@ -237,7 +237,7 @@ void PipelinePanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
       parts << tr("makespan %1 (from the step estimate)").arg(formatSeconds(p->makespan));
     else
       parts << tr("makespan %1 task units").arg(QString::number(std::round(p->makespan * 100) / 100, 'g', 12));
-    parts << tr("bubble %1%").arg(100 * p->bubble_overall, 0, 'f', 1);
+    parts << tr("bubble %1").arg(formatPercent(p->bubble_overall));
   }
   if (p->has_memory && p->worst_rank >= 0) {
     const auto& worst = p->ranks[static_cast<std::size_t>(p->worst_rank)];

@@ -6,6 +6,8 @@
 #include "panels/table_export.hpp"
 #include "views/device_overlay.hpp"
 
+#include "shardscope/base/units.hpp"
+
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -24,17 +26,6 @@ namespace {
 QString sourceName(FigureSource source) {
   const auto name = figureSourceName(source);
   return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
-}
-
-// "459 TFLOP/s (chip)": a figure in the unit that reads best, three significant digits, and
-// where it comes from.
-QString scaled(double value, const char* unit) {
-  static const std::pair<double, const char*> prefixes[] = {
-      {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-  for (const auto& [scale, prefix] : prefixes)
-    if (std::abs(value) >= scale)
-      return QStringLiteral("%1 %2%3").arg(QString::number(value / scale, 'g', 3), prefix, unit);
-  return QStringLiteral("%1 %2").arg(QString::number(value, 'g', 3), unit);
 }
 
 QString sourced(const QString& text, FigureSource source) {
@@ -171,18 +162,20 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   stack->setCurrentWidget(page_);
 
   time_->setText(figureHtml(formatSeconds(step->time_s), tr("per step")));
-  mfu_->setText(figureHtml(QStringLiteral("%1%").arg(100 * step->mfu, 0, 'f', 1), tr("MFU")));
+  mfu_->setText(figureHtml(formatPercent(step->mfu), tr("MFU")));
   // What the chips execute beside what the model needs: recompute and repeated work.
   if (step->model_flops > 0)
     mfu_->setToolTip(
         tr("Model FLOPs utilisation: the model's FLOPs per second over the devices' peak. Each device "
-           "executes %1 per step, %2% of it re-run by the remat policy: %3% of peak on the FLOPs "
+           "executes %1 per step, %2 of it re-run by the remat policy: %3 of peak on the FLOPs "
            "executed (hardware FLOPs utilisation).")
-            .arg(scaled(step->hardware_flops / std::max<double>(1.0, double(step->devices)), "FLOP"))
-            .arg(step->hardware_flops > 0 ? 100 * step->recompute_flops / step->hardware_flops : 0.0, 0, 'f', 0)
-            .arg(100 * step->mfu * step->hardware_flops / step->model_flops, 0, 'f', 1));
-  tokens_->setText(figureHtml(scaled(step->tokens_per_s, ""),
-                              tr("tokens/s (%1 per step)").arg(scaled(step->tokens_per_step, "").trimmed())));
+            .arg(QString::fromStdString(
+                formatCount(step->hardware_flops / std::max<double>(1.0, double(step->devices)), "FLOP")))
+            .arg(formatPercent(step->hardware_flops > 0 ? step->recompute_flops / step->hardware_flops : 0.0))
+            .arg(formatPercent(step->mfu * step->hardware_flops / step->model_flops)));
+  tokens_->setText(
+      figureHtml(QString::fromStdString(formatCount(step->tokens_per_s, "")),
+                 tr("tokens/s (%1 per step)").arg(QString::fromStdString(formatCount(step->tokens_per_step, "")))));
 
   std::vector<StepBarSegment> segments = stepBarSegments(*analysis_);
   std::vector<LegendEntry> legend;
@@ -197,14 +190,8 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
 
   // The sentence without its leading "<time> per step, <mfu>% MFU, " (or ": " under a pipeline):
   // the big figures say that.
-  QString summary = QString::fromStdString(step->summary);
-  const qsizetype mfu = summary.indexOf(QStringLiteral("% MFU"));
-  if (const qsizetype cut = mfu;
-      cut > 0 && cut < 40 && summary.size() > cut + 7 &&
-      (summary.mid(cut + 5, 2) == QStringLiteral(", ") || summary.mid(cut + 5, 2) == QStringLiteral(": "))) {
-    summary = summary.mid(cut + 7);
-    if (!summary.isEmpty()) summary[0] = summary[0].toUpper();
-  }
+  // The sentence without the figures the dock shows above it.
+  QString summary = QString::fromStdString(step->verdict.empty() ? step->summary : step->verdict);
   summary_->setText(summary);
   summary_->setToolTip(tr("Bound by %1 (the largest of compute, HBM and each axis' exposed communication)")
                            .arg(QString::fromStdString(boundText(step->bound_by))));
@@ -218,13 +205,16 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
                                       : sourced(text, source);
   };
   figures << tr("peak %1 × %2")
-                 .arg(perDevice(scaled(step->peak_flops.value, "FLOP/s"), step->peak_flops.source),
-                      fraction(c.flops_fraction));
+                 .arg(
+                     perDevice(QString::fromStdString(formatFlopRate(step->peak_flops.value)), step->peak_flops.source),
+                     fraction(c.flops_fraction));
   figures << tr("HBM %1 × %2")
-                 .arg(perDevice(scaled(step->hbm_bandwidth.value, "B/s"), step->hbm_bandwidth.source),
+                 .arg(perDevice(QString::fromStdString(formatRate(step->hbm_bandwidth.value)),
+                                step->hbm_bandwidth.source),
                       fraction(c.hbm_fraction));
   figures << tr("links %1 × %2")
-                 .arg(sourced(scaled(step->link_bandwidth.value, "B/s"), step->link_bandwidth.source),
+                 .arg(sourced(QString::fromStdString(formatRate(step->link_bandwidth.value)),
+                              step->link_bandwidth.source),
                       fraction(c.link_fraction));
   figures << tr("hop %1").arg(sourced(formatSeconds(c.hop_latency.value), c.hop_latency.source));
   sources_->setText(figures.join(QStringLiteral(" · ")));

@@ -172,7 +172,7 @@ void StepTimelineStrip::paintEvent(QPaintEvent*) {
              kLaneHeight - 4);
     if (s.part == StepPart::Handover) {
       // A hand-over sent by this rank (or the fill and drain ones): a green stripe under the lane.
-      p.fillRect(QRectF(r.left(), r.bottom() - 3, r.width(), 3), QColor(0x59a14f));
+      p.fillRect(QRectF(r.left(), r.bottom() - 3, r.width(), 3), stepPartColor(StepPart::Handover));
     } else if (s.part == StepPart::Comm) {
       const QColor c = commColor(s.axis_index);
       if (s.exposed) {
@@ -184,9 +184,7 @@ void StepTimelineStrip::paintEvent(QPaintEvent*) {
         p.fillRect(QRectF(r.left(), r.bottom() - 2, r.width(), 2), c);
       }
     } else {
-      p.fillRect(r, s.part == StepPart::Hbm     ? QColor(0x76b7b2)
-                    : s.rank >= 0 && !s.forward ? computeColor().darker(150)
-                                                : computeColor());
+      p.fillRect(r, s.part == StepPart::Compute && s.rank >= 0 && !s.forward ? backwardColor() : stepPartColor(s.part));
     }
   }
   // The memory lane: the followed device's bytes over the step, against its HBM.

@@ -6,8 +6,10 @@
 #include "models/layout_rows_model.hpp"
 #include "models/presets.hpp"
 #include "panels/table_export.hpp"
+#include "views/device_overlay.hpp"
 
 #include <QAction>
+#include <cmath>
 #include <QCheckBox>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -29,12 +31,29 @@ namespace {
 const char* const kAxes[] = {"dp", "fsdp", "tp", "ep", "sp"};
 const Recompute kRecomputes[] = {Recompute::None, Recompute::Selective, Recompute::Full};
 
-QString secondsText(double ms) {
-  return ms >= 1000 ? QObject::tr("%1 s").arg(ms / 1000, 0, 'f', 1) : QObject::tr("%1 ms").arg(ms, 0, 'f', 0);
+QString secondsText(double ms) { return formatSeconds(ms / 1000); }
+
+// One edit of the user's layout that makes it fit, in words.
+QString fixText(const MemoryFix& fix) {
+  QString cost;
+  if (fix.step_time_change_s)
+    cost = QObject::tr(", step %1%2")
+               .arg(*fix.step_time_change_s >= 0 ? QStringLiteral("+") : QStringLiteral("−"))
+               .arg(formatSeconds(std::abs(*fix.step_time_change_s)));
+  return QObject::tr("%1 (saves %2, %3 of %4 HBM%5)")
+      .arg(QString::fromStdString(fix.edit), formatBytes(fix.saved_bytes), formatBytes(fix.max_bytes),
+           formatBytes(fix.hbm_bytes), cost);
 }
 } // namespace
 
 QString SuggestPanel::verdictOf(const LayoutSearchResult& result) {
+  // A layout that does not fit: first the smallest edits of it that do (they keep its mesh).
+  if (result.current && !result.current->fits && !result.fixes.empty()) {
+    QStringList fixes;
+    for (const auto& f : result.fixes) fixes << fixText(f);
+    return tr("Yours does not fit in HBM. The smallest edits of it that fit, cheapest first:\n  %1")
+        .arg(fixes.join("\n  "));
+  }
   if (!result.current || result.rows.empty()) return {};
   const LayoutRow& yours = *result.current;
   const LayoutRow& best = result.rows.front();

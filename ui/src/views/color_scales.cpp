@@ -53,6 +53,26 @@ QColor commColor(int axisIndex) {
 
 QColor computeColor() { return QColor(0x4e79a7); }
 
+QColor backwardColor() { return computeColor().darker(150); }
+
+QColor stepPartColor(StepPart part, int axisIndex) {
+  switch (part) {
+  case StepPart::Compute:
+    return computeColor();
+  case StepPart::Hbm:
+    return QColor(0x76b7b2); // teal: waiting on memory, neither work nor traffic
+  case StepPart::Optimizer:
+    return QColor(0xb07aa1); // purple
+  case StepPart::Comm:
+    return commColor(axisIndex);
+  case StepPart::Bubble:
+    return QColor(0xbab0ac); // grey: idle
+  case StepPart::Handover:
+    return QColor(0x59a14f); // green: activations moving between pipeline ranks
+  }
+  return computeColor();
+}
+
 QColor memoryPartColor(MemoryPart part) {
   switch (part) {
   case MemoryPart::Parameters:

@@ -2,6 +2,8 @@
 // Colour scales shared by every view, so a group or a shard has the same colour everywhere.
 #pragma once
 
+#include "shardscope/step/step_time.hpp"
+
 #include <QColor>
 
 namespace shardscope::ui {
@@ -18,6 +20,12 @@ QColor heatColor(double t);
 QColor commColor(int axisIndex);
 // Work (compute) in the step bar and the step player.
 QColor computeColor();
+// Each part of a step (core's StepPart) in one colour, wherever a step is drawn: the Step bar, the
+// step player and the played step on the physical view. A communication part takes its axis'
+// colour (commColor of the axis index in mesh order).
+QColor stepPartColor(StepPart part, int axisIndex = 0);
+// A pipeline rank's backward task: the compute colour, darker.
+QColor backwardColor();
 // The memory categories as the memory chart stacks them (and the Play dock's memory lane fills
 // its activations).
 enum class MemoryPart { Parameters, Gradients, Optimizer, Activations, KvCache };

@@ -16,6 +16,8 @@ QString formatBytes(double bytes) { return QString::fromStdString(shardscope::fo
 
 QString formatSeconds(double seconds) { return QString::fromStdString(shardscope::formatSeconds(seconds, "µs")); }
 
+QString formatPercent(double fraction) { return QString::fromStdString(shardscope::formatPercent(fraction)); }
+
 DeviceOverlay computeOverlay(const Analysis* analysis, const MeshIndex& index, OverlayMode mode, int axis,
                              const QString& param, const DecodedSharding* decoded) {
   DeviceOverlay out;

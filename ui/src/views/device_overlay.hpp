@@ -37,5 +37,7 @@ QString formatBytes(double bytes);
 // "1.26 s", "412 ms", "38.5 µs", "1 µs": at most three significant digits in the largest unit
 // under the value, no trailing zeros, never an exponent.
 QString formatSeconds(double seconds);
+// "14.5%": core's formatPercent of a fraction.
+QString formatPercent(double fraction);
 
 } // namespace shardscope::ui

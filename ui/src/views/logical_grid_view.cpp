@@ -23,6 +23,7 @@ LogicalGridView::LogicalGridView(ViewSelection* selection, QWidget* parent) : QW
                   "across, the one before it down; leading axes are drawn as separate facets. Click a device to "
                   "select it everywhere. Wheel: zoom; drag: pan; 0: reset."));
   connect(selection_, &ViewSelection::changed, this, [this] {
+    if (shownUnitAxes_ != selection_->showUnitAxes()) refreshShownAxes();
     overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param(),
                               selection_->decoded().get());
     update();
@@ -38,14 +39,32 @@ void LogicalGridView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     pan_ = {};
   }
   index_ = analysis_ ? MeshIndex(analysis_->mesh) : MeshIndex();
+  refreshShownAxes();
   overlay_ = computeOverlay(analysis_.get(), index_, selection_->mode(), selection_->axis(), selection_->param(),
                             selection_->decoded().get());
   update();
 }
 
+void LogicalGridView::refreshShownAxes() {
+  // Size-one axes do not change a device's row-major position: leaving them out keeps every flat
+  // index and drops their labels.
+  shownUnitAxes_ = selection_->showUnitAxes();
+  shownShape_.clear();
+  shownNames_.clear();
+  for (int a = 0; a < index_.axisCount(); ++a)
+    if (index_.shape()[static_cast<std::size_t>(a)] > 1 || shownUnitAxes_) {
+      shownShape_.push_back(index_.shape()[static_cast<std::size_t>(a)]);
+      shownNames_.push_back(index_.axisNames()[static_cast<std::size_t>(a)]);
+    }
+  if (shownShape_.empty() && index_.axisCount() > 0) {
+    shownShape_.push_back(1);
+    shownNames_.push_back(index_.axisNames().back());
+  }
+}
+
 LogicalGridView::Geometry LogicalGridView::geometryFor(const QRectF& target, double zoom) const {
   Geometry g;
-  const Shape& shape = index_.shape();
+  const Shape& shape = shownShape_;
   const std::size_t nd = shape.size();
   g.cols = nd >= 1 ? static_cast<int>(shape[nd - 1]) : 1;
   g.rows = nd >= 2 ? static_cast<int>(shape[nd - 2]) : 1;
@@ -97,14 +116,14 @@ LogicalGridView::Geometry LogicalGridView::geometryFor(const QRectF& target, dou
 }
 
 std::int64_t LogicalGridView::flatIndex(int facet, int row, int col) const {
-  const Shape& shape = index_.shape();
+  const Shape& shape = shownShape_;
   const std::size_t nd = shape.size();
   const std::int64_t rows = nd >= 2 ? shape[nd - 2] : 1, cols = nd >= 1 ? shape[nd - 1] : 1;
   return (static_cast<std::int64_t>(facet) * rows + row) * cols + col;
 }
 
 QString LogicalGridView::facetLabel(int facet) const {
-  const Shape& shape = index_.shape();
+  const Shape& shape = shownShape_;
   const std::size_t nd = shape.size();
   if (nd <= 2) return {};
   QStringList parts;
@@ -115,13 +134,13 @@ QString LogicalGridView::facetLabel(int facet) const {
     rest /= static_cast<int>(shape[a]);
   }
   for (std::size_t a = 0; a + 2 < nd; ++a)
-    parts << QStringLiteral("%1=%2").arg(QString::fromStdString(index_.axisNames()[a])).arg(coords[a]);
+    parts << QStringLiteral("%1=%2").arg(QString::fromStdString(shownNames_[a])).arg(coords[a]);
   return parts.join(", ");
 }
 
 QString LogicalGridView::facetBlockText(int facet) const {
   if (!analysis_) return {};
-  const Shape& shape = index_.shape();
+  const Shape& shape = shownShape_;
   const std::size_t nd = shape.size();
   const std::int64_t rows = nd >= 2 ? shape[nd - 2] : 1, cols = nd >= 1 ? shape[nd - 1] : 1;
   const auto& grid = analysis_->mesh.grid.data();
@@ -315,7 +334,7 @@ void LogicalGridView::renderAt(QPainter& painter, const QRectF& target, bool zoo
   const QRectF visible = gridArea(target, false);
   const Geometry g = geometryFor(gridArea(target, zoomed), zoomed ? zoom_ : 1.0);
   const auto& grid = analysis_->mesh.grid.data();
-  const auto& names = index_.axisNames();
+  const auto& names = shownNames_;
   const std::size_t nd = names.size();
   // Axis captions: which axis runs across and which down.
   painter.setPen(pal.color(QPalette::Text));
@@ -425,9 +444,10 @@ bool LogicalGridView::event(QEvent* event) {
     if (pos >= 0 && analysis_) {
       QStringList coords;
       for (int a = 0; a < index_.axisCount(); ++a)
-        coords << QStringLiteral("%1=%2")
-                      .arg(QString::fromStdString(index_.axisNames()[static_cast<std::size_t>(a)]))
-                      .arg(index_.coordinate(pos, a));
+        if (index_.shape()[static_cast<std::size_t>(a)] > 1 || selection_->showUnitAxes())
+          coords << QStringLiteral("%1=%2")
+                        .arg(QString::fromStdString(index_.axisNames()[static_cast<std::size_t>(a)]))
+                        .arg(index_.coordinate(pos, a));
       QToolTip::showText(
           help->globalPos(),
           tr("Device %1\n%2").arg(analysis_->mesh.devices[static_cast<std::size_t>(pos)].id).arg(coords.join(", ")),

@@ -81,6 +81,12 @@ private:
   ViewSelection* selection_;
   std::shared_ptr<const Analysis> analysis_;
   MeshIndex index_;
+  // The axes drawn: those larger than one (a size-one axis adds no row, column or facet and would
+  // only multiply labels), in mesh order; every axis when the user asks (ViewSelection).
+  Shape shownShape_;
+  std::vector<std::string> shownNames_;
+  bool shownUnitAxes_ = false;
+  void refreshShownAxes();
   DeviceOverlay overlay_;
   double zoom_ = 1;
   QPointF pan_;      // the zoomed grid area's offset from the unzoomed one (<= 0)

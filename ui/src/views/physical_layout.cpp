@@ -42,7 +42,7 @@ Arrangement arrange(int perSlice, int slices, double pw, double ph, double aspec
 
 } // namespace
 
-PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect) {
+PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect, const std::array<bool, 3>* wraps) {
   PhysicalLayout L;
   if (devices.empty()) return L;
   aspect = aspect > 0 ? aspect : 1.6;
@@ -72,8 +72,11 @@ PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect) {
             std::max(L.dims_[static_cast<std::size_t>(k)], c[static_cast<std::size_t>(k)] + 1);
       L.cores_ = std::max(L.cores_, d.core_on_chip.value_or(0) + 1);
     }
-    // Which axes wrap is the comm engine's rule; the view only draws it.
-    if (const ChipSpec* chip = findChip(devices.front().device_kind)) L.wraps_ = defaultWrap(*chip, L.dims_);
+    // Which axes wrap is the link graph's (the comm engine's) fact; the view only draws it.
+    if (wraps)
+      L.wraps_ = *wraps;
+    else if (const ChipSpec* chip = findChip(devices.front().device_kind))
+      L.wraps_ = defaultWrap(*chip, L.dims_);
     cols = L.dims_[0];
     rows = L.dims_[1];
     perSlice = L.dims_[2];

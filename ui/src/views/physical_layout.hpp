@@ -34,7 +34,9 @@ public:
 
   PhysicalLayout() = default;
   // Arranges panels to make chips as large as possible in a viewport of `aspect` (width/height).
-  static PhysicalLayout build(const DeviceList& devices, double aspect);
+  // `wraps`: which torus axes have wraparound links, as the analysis' link graph built them (its
+  // link settings included); without it, the chip generation's default rule.
+  static PhysicalLayout build(const DeviceList& devices, double aspect, const std::array<bool, 3>* wraps = nullptr);
 
   Kind kind() const { return kind_; }
   const std::vector<PhysicalPanel>& panels() const { return panels_; }

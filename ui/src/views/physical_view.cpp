@@ -22,6 +22,11 @@
 namespace shardscope::ui {
 
 namespace {
+
+// The wraparound links the analysis' link graph has (null without a graph).
+const std::array<bool, 3>* linkWraps(const Analysis& analysis) {
+  return analysis.links ? &analysis.links->wrap() : nullptr;
+}
 constexpr double kHeaderHeight = 26;
 constexpr double kLegendHeight = 30;
 constexpr double kMargin = 10;
@@ -95,7 +100,9 @@ void PhysicalView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     layoutAspect_ = 0; // rebuild for the new hardware
     resetZoom();
     // The header only depends on the hardware: build it once, not on every paint.
-    summary_ = analysis_ ? hardwareSummary(*analysis_, PhysicalLayout::build(analysis_->mesh.devices, 1.6)) : QString();
+    summary_ = analysis_ ? hardwareSummary(*analysis_,
+                                           PhysicalLayout::build(analysis_->mesh.devices, 1.6, linkWraps(*analysis_)))
+                         : QString();
   }
   recomputeOverlay();
   // Animate the colours to the new placement when the hardware stayed the same.
@@ -163,7 +170,8 @@ void PhysicalView::ensureLayout() {
   const double aspect = area.height() > 0 ? area.width() / area.height() : 1.6;
   if (layoutAspect_ > 0 && std::abs(aspect - layoutAspect_) < 1e-3) return;
   layoutAspect_ = aspect;
-  layout_ = analysis_ ? PhysicalLayout::build(analysis_->mesh.devices, aspect) : PhysicalLayout();
+  layout_ =
+      analysis_ ? PhysicalLayout::build(analysis_->mesh.devices, aspect, linkWraps(*analysis_)) : PhysicalLayout();
 }
 
 PhysicalView::Frame PhysicalView::frameFor(const PhysicalLayout& layout, const QRectF& target, bool interactive) const {
@@ -193,7 +201,8 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
     ensureLayout();
   } else {
     const QRectF area = target.adjusted(kMargin, kHeaderHeight, -kMargin, -kLegendHeight);
-    local = PhysicalLayout::build(analysis_->mesh.devices, area.width() / std::max(1.0, area.height()));
+    local = PhysicalLayout::build(analysis_->mesh.devices, area.width() / std::max(1.0, area.height()),
+                                  linkWraps(*analysis_));
     L = &local;
   }
   const Frame f = frameFor(*L, target, interactive);
@@ -564,7 +573,7 @@ QString PhysicalView::describeDevice(int pos) const {
     const auto& m = mem.per_device[static_cast<std::size_t>(pos)];
     t += tr("<br>holds %1").arg(formatBytes(m.total()));
     if (mem.hbm_bytes > 0)
-      t += tr(" of %1 HBM (%2%)").arg(formatBytes(mem.hbm_bytes)).arg(100.0 * m.total() / mem.hbm_bytes, 0, 'f', 1);
+      t += tr(" of %1 HBM (%2)").arg(formatBytes(mem.hbm_bytes), formatPercent(m.total() / mem.hbm_bytes));
   }
   return t;
 }

@@ -351,7 +351,7 @@ void PipelineTimelineView::paintTimeline(QPainter& painter, const Geometry& g) c
     painter.setFont(f);
     const QRectF stats(row.right() + 6, row.top(), kStatsWidth - 6, row.height());
     painter.drawText(stats, Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("%1% idle · %2 in flight").arg(100 * r.bubble, 0, 'f', 0).arg(r.peak_in_flight));
+                     tr("%1 idle · %2 in flight").arg(formatPercent(r.bubble)).arg(r.peak_in_flight));
   }
 
   // Tasks: one rectangle per member, coloured by type; the later stages of a rank lighter.

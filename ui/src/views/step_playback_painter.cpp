@@ -135,7 +135,7 @@ QString stepMomentText(const StepEstimate& step, double seconds) {
   for (std::size_t i : spansAt(step, seconds)) {
     const StepSpan& s = step.timeline[i];
     const double progress = spanProgress(s, seconds);
-    if (s.part == StepPart::Hbm) {
+    if (s.part == StepPart::Optimizer) {
       running << QObject::tr("optimizer update %1").arg(percent(progress));
       continue;
     }
@@ -181,7 +181,7 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
   std::vector<const StepSpan*> work(static_cast<std::size_t>(n), nullptr);
   for (std::size_t i : running) {
     const StepSpan& s = step.timeline[i];
-    if (s.part != StepPart::Compute && s.part != StepPart::Hbm) continue;
+    if (s.part != StepPart::Compute && s.part != StepPart::Optimizer) continue;
     if (s.rank < 0) {
       all = &s;
     } else if (analysis.pipeline && static_cast<std::size_t>(s.rank) < analysis.pipeline->ranks.size()) {
@@ -194,16 +194,15 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
   painter.setRenderHint(QPainter::Antialiasing, false);
   // Chips: neutral while the step plays (the overlay's colours would read as traffic), filled from
   // the bottom in the Step bar's compute colour as far as their task or pass has got (a backward
-  // task darker, the optimizer update in the HBM colour); dark grey while they wait.
+  // task darker, the optimizer update in its own colour); dark grey while they wait.
   for (int pos = 0; pos < n; ++pos) {
     const QRectF r = chipRect(pos);
     if (r.isNull()) continue;
     const StepSpan* w = all ? all : work[static_cast<std::size_t>(pos)];
     painter.fillRect(r, w ? QColor(222, 225, 231) : QColor(150, 153, 160));
     if (!w) continue;
-    const QColor fill = w->part == StepPart::Hbm      ? QColor(0x76b7b2)
-                        : w->rank >= 0 && !w->forward ? computeColor().darker(150)
-                                                      : computeColor();
+    const QColor fill =
+        w->part == StepPart::Compute && w->rank >= 0 && !w->forward ? backwardColor() : stepPartColor(w->part);
     const double h = r.height() * spanProgress(*w, seconds);
     painter.fillRect(QRectF(r.left(), r.bottom() - h, r.width(), h), fill);
   }

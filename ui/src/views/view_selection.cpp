@@ -40,6 +40,12 @@ void ViewSelection::setAxis(int axis) {
   emit changed();
 }
 
+void ViewSelection::setShowUnitAxes(bool show) {
+  if (show == showUnitAxes_) return;
+  showUnitAxes_ = show;
+  emit changed();
+}
+
 void ViewSelection::setMode(OverlayMode mode) {
   if (mode == mode_) return;
   mode_ = mode;

@@ -43,8 +43,12 @@ public:
   // The instant of the played step the views show, in seconds from its start (the step player,
   // `render --at`); negative when the step is not being played.
   double playTime() const { return playTime_; }
+  // Whether axes of size one are shown (the colour-by list, the logical grid's labels): hidden by
+  // default, since they split nothing (View > Show Size-One Axes).
+  bool showUnitAxes() const { return showUnitAxes_; }
 
   void setDevice(int pos);
+  void setShowUnitAxes(bool show);
   void setAxis(int axis);
   void setMode(OverlayMode mode);
   void setParam(const QString& path);
@@ -66,6 +70,7 @@ signals:
 private:
   int device_ = -1;
   int axis_ = 0;
+  bool showUnitAxes_ = false;
   OverlayMode mode_ = OverlayMode::Coordinate;
   QString param_;
   std::vector<int> devices_;

@@ -19,6 +19,10 @@ std::string formatRate(double bytesPerSecond);
 // Decimal units, as peaks are published: "918 TFLOP/s", "1.15 PFLOP/s".
 std::string formatFlopRate(double flopsPerSecond);
 
+// A count with a decimal prefix and a unit: formatCount(2.3e5, "tokens") -> "230 k tokens",
+// formatCount(1.2e15, "FLOP") -> "1.2 PFLOP", formatCount(12, "") -> "12".
+std::string formatCount(double value, const char* unit);
+
 // A fraction as a percentage, three significant digits: 0.145 -> "14.5%", 0.4253 -> "42.5%",
 // 1 -> "100%", 0.0873 -> "8.73%".
 std::string formatPercent(double fraction);

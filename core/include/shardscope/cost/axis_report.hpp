@@ -51,6 +51,21 @@ struct AxisReport {
   double ring_bandwidth = 0;
   double bidi_ring_bandwidth = 0;
   double step_latency = 0; // the slowest neighbour route's summed link latency (seconds)
+  // All-to-all priced pair by pair (Boardfly, where the links a rank's messages cross are not its
+  // ring's): every ordered pair of devices of every group routed on its shortest path at once, each
+  // pair carrying one chunk (a rank's buffer / p). `a2a_max_link_load`: chunks through the busiest
+  // link in one direction; `a2a_bandwidth`: min over used links of bandwidth / that load (chunks
+  // cross at it: an all-to-all of V bytes takes a2a_latency + V / p^2 / a2a_bandwidth);
+  // `a2a_latency`: the slowest pair route's summed link latency. Off (`a2a_pairwise` false) on tori
+  // and GPU domains, whose closed forms price it, and for axes of more than kMaxPairwiseRoutes pairs.
+  bool a2a_pairwise = false;
+  double a2a_max_link_load = 0;
+  double a2a_bandwidth = 0;
+  double a2a_latency = 0;
+  // MI300X's full mesh: the fewest direct links a member drives at once to the other members of
+  // its group in its domain (members there - 1), as RCCL spreads a ring over them; the scale-up
+  // links' bandwidth counts that many times. 1 on every other fabric.
+  int mesh_fanout = 1;
   // TPU form inputs (hardware-memory-comm spec §3.2): physical axes a group spans and the sum of its extents on them
   // (max over groups); 0/p for groups that leave their slice or on GPUs.
   int physical_axes = 0;
@@ -78,6 +93,10 @@ struct AxisReport {
   // The devices of each group in one slice when the axis runs in two levels; 0 otherwise.
   std::int64_t inSlice() const { return levels.empty() ? 0 : levels.front().size; }
 };
+
+// The most device pairs an axis' pairwise all-to-all routes (its groups' chip pairs); beyond it
+// the all-to-all keeps the ring price.
+inline constexpr std::int64_t kMaxPairwiseRoutes = std::int64_t{1} << 24;
 
 // Report for axis `axisIndex` of `mesh`. Every mesh device must be in the graph (by id).
 // `keepGroups` keeps per-group detail (costly for large meshes only in memory).

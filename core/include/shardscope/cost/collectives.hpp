@@ -49,6 +49,11 @@ struct RingCostInputs {
   std::array<int, 3> extents{0, 0, 0};
   std::array<bool, 3> extent_wraps{false, false, false};
   double link_bandwidth = 0;
+  // All-to-all priced pair by pair on the routes (Boardfly, AxisReport::a2a_*): a chunk (bytes / p^2)
+  // crosses the busiest link at pairwise_bandwidth; pairwise_latency is the slowest route's.
+  bool pairwise = false;
+  double pairwise_bandwidth = 0;
+  double pairwise_latency = 0;
   // An axis over slices (AxisReport::levels): the in-slice ring, then the across-slice ring.
   std::vector<RingCostInputs> levels;
 };
@@ -70,6 +75,8 @@ RingCostInputs ringCostInputs(const AxisReport& report);
 //    AR = 2 AG;  A2A = AG/4 on a closed ring, AG/2 on an open one; over whole wrapped axes
 //    max(a sum|X_i|/2, (V/p) sum|X_i| / (4 n_axes W)) (each buffer travels sum|X_i|/4 hops on
 //    average over 2 n_axes link directions; AG/4 on a single ring).
+// Pairwise (a Boardfly axis, in.pairwise): A2A = pairwise_latency + (V / p^2) / pairwise_bandwidth,
+// every ordered pair's chunk sent at once over its shortest route (0 when no pair crosses a link).
 // An axis over slices (in.levels: in-slice then across-slice) runs hierarchically, as XLA's
 // multi-slice collectives do: AG = AG_dcn(V / p_ici) + AG_ici(V); RS = RS_ici(V) + RS_dcn(V / p_ici);
 // AR = AR_ici(V) + AR_dcn(V / p_ici) (a reduce-scatter and an all-gather in the slice around the

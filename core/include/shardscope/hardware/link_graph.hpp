@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The physical links as a graph (../shared/spec/anchors-hardware-memory-comm.md §1.2, §3.3, §5):
-// nodes are chips (every core of a chip maps to the same node), edges are ICI torus links or the
-// all-to-all links of a GPU NVLink switch domain. Traffic that leaves a slice (TPU, DCN) or a switch
-// domain (GPU, network) goes through the chip's uplink to a shared fabric; uplinks are links too, so
-// routes and link loads count them, but the fabric is not a graph node (it would make every pair of
-// chips two hops apart through DCN, which is not how XLA routes ICI traffic).
+// nodes are chips (every core of a chip maps to the same node), edges are ICI torus links, the
+// board, group and global links of a Boardfly system (TPU 8i, docs/hardware.md), or the
+// all-to-all links of a GPU domain (an NVLink switch, or MI300X's full mesh of Infinity Fabric).
+// Traffic that leaves a slice (TPU, DCN) or a switch domain (GPU, network) goes through the chip's
+// uplink to a shared fabric; uplinks are links too, so routes and link loads count them, but the
+// fabric is not a graph node (it would make every pair of chips two hops apart through DCN, which
+// is not how XLA routes ICI traffic).
 #pragma once
 
 #include "shardscope/base/enum_names.hpp"
@@ -35,7 +37,7 @@ std::string_view linkClassName(LinkClass linkClass); // the name in kLinkClassNa
 // Every number here is a default from hardware.hpp the user may edit. Bandwidths are one direction,
 // one link, bytes/s; latencies are seconds per hop.
 struct LinkParams {
-  double ici_bandwidth = 0; // TPU torus link, or NVLink per GPU
+  double ici_bandwidth = 0; // TPU torus or Boardfly link, NVLink per GPU, or one MI300X Infinity Fabric link
   double ici_latency = 0;
   double uplink_bandwidth = 0; // DCN (TPU) or network NIC (GPU) share per chip
   double uplink_latency = 0;
@@ -66,15 +68,20 @@ struct Link {
   int b = -1; // node at the other end; -1 = the fabric (an uplink)
   LinkClass link_class = LinkClass::Ici;
   bool wrap = false; // a torus wraparound (or twisted wraparound) link
-  int dim = -1;      // torus axis (0, 1, 2) of an ICI link; -1 for NVLink links and uplinks
+  // Torus axis (0, 1, 2) of an ICI link; on Boardfly the level: 0 board, 1 group, 2 global; -1 for
+  // NVLink links and uplinks.
+  int dim = -1;
   double bandwidth = 0;
   double latency = 0;
 };
 
 struct ChipNode {
-  std::array<int, 3> coords{0, 0, 0}; // TPU chip coordinates; GPUs: {rank in domain, 0, 0}
-  int slice = 0;                      // TPU slice, GPU NVLink domain
-  int host = 0;                       // process_index of the devices on this chip
+  // TPU chip coordinates (Boardfly: chip on its board, board, group); GPUs: {rank in domain, 0, 0}
+  std::array<int, 3> coords{0, 0, 0};
+  int slice = 0;  // TPU slice (Boardfly: pod), GPU NVLink domain
+  int host = 0;   // process_index of the devices on this chip
+  int board = -1; // Boardfly: the chip's board within its group (-1 elsewhere)
+  int group = -1; // Boardfly: the board's group within the pod (-1 elsewhere)
 };
 
 class LinkGraphImpl;
@@ -87,9 +94,11 @@ public:
   LinkGraph& operator=(const LinkGraph&) = delete;
 
   Platform platform() const { return platform_; }
+  Fabric fabric() const { return fabric_; } // how a slice/domain is wired (chips.hpp)
   const TopologySpec& spec() const { return spec_; }
   const LinkParams& params() const { return params_; }
-  // Chips per slice along x, y, z (TPU); GPUs: {domain size, 1, 1}.
+  // Chips per slice along x, y, z (TPU; Boardfly: chips per board, boards per group, groups); GPUs:
+  // {domain size, 1, 1}.
   const std::array<int, 3>& dims() const { return dims_; }
   // Whether each axis has its wraparound links (only meaningful on TPU tori).
   const std::array<bool, 3>& wrap() const { return wrap_; }
@@ -115,10 +124,11 @@ public:
   // Link ids of one shortest route from a to b, with the direction each is crossed (+1 when
   // crossed from link.a to link.b; uplinks: +1 up, -1 down). Untwisted tori use dimension-order
   // routing (x, then y, then z, the shorter way round, ties towards +); twisted tori a BFS
-  // shortest path (translated from one BFS tree, see twistBfs_).
+  // shortest path (translated from one BFS tree, see twistBfs_); Boardfly a BFS shortest path from
+  // the source's own tree (one per chip of a pod, built once).
   void route(int nodeA, int nodeB, std::vector<std::pair<int, int>>& out) const;
   // The largest hop count between two chips of one slice/domain (closed form on plain tori,
-  // BFS from every chip on twisted ones).
+  // BFS from every chip on twisted ones and on Boardfly).
   int iciDiameter() const;
   // Largest hops() over all pairs: iciDiameter(), or 2 (through the fabric) if larger.
   int diameter() const;
@@ -126,6 +136,7 @@ public:
 private:
   friend class LinkGraphImpl;
   Platform platform_ = Platform::Tpu;
+  Fabric fabric_ = Fabric::Torus;
   TopologySpec spec_;
   LinkParams params_;
   DeviceList devices_;
@@ -145,6 +156,12 @@ private:
   std::vector<int> twistParent_;
   std::vector<int> twistStep_; // dim * 2 + (1 when the step goes +)
   int longAxis_ = 2;
+  // Boardfly: hops and the BFS tree of every chip of one pod (every pod is wired alike): entry
+  // source * chips + target holds the hop count, and the pod-local link through which the target
+  // is reached in the source's tree (-1 for the source itself).
+  std::vector<std::uint8_t> boardflyDist_;
+  std::vector<std::int32_t> boardflyVia_;
+  std::size_t boardflyLinksPerPod_ = 0;
   std::vector<int> uplink_;     // node -> its uplink id
   std::vector<int> domainBase_; // GPU: first link id of each domain's all-to-all block
   std::vector<int> nodeByDeviceId_;
@@ -153,6 +170,8 @@ private:
   // The constructor's stages, in order.
   void placeTpuChips(const ChipSpec& chip);
   void addTorusLinks();
+  void addBoardflyLinks(const ChipSpec& chip);
+  void buildBoardflyRoutes();
   void addSwitchDomains(const ChipSpec& chip);
   void addUplinks();
   void buildSearchGraph();

@@ -9,6 +9,7 @@
 
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
+#include "shardscope/search/memory_fixes.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -68,6 +69,9 @@ struct LayoutSearchResult {
   std::map<std::string, std::int64_t> rejected; // reason -> count
   std::vector<LayoutRow> rows;                  // fitting candidates, best first (at most `top`)
   std::optional<LayoutRow> current;             // the scenario's own layout, evaluated the same way
+  // When the scenario's own layout does not fit: the smallest edits to it that do (memoryFixes),
+  // ranked before any other layout (they keep the mesh the user chose).
+  std::vector<MemoryFix> fixes;
   // One line per family of layouts (which axes are > 1) that lost, saying why its best member lost.
   std::vector<std::string> families;
   bool cancelled = false;
@@ -94,7 +98,8 @@ namespace shardscope {
 // The JSON form the eval op `search` and `shardscope-cli search --format json` answer:
 // {"candidates_total", "merged", "evaluated", "rejected": {reason: count}, "rows": [{"mesh", "axes":
 // {name: size}, "rules", "zero_stage", "recompute", "step_time_s", "mfu", "max_bytes", "hbm_bytes",
-// "fits", "bound_by", "why"}], "current": row | null, "families": [line], "cancelled"}.
+// "fits", "bound_by", "why"}], "current": row | null, "fixes": [{"edit", "max_bytes", "hbm_bytes",
+// "saved_bytes", "step_time_s", "step_time_change_s"}], "families": [line], "cancelled"}.
 Json layoutSearchToJson(const LayoutSearchResult& result);
 Json layoutRowToJson(const LayoutRow& row);
 

@@ -59,10 +59,16 @@ struct StepCalibration {
   SourcedValue link_fraction{0.8, FigureSource::Default};  // of every link's bandwidth
   SourcedValue hbm_fraction{0.9, FigureSource::Default};   // of HBM bandwidth
   SourcedValue hop_latency{1e-6, FigureSource::Chip};      // seconds per hop
+  // Whether measured runs of the chip set the default flops_fraction (the chip catalogue's
+  // StepDefaults::calibrated). When not, and the fraction is not the user's, the step notes say
+  // that no measured run calibrates the chip and the efficiency is assumed.
+  bool calibrated = false;
+  // The basis of each default, in words (the catalogue's StepDefaults).
+  std::string flops_basis, link_basis, hbm_basis;
 };
 
-// The defaults for a chip (docs/step-time.md gives the measurements behind each); hop_latency is
-// the chip's published per-hop link latency.
+// The defaults for a chip, read from the chip catalogue (chips.hpp StepDefaults; docs/step-time.md
+// gives the measurements behind each); hop_latency is the chip's per-hop link latency.
 StepCalibration defaultCalibration(const ChipSpec& chip);
 // The chip's matrix-unit tile edge (docs/step-time.md gives the sources).
 std::int64_t matmulTileOf(const ChipSpec& chip);
@@ -79,6 +85,11 @@ struct StepOptions {
   AttentionKernel attention = AttentionKernel::Flash; // materialized: the scores' HBM traffic
   bool sequence_parallel = false;                     // Megatron SP: tensor-parallel all-gather/reduce-scatter pairs
   int zero_stage = 0;
+  // How far the largest device's memory is over its HBM, when the memory estimate ran before the
+  // step (analyze() runs it first without a pipeline). Set, the verdict leads with making the
+  // layout fit and proposes nothing that raises memory (more tokens per device, fewer shards,
+  // lighter remat).
+  std::optional<double> memory_excess_bytes;
   Optimizer optimizer = Optimizer::AdamW;
   bool master_weights_fp32 = false;
   double param_bytes = 2;              // bytes per parameter element (the training dtype)
@@ -139,6 +150,9 @@ struct ParamRoles {
   bool tied_output = false;        // no lm_head tensor: the embedding is the output matmul too
 };
 ParamRoles classifyParams(const Model& model);
+// Whether a parameter holds routed experts (a path segment "experts" or the logical axis "exp",
+// not a shared expert), whatever its rank: the one test for it, in the step and memory models.
+bool isRoutedExpertParam(const Param& param);
 
 // One kind of collective on one axis, summed over the step.
 struct StepCollective {
@@ -182,10 +196,14 @@ struct StepCritical {
 // One piece of the step bar, in order: compute, hbm, then exposed communication per axis.
 // Where the seconds of a step go: matmul compute, HBM-bound time, exposed communication (of one
 // axis), a pipeline's idle time and its activation handover between stages.
-enum class StepPart { Compute, Hbm, Comm, Bubble, Handover };
-constexpr std::array<std::pair<std::string_view, StepPart>, 5> kStepPartNames{{
+// The parts a step's time is made of. Hbm is the time the work waits on HBM beyond its FLOPs;
+// Optimizer the update after the last micro-batch (its bytes move at HBM speed too, so a step bound
+// by the two together is bound by HBM bandwidth).
+enum class StepPart { Compute, Hbm, Optimizer, Comm, Bubble, Handover };
+constexpr std::array<std::pair<std::string_view, StepPart>, 6> kStepPartNames{{
     {"compute", StepPart::Compute},
     {"hbm", StepPart::Hbm},
+    {"optimizer", StepPart::Optimizer},
     {"comm", StepPart::Comm},
     {"bubble", StepPart::Bubble},
     {"handover", StepPart::Handover},
@@ -237,6 +255,10 @@ struct StepBound {
 std::string boundText(const StepBound& bound);
 // What bounds a step: its largest segment (the first of equal ones), compute when there is none.
 StepBound largestSegment(const std::vector<StepSegment>& segments);
+struct StepEstimate;
+// The summary from a verdict ("bound by ...", "the 1F1B pipeline ..."): "<time> per step, <MFU>
+// MFU, <verdict>", and the verdict as a sentence of its own.
+void setSummary(StepEstimate& estimate, const std::string& verdict);
 
 struct StepEstimate {
   bool estimated = false;
@@ -269,7 +291,8 @@ struct StepEstimate {
   std::vector<StepCritical> critical;
   std::vector<StepSegment> segments;
   std::vector<StepSpan> timeline; // the step in time order of span start (empty when !estimated)
-  std::string summary;            // one sentence: what bounds the step and what would move it
+  std::string summary;            // one sentence: time, MFU, what bounds the step and what would move it
+  std::string verdict;            // the summary without its figures: "Bound by ..." (the Step dock's sentence)
   std::string bound_phrase;       // what bounds it in words: "compute", "HBM bandwidth", "the tp ..."
   std::vector<std::string> notes; // repeated work, assumptions that apply to this layout
   // The figures used, with their sources.
