@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The rule the core's folders keep: a family includes only families below it
-// (base <- hardware <- mesh <- models <- sharding <- cost <- step <- pipeline <- analysis <- interop <- search <-
-// validation <- teaching <- eval), and nothing in core
-// includes Qt. Written as a function over file text so the test can also show that it catches a
-// violation.
+// (base <- hardware <- mesh <- models <- sharding <- cost <- step <- pipeline <- analysis <- interop <- inspect <-
+// search <- validation <- teaching <- eval), and nothing in core includes Qt. Written as a function over file text so
+// the test can also show that it catches a violation.
 #pragma once
 
 #include <optional>
@@ -15,9 +14,9 @@
 namespace shardscope::architecture {
 
 inline const std::vector<std::string>& familyOrder() {
-  static const std::vector<std::string> order{"base",   "hardware",   "mesh",     "models",   "sharding",
-                                              "cost",   "step",       "pipeline", "analysis", "interop",
-                                              "search", "validation", "teaching", "eval"};
+  static const std::vector<std::string> order{"base",    "hardware", "mesh",       "models",   "sharding",
+                                              "cost",    "step",     "pipeline",   "analysis", "interop",
+                                              "inspect", "search",   "validation", "teaching", "eval"};
   return order;
 }
 
