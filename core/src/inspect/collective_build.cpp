@@ -75,7 +75,8 @@ const ResolvedGroups& GroupResolver::add(std::string_view key, const DeviceGroup
     r.axes = spannedAxes(span, *mesh_);
     r.note = spanNote(span, *mesh_);
     r.no_fit = span.fit == GroupSpan::Fit::NoFit;
-    if (r.no_fit && unfitted_.size() < 64) unfitted_.push_back(groups);
+    // Kept for the device-order flag's search over axis orders (meshes of at most 2^16 devices).
+    if (r.no_fit && unfitted_.size() < 8 && groups.ids.size() <= (std::size_t{1} << 16)) unfitted_.push_back(groups);
   }
   return memo_.emplace(std::string(key), std::move(r)).first->second;
 }

@@ -268,6 +268,12 @@ void HloReader::resolveGroups(InspectCollective& c) {
   if (!r) {
     const DeviceGroups g = text.empty() ? DeviceGroups{true, 0, {}, false, {}}
                                         : readAt(text, [](TextCursor& t) { return readReplicaGroups(t); });
+    // Iota groups expand a few characters into up to 2^24 ids: the module's distinct group lists
+    // together are bounded, so no text makes the reader expand without end.
+    groupIds_ += std::int64_t(g.ids.size());
+    if (groupIds_ > kMaxGroupIds)
+      c_.failAt(std::size_t(text.data() - c_.text().data()),
+                "the module's distinct replica groups name more than " + std::to_string(kMaxGroupIds) + " devices");
     r = &groups_.add(text.empty() ? "{}" : text, g);
   }
   c.group_size = r->group_size;

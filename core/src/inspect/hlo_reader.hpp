@@ -63,7 +63,9 @@ private:
   SkippedOps skipped_;
   bool entryOnly_ = false; // re-reading the last computation as ENTRY (no ENTRY keyword anywhere)
   std::unordered_map<std::string_view, std::string_view> shapes_; // the current computation's values
-  std::int64_t flopOps_ = 0, flopOpsUnknown_ = 0;                 // dots and convolutions: counted, shapes not known
+  std::int64_t groupIds_ = 0;                                     // ids of the distinct replica group lists read so far
+  static constexpr std::int64_t kMaxGroupIds = std::int64_t{1} << 26;
+  std::int64_t flopOps_ = 0, flopOpsUnknown_ = 0; // dots and convolutions: counted, shapes not known
 
   // hlo_reader.cpp
   void readHeader();

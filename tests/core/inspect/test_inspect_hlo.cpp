@@ -207,3 +207,14 @@ TEST_CASE("inspect hlo: a large all-gather over every device of a two-axis mesh 
   CHECK(r.flags[0].kind == "involuntary_full_rematerialization");
   CHECK(r.flags[0].subject == "ag");
 }
+
+TEST_CASE("inspect hlo: iota groups cannot expand without end") {
+  // Five distinct spellings of one group of 2^24 devices: more than 2^26 ids in all is refused.
+  std::string text = "HloModule m\nENTRY e {\n  p = f32[8] parameter(0)\n";
+  const char* groups[] = {"[1,16777216]<=[16777216]", "[1, 16777216]<=[16777216]", "[1,16777216]<=[4096,4096]",
+                          "[1,16777216]<=[4096,4096]T(1,0)", "[1,16777216]<=[2,8388608]"};
+  for (int i = 0; i < 5; ++i)
+    text += "  a" + std::to_string(i) + " = f32[8] all-reduce(p), replica_groups=" + groups[i] + ", to_apply=add\n";
+  text += "  ROOT r = f32[8] add(p, p)\n}\n";
+  CHECK_THROWS_WITH(inspectText(text), Catch::Contains("more than 67108864 devices"));
+}
