@@ -143,6 +143,7 @@ void printTable(const Json& r, std::ostream& out) {
   out << "\n";
   printArguments(r["arguments"], "Arguments", out);
   printArguments(r["results"], "Results", out);
+  printArguments(r["constraints"], "Sharding constraints and reshards", out);
   printCollectives(r["collectives"], out);
   if (r["oom"].is_object()) printOom(r["oom"], out);
   for (const auto& f : r["flags"])

@@ -114,6 +114,12 @@ Json inspectResultToJson(const InspectResult& r) {
   for (const auto& m : r.meshes) meshes.push_back(inspectMeshToJson(m));
   for (const auto& a : r.arguments) arguments.push_back(argumentToJson(a));
   for (const auto& a : r.results) results.push_back(argumentToJson(a));
+  Json constraints = Json::array();
+  for (const auto& a : r.constraints) {
+    Json c = argumentToJson(a);
+    c["op"] = a.op;
+    constraints.push_back(std::move(c));
+  }
   for (const auto& c : r.collectives) collectives.push_back(collectiveToJson(c));
   Json skipped = Json::array(), flags = Json::array();
   for (const auto& s : r.skipped_ops) skipped.push_back({{"op", s.op}, {"count", s.count}});
@@ -126,6 +132,7 @@ Json inspectResultToJson(const InspectResult& r) {
           {"meshes", meshes},
           {"arguments", arguments},
           {"results", results},
+          {"constraints", constraints},
           {"collectives", collectives},
           {"flops_per_device", orNull(r.flops_per_device)},
           {"flop_ops", r.flop_ops},

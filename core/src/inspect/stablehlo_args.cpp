@@ -48,6 +48,11 @@ void StableHloReader::finish() {
     out_.num_devices = options_.mesh->deviceCount();
   else
     out_.num_devices = gspmdDevices_;
+  for (std::size_t i = 0; i < constraints_.size(); ++i) {
+    InspectArgument c = resolveValue(constraints_[i]);
+    c.op = std::string(constraintOps_[i]);
+    out_.constraints.push_back(std::move(c));
+  }
   out_.skipped_ops = skipped_.list();
   for (const auto& r : resolvers_) addDeviceOrderFlag(out_, *r.groups, r.mesh.get());
 }

@@ -168,6 +168,8 @@ void StableHloReader::onOp(std::string_view op, std::size_t at) {
   else if (op == "stablehlo.while" || op == "mhlo.while") {
     pendingWhile_ = 2; // its two regions: cond and do (body)
     whileDepth_ = depth_;
+  } else if (op == "sdy.sharding_constraint" || op == "sdy.reshard") {
+    readConstraint(op, at);
   } else if (stablehloCollective(op))
     readStableHloCollective(op, at);
   else if (sdyCollective(op))
@@ -193,6 +195,30 @@ void StableHloReader::readManualComputation() {
   }
   if (c_.next() == '(') c_.skipBalanced(false); // the body's block arguments (local types)
   regions_.push_back({depth_ + 1, true, mesh});
+}
+
+void StableHloReader::readConstraint(std::string_view op, std::size_t at) {
+  // %r = sdy.sharding_constraint %x <@mesh, [{"a"}, {}]> : tensor<8x8xf32>  (sdy.reshard alike)
+  RawValue v;
+  v.function = function_;
+  v.index = std::int64_t(constraints_.size());
+  v.name = resultName(c_.text(), at, constraints_.size());
+  if (c_.next() == '%') {
+    c_.advance();
+    c_.name();
+  }
+  c_.skipSpace();
+  const std::size_t start = c_.pos();
+  readSdyShardingBody(c_);
+  v.sdy = c_.text().substr(start, c_.pos() - start);
+  c_.expect(":", "':' and the type after " + std::string(op) + "'s sharding");
+  c_.skipSpace();
+  v.type_pos = c_.pos();
+  v.type = readTypeAt(c_);
+  if (constraints_.size() < (std::size_t{1} << 20)) {
+    constraints_.push_back(std::move(v));
+    constraintOps_.push_back(op);
+  }
 }
 
 const InspectMesh* StableHloReader::meshNamed(std::string_view name) const {

@@ -55,6 +55,8 @@ private:
   std::vector<InspectMesh> meshes_;                            // the file's meshes, by name
   std::unordered_map<std::string_view, std::string> locNames_; // #loc1 = loc("x")
   std::vector<RawValue> values_;
+  std::vector<RawValue> constraints_; // the results of sdy.sharding_constraint and sdy.reshard
+  std::vector<std::string_view> constraintOps_;
   std::vector<std::string> functions_; // in order; "main" is the entry when present
   std::vector<std::string> publicFunctions_;
   std::vector<Region> regions_;
@@ -91,6 +93,7 @@ private:
   void readManualComputation();
   void readStableHloCollective(std::string_view op, std::size_t at);
   void readSdyCollective(std::string_view op, std::size_t at);
+  void readConstraint(std::string_view op, std::size_t at);
   const InspectMesh* meshNamed(std::string_view name) const;
   const InspectMesh* currentMesh() const;
   GroupResolver& resolverFor(const InspectMesh* mesh);

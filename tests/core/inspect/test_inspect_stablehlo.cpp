@@ -70,6 +70,12 @@ TEST_CASE("inspect stablehlo: an argument without a sharding, a sharding_constra
   REQUIRE(r.collectives.size() == 1);
   CHECK(r.collectives[0].bytes_per_device == 16);
   CHECK(r.collectives[0].axes == Axes{{"a"}});
+  // %0 = sdy.sharding_constraint %arg0 <@mesh, [{"a"}, {}]> : tensor<2x4xf32>: rows over a.
+  REQUIRE(r.constraints.size() == 1);
+  CHECK(r.constraints[0].op == "sdy.sharding_constraint");
+  CHECK(r.constraints[0].name == "%0");
+  CHECK(r.constraints[0].spec == Spec{{{"a"}, {}}});
+  CHECK(r.constraints[0].bytes_per_device == 16);
 }
 
 TEST_CASE("inspect stablehlo: memory kinds and an axis of size one") {
@@ -206,7 +212,8 @@ TEST_CASE("inspect stablehlo: sub-axes, open dimensions, replicated={} on a shar
   sdy.mesh @mesh = <["data"=4, "model"=2, "x"=8]>
   func.func public @main(%arg0: tensor<64x32xbf16> {sdy.sharding = #sdy.sharding<@mesh, [{"data", ?}p1, {"x":(2)4}], replicated={"model"}>} loc("w"),
                          %arg1: tensor<10x6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {?}]>}) -> tensor<64x32xbf16> {
-    return %arg0 : tensor<64x32xbf16>
+    %0 = sdy.reshard %arg0 <@mesh, [{"model"}, {}]> : tensor<64x32xbf16>
+    return %0 : tensor<64x32xbf16>
   }
 }
 )";
@@ -222,6 +229,11 @@ TEST_CASE("inspect stablehlo: sub-axes, open dimensions, replicated={} on a shar
   // ceil(10/4) = 3 rows of 6 f32 (XLA pads the last block).
   CHECK(r.arguments[1].bytes_per_device == 72);
   CHECK(r.arguments[1].name == "%arg1");
+  // The reshard: 64 rows over model=2, 32 columns of bf16.
+  REQUIRE(r.constraints.size() == 1);
+  CHECK(r.constraints[0].op == "sdy.reshard");
+  CHECK(r.constraints[0].spec == Spec{{{"model"}, {}}});
+  CHECK(r.constraints[0].bytes_per_device == 2048);
 }
 
 TEST_CASE("inspect stablehlo: malformed Shardy text gives its line and column") {

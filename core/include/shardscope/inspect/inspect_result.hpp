@@ -69,6 +69,7 @@ struct InspectArgument {
   std::optional<std::int64_t> bytes_per_device;        // one device's shard (blocks rounded up as XLA pads them)
   std::optional<std::int64_t> padded_bytes_per_device; // HLO with TPU tiling: the shard with tile padding
   std::string memory_kind; // "device", "pinned_host", ... (StableHLO); HLO: from the layout's S(n)
+  std::string op;          // constraints only: "sdy.sharding_constraint" or "sdy.reshard"
   std::string note;
 };
 
@@ -152,6 +153,10 @@ struct InspectResult {
   std::vector<InspectMesh> meshes; // the file's meshes, or the caller's mesh
   std::vector<InspectArgument> arguments;
   std::vector<InspectArgument> results;
+  // StableHLO: every sdy.sharding_constraint and sdy.reshard (name: its SSA value; index: its
+  // number in the module), placed as arguments are: where the program asks for a layout, and
+  // where propagation met two and the partitioner will move data.
+  std::vector<InspectArgument> constraints;
   std::vector<InspectCollective> collectives;
   std::optional<InspectOom> oom;
   // HLO: the dots' and convolutions' FLOPs one device runs per program run (while bodies times
