@@ -98,8 +98,10 @@ public:
     if (!isDigit(peek())) fail(what);
     std::int64_t value = 0;
     while (pos_ < text_.size() && isDigit(text_[pos_])) {
-      value = value * 10 + (text_[pos_] - '0');
-      if (value >= limit) failAt(start, std::string(what) + " below " + std::to_string(limit));
+      const int digit = text_[pos_] - '0';
+      // value * 10 + digit >= limit, asked without overflowing.
+      if (value > (limit - 1 - digit) / 10) failAt(start, std::string(what) + " below " + std::to_string(limit));
+      value = value * 10 + digit;
       ++pos_;
     }
     return value;

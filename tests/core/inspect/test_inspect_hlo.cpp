@@ -182,6 +182,10 @@ TEST_CASE("inspect hlo: malformed text gives one error with its line and column"
   CHECK_THROWS_WITH(inspectText(text, options), Catch::StartsWith("bad.hlo:4:"));
   const std::string unclosed = "HloModule m\nENTRY e {\n  p = f32[8] parameter(0)\n";
   CHECK_THROWS_WITH(inspectText(unclosed, options), Catch::StartsWith("bad.hlo:"));
+  // A number past its bound is refused where it stands, never overflowed (a fuzz finding).
+  const std::string huge = "HloModule m\nENTRY e {\n  p = f32[8] parameter(0)\n"
+                           "  ROOT a = f32[8] all-reduce(p), channel_id=20444444444444444444, to_apply=e\n}\n";
+  CHECK_THROWS_WITH(inspectText(huge, options), Catch::StartsWith("bad.hlo:4:") && Catch::Contains("below"));
 }
 
 TEST_CASE("inspect hlo: unknown opcodes are skipped and counted") {
