@@ -107,6 +107,26 @@ void printCollectives(const Json& list, std::ostream& out) {
   out << "\n";
 }
 
+void printAxisTotals(const Json& list, std::ostream& out) {
+  if (list.empty()) return;
+  TextTable t;
+  t.header = {"axes", "collectives", "executions", "bytes/device", "time"};
+  t.right_aligned = {false, true, true, true, true};
+  for (const auto& a : list) {
+    std::string axes = "(no whole axes)";
+    if (a["axes"].is_array()) {
+      axes.clear();
+      for (const auto& x : a["axes"]) axes += (axes.empty() ? "" : ",") + x.get<std::string>();
+    }
+    const double time = a["time_s"].get<double>();
+    t.rows.push_back({axes, cell(a["collectives"]), cell(a["executions"]), bytesCell(a["bytes_per_device"]),
+                      time > 0 ? formatSeconds(time) : "-"});
+  }
+  out << "Per program run, by mesh axes:\n";
+  t.print(out);
+  out << "\n";
+}
+
 void printOom(const Json& oom, std::ostream& out) {
   out << "Out of memory (" << cell(oom["form"]) << ")";
   if (oom["memory_space"].is_string()) out << " in " << oom["memory_space"].get<std::string>();
@@ -145,6 +165,7 @@ void printTable(const Json& r, std::ostream& out) {
   printArguments(r["results"], "Results", out);
   printArguments(r["constraints"], "Sharding constraints and reshards", out);
   printCollectives(r["collectives"], out);
+  printAxisTotals(r["axis_totals"], out);
   if (r["oom"].is_object()) printOom(r["oom"], out);
   for (const auto& f : r["flags"])
     out << "flag " << f["kind"].get<std::string>() << ": " << f["message"].get<std::string>() << "\n";

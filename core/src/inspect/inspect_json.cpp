@@ -109,6 +109,40 @@ Json inspectMeshToJson(const InspectMesh& m) {
           {"devices", m.deviceCount()}};
 }
 
+std::vector<InspectAxisTotal> inspectAxisTotals(const InspectResult& r) {
+  std::vector<InspectAxisTotal> totals;
+  InspectAxisTotal other;
+  for (const auto& c : r.collectives) {
+    InspectAxisTotal* t = &other;
+    if (c.axes) {
+      t = nullptr;
+      for (auto& x : totals)
+        if (x.axes == c.axes) t = &x;
+      if (!t) {
+        totals.push_back({c.axes, 0, 0, 0, 0});
+        t = &totals.back();
+      }
+    }
+    ++t->collectives;
+    t->executions += c.trip_count;
+    t->bytes_per_device += double(c.bytes_per_device) * double(c.trip_count);
+    t->time_s += c.time_s;
+  }
+  // Mesh order: by the first axis' place in the mesh, then by how many axes.
+  const InspectMesh* mesh = nullptr;
+  for (const auto& m : r.meshes)
+    if (!m.axes.empty() && !mesh) mesh = &m;
+  const auto rank = [&](const InspectAxisTotal& t) {
+    std::vector<int> out;
+    for (const auto& a : *t.axes) out.push_back(mesh ? mesh->axisIndex(a) : 0);
+    return out;
+  };
+  std::stable_sort(totals.begin(), totals.end(),
+                   [&](const InspectAxisTotal& a, const InspectAxisTotal& b) { return rank(a) < rank(b); });
+  if (other.collectives > 0) totals.push_back(other);
+  return totals;
+}
+
 Json inspectResultToJson(const InspectResult& r) {
   Json meshes = Json::array(), arguments = Json::array(), results = Json::array(), collectives = Json::array();
   for (const auto& m : r.meshes) meshes.push_back(inspectMeshToJson(m));
@@ -121,6 +155,13 @@ Json inspectResultToJson(const InspectResult& r) {
     constraints.push_back(std::move(c));
   }
   for (const auto& c : r.collectives) collectives.push_back(collectiveToJson(c));
+  Json axisTotals = Json::array();
+  for (const auto& t : inspectAxisTotals(r))
+    axisTotals.push_back({{"axes", orNull(t.axes)},
+                          {"collectives", t.collectives},
+                          {"executions", t.executions},
+                          {"bytes_per_device", t.bytes_per_device},
+                          {"time_s", t.time_s}});
   Json skipped = Json::array(), flags = Json::array();
   for (const auto& s : r.skipped_ops) skipped.push_back({{"op", s.op}, {"count", s.count}});
   for (const auto& f : r.flags) flags.push_back({{"kind", f.kind}, {"subject", f.subject}, {"message", f.message}});
@@ -134,6 +175,7 @@ Json inspectResultToJson(const InspectResult& r) {
           {"results", results},
           {"constraints", constraints},
           {"collectives", collectives},
+          {"axis_totals", axisTotals},
           {"flops_per_device", orNull(r.flops_per_device)},
           {"flop_ops", r.flop_ops},
           {"oom", r.oom ? oomToJson(*r.oom) : Json(nullptr)},

@@ -54,6 +54,13 @@ TEST_CASE("eval inspect: an HLO module on a mesh given as text", "[inspect][eval
   CHECK(ag["op"] == "all-gather");
   CHECK(ag["axes"] == Json::parse(R"(["data"])"));
   CHECK(ag["bytes_per_device"] == 1048576); // 1/2 of the gathered 2 MiB
+  // Per axes, in mesh order: data (the all-gather) before model (the all-reduce).
+  const Json& totals = r["axis_totals"];
+  REQUIRE(totals.size() == 2);
+  CHECK(totals[0]["axes"] == Json::parse(R"(["data"])"));
+  CHECK(totals[0]["bytes_per_device"] == 1048576.0);
+  CHECK(totals[1]["axes"] == Json::parse(R"(["model"])"));
+  CHECK(totals[1]["executions"] == 1);
 }
 
 TEST_CASE("eval inspect: collectives priced on a topology's links", "[inspect][eval]") {

@@ -98,6 +98,10 @@ TEST_CASE("inspect hlo: a reduce-scatter in a while body runs known_trip_count t
   CHECK(c.group_size == 8);
   CHECK(c.trip_count == 10);
   CHECK(c.axes == Axes{{"data", "model"}});
+  const auto totals = inspectAxisTotals(r);
+  REQUIRE(totals.size() == 1);
+  CHECK(totals[0].executions == 10);
+  CHECK(totals[0].bytes_per_device == 71680); // 10 x 7,168
   REQUIRE(r.arguments.size() == 2);
   CHECK(r.arguments[0].bytes_per_device == 1024);
   CHECK(r.arguments[1].bytes_per_device == 8192);

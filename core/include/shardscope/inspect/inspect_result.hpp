@@ -168,6 +168,17 @@ struct InspectResult {
   std::vector<std::string> notes;
 };
 
+// The collectives summed per set of mesh axes they span (mesh order; collectives without whole axes
+// together under nullopt, last): what the program spends on each axis per run.
+struct InspectAxisTotal {
+  std::optional<std::vector<std::string>> axes;
+  std::int64_t collectives = 0; // instructions
+  std::int64_t executions = 0;  // their trip counts summed
+  double bytes_per_device = 0;  // bytes_per_device x trip_count, summed
+  double time_s = 0;            // time_s summed (already times trip_count)
+};
+std::vector<InspectAxisTotal> inspectAxisTotals(const InspectResult& result);
+
 Json inspectResultToJson(const InspectResult& result);
 Json inspectMeshToJson(const InspectMesh& mesh);
 
