@@ -86,7 +86,9 @@ Json oomToJson(const InspectOom& o) {
                            {"dtype", textOrNull(a.dtype)},
                            {"op_name", textOrNull(a.op_name)},
                            {"allocation_type", textOrNull(a.allocation_type)},
-                           {"label", textOrNull(a.label)}});
+                           {"label", textOrNull(a.label)},
+                           {"what", textOrNull(a.what)},
+                           {"padding_bytes", orNull(a.padding_bytes)}});
   return {{"form", o.form},
           {"memory_space", textOrNull(o.memory_space)},
           {"used_bytes", orNull(o.used_bytes)},

@@ -11,6 +11,8 @@
 #include "inspect/text_cursor.hpp"
 #include "shardscope/inspect/hlo_shape.hpp"
 
+#include <initializer_list>
+
 namespace shardscope::inspect_detail {
 
 namespace {
@@ -75,6 +77,25 @@ std::string dtypeOfShape(std::string_view shape) {
   return t ? t->dtype : "";
 }
 
+bool mentions(const InspectOomAllocation& a, std::initializer_list<std::string_view> words) {
+  for (const auto w : words)
+    if (a.op_name.find(w) != std::string::npos || a.label.find(w) != std::string::npos) return true;
+  return false;
+}
+
+// What an allocation most likely holds, by its type and names.
+void classify(InspectOomAllocation& a) {
+  if (a.allocation_type.find("parameter") != std::string::npos)
+    a.what = "parameter";
+  else if (mentions(a, {"logits", "lm_head", "cross_entropy", "vocab"}))
+    a.what = "logits";
+  else if (mentions(a, {"opt_state", "optax", "adam", "optimizer"}))
+    a.what = "optimizer_state";
+  else if (a.allocation_type == "HLO temp" || mentions(a, {"transpose(jvp", "remat", "checkpoint"}))
+    a.what = "activations";
+  if (a.unpadded_bytes && *a.unpadded_bytes <= a.bytes) a.padding_bytes = a.bytes - *a.unpadded_bytes;
+}
+
 class OomReader {
 public:
   OomReader(std::string_view text, const InspectOptions& options) : c_(text, options.source_name) {}
@@ -125,6 +146,7 @@ InspectResult OomReader::read() {
   if (messages_ > 1)
     notes_.push_back("the text holds " + std::to_string(messages_) +
                      " out-of-memory messages; where they disagree the first is reported");
+  for (auto& a : oom_.allocations) classify(a);
   InspectResult r;
   r.kind = InspectKind::Oom;
   r.oom = std::move(oom_);
@@ -314,7 +336,7 @@ void OomReader::readBreakdownLine(std::string_view line) {
 }
 
 void OomReader::readAllocationLine(std::string_view line, std::size_t at) {
-  const std::string_view t = trim(line);
+  std::string_view t = trim(line);
   // "1. Size: 2.00G" (TPU) or "Buffer 1:" then "Size: 6.00MiB" (GPU) start an entry.
   const auto size = t.find("Size: ");
   const bool tpuStart = size != std::string_view::npos && size > 0 && t[size - 1] == ' ' && size >= 2 &&
@@ -332,6 +354,15 @@ void OomReader::readAllocationLine(std::string_view line, std::size_t at) {
   }
   if (oom_.allocations.empty()) return;
   InspectOomAllocation& a = oom_.allocations.back();
+  // A log may prefix every line ("(EngineCore_DP0 pid=1) ERROR ... [core.py:700]     Shape: ..."):
+  // the field starts at its key.
+  static constexpr std::string_view kFields[] = {
+      "Size: ",     "Operator:",  "Shape:",           "Unpadded size:",
+      "XLA label:", "XLA Label:", "Allocation type:", "Entry Parameter Subshape:"};
+  std::size_t field = t.size();
+  for (const auto key : kFields) field = std::min(field, t.find(key));
+  if (field == t.size()) return;
+  t = t.substr(field);
   const auto rest = [&](std::string_view key) { return std::string(trim(t.substr(key.size())).substr(0, 512)); };
   if (t.starts_with("Size: "))
     a.bytes = sizeAt(at + std::size_t(t.data() - line.data()) + 6, "the buffer's size");

@@ -103,6 +103,9 @@ TEST_CASE("inspect oom: the TPU compiler's report with its breakdown and largest
   CHECK(b.unpadded_bytes == 2211908157);
   CHECK(b.dtype == "float32");
   CHECK(b.op_name.empty());
+  CHECK(a.what == "activations"); // HLO temp, in the backward pass
+  CHECK(a.padding_bytes == 0);
+  CHECK(b.padding_bytes == 6378026435); // 8 GiB padded - 2.06 GiB
 }
 
 TEST_CASE("inspect oom: the one-line TPU form") {
@@ -189,6 +192,8 @@ Peak buffers:
   CHECK(o.allocations[0].op_name == "jit(step)/attention/softmax");
   CHECK(o.allocations[1].bytes == 524288);
   CHECK(o.allocations[1].allocation_type == "parameter");
+  CHECK(o.allocations[1].what == "parameter");
+  CHECK(o.allocations[0].what.empty()); // a fusion in attention: nothing says which
   CHECK(o.allocations[1].dtype == "bfloat16");
 }
 
@@ -215,4 +220,23 @@ TEST_CASE("inspect oom: a report cut in the middle of a size names where") {
   options.source_name = "oom.txt";
   CHECK_THROWS_WITH(inspectText("Ran out of memory in memory space hbm. Used lots of 16.00G hbm.", options),
                     Catch::StartsWith("oom.txt:1:"));
+}
+
+TEST_CASE("inspect oom: the same report with a log prefix on every line") {
+  std::string text;
+  const std::string report = kTpuReport;
+  for (std::size_t s = 0; s < report.size();) {
+    const auto e = report.find('\n', s);
+    text += "(EngineCore_DP0 pid=7) ERROR 01-01 00:00:00 [core.py:1] " + report.substr(s, e - s) + "\n";
+    s = e + 1;
+  }
+  const InspectResult r = inspectText(text);
+  REQUIRE(r.oom);
+  CHECK(r.oom->used_bytes == 112957639885);
+  CHECK(figure(*r.oom, "program") == 112420768973);
+  REQUIRE(r.oom->allocations.size() == 2);
+  CHECK(r.oom->allocations[0].shape == "bf16[8,4096,262144]{2,1,0:T(8,128)(2,1)}");
+  CHECK(r.oom->allocations[0].op_name == "jit(train_step)/transpose(jvp(model))/dot_general");
+  CHECK(r.oom->allocations[0].allocation_type == "HLO temp");
+  CHECK(r.oom->allocations[1].unpadded_bytes == 2211908157);
 }

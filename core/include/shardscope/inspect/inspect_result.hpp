@@ -116,6 +116,10 @@ struct InspectOomAllocation {
   std::string op_name;
   std::string allocation_type; // "HLO temp", "scoped", "parameter", ... ("" when not printed)
   std::string label;           // XLA label (the instruction, possibly cut with "...")
+  // What it most likely is, from its type and names (a guess, "" when nothing tells):
+  // "parameter", "logits", "optimizer_state", "activations" (the program's temporaries).
+  std::string what;
+  std::optional<std::int64_t> padding_bytes; // bytes - unpadded_bytes (TPU tile padding)
 };
 
 struct InspectOom {
