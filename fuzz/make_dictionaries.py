@@ -28,6 +28,9 @@ SOURCES = {
     "rules": ["core/src/sharding/partition_rules.cpp"],
     "rule_file": ["core/src/sharding/rule_file.cpp"],
     "export": ["core/src/interop/layout_export_jax.cpp", "core/src/interop/layout_export_maxtext.cpp"],
+    "inspect_hlo": ["core/src/inspect/hlo_*.cpp", "core/src/inspect/replica_groups.cpp"],
+    "inspect_stablehlo": ["core/src/inspect/stablehlo_*.cpp", "core/src/inspect/sdy_sharding.cpp"],
+    "inspect_oom": ["core/src/inspect/oom_reader.cpp"],
 }
 
 # Syntax each text format is made of, beyond its words.
@@ -43,6 +46,26 @@ SYNTAX = {
     # Breaking out of a comment, a string or a line of Python and YAML; 0xFF 0xFF separates the fields.
     "export": ['\n', '\r', '\r\n', "'", '"', '\\', '#', ': ', '\xe2\x80\xa8', '\xe2\x80\xa9', '\xc2\x85',
                '\xef\xbb\xbf', '\xff\xff', 'import os', '\x00', '"""'],
+    "inspect_hlo": ['HloModule ', 'ENTRY ', 'ROOT ', '%', ' = ', '{', '}', '(', ')', '[', ']', ',', '<=', 'T(', ':T(8,128)',
+                    'S(1)', 'f32[8,16]{1,0}', 'bf16[]', '(f32[2], f32[4])', 'parameter(0)', 'replica_groups={{0,1},{2,3}}',
+                    'replica_groups=[2,4]<=[4,2]T(1,0)', 'source_target_pairs={{0,1}}', 'channel_id=1',
+                    'dimensions={0}', 'all-gather-start', 'all-reduce', 'reduce-scatter', 'all-to-all',
+                    'collective-permute-start', 'while(', 'body=', 'condition=', 'calls=', 'to_apply=',
+                    'backend_config={"known_trip_count":{"n":"10"}}', 'sharding={devices=[2,1]0,1}',
+                    'lhs_contracting_dims={1}', 'dim_labels=b01f_01io->b01f', 'metadata={op_name="x"}', '/*index=5*/'],
+    "inspect_stablehlo": ['module @m ', 'attributes {', 'func.func public @main(', '%arg0: ', 'tensor<8x16xf32>', ' -> ',
+                          'sdy.mesh @mesh = <["a"=2, "b"=4]>', 'device_ids=[1, 0]', '#sdy.sharding<@mesh, [{"a"}, {}]>',
+                          '{"b":(2)2}', '{?}', 'p1', 'replicated={"a"}', 'unreduced=max{"b"}', 'loc("x")', '#loc1 = loc(',
+                          'mhlo.sharding = "{devices=[2,1]0,1}"', 'xla.sdy.sharding = "', '\\22', 'jax.result_info = "',
+                          'sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"a"}]>] out_shardings=[<@mesh, [{}]>] manual_axes={"a"} (%a: tensor<4xf32>) {',
+                          'sdy.all_gather [{"a"}, {}] %arg0 out_sharding=<@mesh, [{}, {}]> : tensor<8x16xf32>',
+                          '"stablehlo.collective_permute"(%0) <{source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}>',
+                          'replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>', '{', '}', '<', '>', '(', ')'],
+    "inspect_oom": ['Ran out of memory in memory space hbm. ', 'Used 19.46G of 15.48G hbm. ', 'Exceeded hbm capacity by 3.98G.',
+                    'Total hbm usage >= 1.25G:', 'reserved 1.25G', 'program 2.00M', 'arguments 0B', 'HLO temp 63.79G (',
+                    'Largest program allocations in hbm:', '1. Size: 2.00G', 'Shape: f32[8,128]{1,0:T(8,128)}',
+                    'Unpadded size: 1.00G', 'Operator: op_name="x"', 'Allocation type: HLO temp', 'Out of memory while trying to allocate ',
+                    'Peak buffers:', 'Buffer 1:', 'Size: 6.00MiB', 'Allocation (size=', 'Limit: ', 'InUse: ', '\n', 'K', 'M', 'G', 'GiB'],
 }
 
 # Hostile values: every number and string the robustness corpus tries.

@@ -42,6 +42,9 @@ std::map<std::string, CommandInfo>& commands() {
        {&runSearch,
         "which layout to run: every mesh split, ranked by step time among those that fit (see `search --help`)"}},
       {"topology", {&runTopology, "print a topology's devices in jax.devices() order as JSON"}},
+      {"inspect",
+       {&runInspect,
+        "what JAX's lowered text, XLA's HLO or an OOM report says: shardings, collectives on the mesh, allocations"}},
       {"decode-sharding",
        {&runDecodeSharding, "which block of an array each device holds under an XLA HLO sharding string"}},
   };

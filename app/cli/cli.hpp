@@ -39,5 +39,6 @@ int runValidate(const Args& args, Streams io);
 int runExport(const Args& args, Streams io);
 int runLesson(const Args& args, Streams io);
 int runDecodeSharding(const Args& args, Streams io);
+int runInspect(const Args& args, Streams io);
 
 } // namespace shardscope::cli

@@ -9,6 +9,8 @@
 #include "shardscope/base/json.hpp"
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/hardware/topology.hpp"
+#include "shardscope/inspect/inspect_pricing.hpp"
+#include "shardscope/inspect/sharding_text.hpp"
 #include "shardscope/sharding/hlo_sharding_blocks.hpp"
 
 #include <charconv>
@@ -20,9 +22,12 @@ namespace {
 
 void printUsage(std::ostream& out) {
   out << "Usage: shardscope-cli decode-sharding SHARDING --shape D0,D1,... [--topology TOPO | --devices N]\n"
-         "                                      [--format table|json]\n\n"
+         "                                      [--mesh AXES] [--format table|json]\n\n"
          "Decodes an XLA HLO sharding (the text of sharding={...} in an HLO dump) for an array of the given\n"
          "shape: which block of the array each device holds, as half-open index ranges [start, stop).\n"
+         "The text may be given as it stands in a dump: sharding={...}, the quoted \"{...}\" of mhlo.sharding,\n"
+         "a trailing , metadata={...}. A Shardy sharding (#sdy.sharding<@mesh, [{\"data\"}, {}]>, as JAX's\n"
+         "lowered text prints it) needs --mesh: it is decoded as the HLO sharding JAX lowers it to.\n"
          "Accepted: {replicated}, {manual}, {maximal device=N}, {devices=[..]ID,ID,..} (V1),\n"
          "{devices=[..]<=[..]T(..)} (V2 iota), last_tile_dim_replicate, last_tile_dims={manual, replicated};\n"
          "metadata={..} is skipped. See docs/hlo-sharding.md.\n\n"
@@ -32,6 +37,8 @@ void printUsage(std::ostream& out) {
          "                    of jax.devices() (an HLO id is a position in the computation's device assignment;\n"
          "                    for a jax.sharding.Mesh that is mesh.devices.flat, which may differ)\n"
          "  --devices N       the device count without a topology ({replicated} and {manual} need one)\n"
+         "  --mesh AXES       the mesh of a Shardy sharding, major axis first: data:4,model:2 (device i is its\n"
+         "                    i-th device, as jax.sharding.Mesh lists mesh.devices.flat)\n"
          "  --format F        table (default) or json (the eval op hlo_sharding's result)\n\n"
          "Example: shardscope-cli decode-sharding '{devices=[4,2]<=[8]}' --shape 8192,28672\n";
 }
@@ -79,7 +86,7 @@ int runDecodeSharding(const Args& args, Streams io) {
     printUsage(io.out);
     return 0;
   }
-  static constexpr Flag kFlags[] = {{"--shape"}, {"--topology"}, {"--devices"}, {"--format"}};
+  static constexpr Flag kFlags[] = {{"--shape"}, {"--topology"}, {"--devices"}, {"--mesh"}, {"--format"}};
   const ParsedArgs opts = parseArgs(args, kFlags, 1, "sharding string");
   if (opts.positionals().size() != 1) throw UsageError("expected one HLO sharding string, e.g. '{devices=[4,2]<=[8]}'");
   const auto shapeText = opts.value("--shape");
@@ -100,7 +107,10 @@ int runDecodeSharding(const Args& args, Streams io) {
       throw UsageError("--devices must be an integer between 1 and " + std::to_string(kMaxHloDevices) + ", got '" + *n +
                        "'");
   }
-  const HloSharding sharding = parseHloSharding(opts.positionals()[0]);
+  std::optional<InspectMesh> mesh;
+  if (const auto m = opts.value("--mesh")) mesh = inspectMeshFromText(*m);
+  if (count == 0 && mesh) count = mesh->deviceCount();
+  const HloSharding sharding = parseHloSharding(hloShardingTextOf(opts.positionals()[0], mesh ? &*mesh : nullptr));
   const HloDecoded decoded = decodeHloSharding(sharding, shape, count);
 
   if (format == "json") {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every key the JSON answers carry is named somewhere in docs/ (the glossary or the command's own
-// page): the answers of shard (every example, per device), step, comm, search, pipeline, validate
-// and lesson. Keys that are data (a rejection reason as a map key) hold spaces and are skipped.
+// page): the answers of shard (every example, per device), step, comm, search, pipeline, validate,
+// lesson and inspect. Keys that are data (a rejection reason as a map key) hold spaces and are skipped.
 #include "cli_run.hpp"
 
 #include "shardscope/base/json.hpp"
@@ -56,6 +56,10 @@ TEST_CASE("every JSON key the commands write appears in docs/", "[cli][docs]") {
       {"pipeline", (examples / "llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json").string(), "--format", "json"});
   commands.push_back({"validate", "--format", "json"});
   commands.push_back({"lesson", "fsdp", "--format", "json"});
+  const std::string inspect = std::string(SHARDSCOPE_TEST_DATA) + "/inspect/";
+  commands.push_back({"inspect", inspect + "h05_tuple_sharding_spmd_input.hlo", "--mesh", "x:2", "--format", "json"});
+  commands.push_back({"inspect", inspect + "s08_shardy_tensor_sharding_parse_print.mlir", "--format", "json"});
+  commands.push_back({"inspect", inspect + "o15_xla_docs_message_samples.txt", "--format", "json"});
   std::set<std::string> keys;
   for (const auto& args : commands) {
     const auto run = runCli(args);

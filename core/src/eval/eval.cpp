@@ -44,6 +44,7 @@ const std::map<std::string, EvalOp>& evalOps() {
       {"shard", opShard},
       // XLA HLO sharding text (eval_hlo_ops.cpp)
       {"hlo_sharding", opHloSharding},
+      {"inspect", opInspect},
 
       // comm (eval_comm_ops.cpp)
       {"links", &evalLinks},

@@ -43,6 +43,9 @@ Json opShard(const Json& request, EvalContext& context);
 // --- XLA HLO sharding text (eval_hlo_ops.cpp)
 Json opHloSharding(const Json& request, EvalContext& context);
 
+// --- what JAX and XLA printed: lowered modules, HLO, OOM reports (eval_inspect_ops.cpp)
+Json opInspect(const Json& request, EvalContext& context);
+
 // --- comm: link graph and per-axis communication (eval_comm_ops.cpp)
 Json evalLinks(const Json& request, EvalContext& context);
 Json evalHops(const Json& request, EvalContext& context);

@@ -1,0 +1,20 @@
+
+#loc1 = loc("x")
+#loc2 = loc("y")
+module @jit_func attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["a"=1]> loc(#loc)
+  func.func public @main(%arg0: tensor<1xf32> {mhlo.memory_kind = "device", sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>} loc("x"), %arg1: tensor<1xf32> {mhlo.memory_kind = "pinned_host", sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>} loc("y")) -> (tensor<1xf32> {jax.result_info = "result", mhlo.memory_kind = "device", sdy.sharding = #sdy.sharding<@mesh, [{"a"}]>}) {
+    %0 = sdy.sharding_constraint %arg1 <@mesh, [{"a"}]> : tensor<1xf32> loc(#loc7)
+    %1 = stablehlo.custom_call @annotate_device_placement(%0) {has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = "device"}} : (tensor<1xf32>) -> tensor<1xf32> loc(#loc7)
+    %2 = stablehlo.add %arg0, %1 : tensor<1xf32> loc(#loc8)
+    %3 = stablehlo.custom_call @annotate_device_placement(%2) {has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = "device"}} : (tensor<1xf32>) -> tensor<1xf32> loc(#loc)
+    return %3 : tensor<1xf32> loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc3 = loc("third_party/py/jax/tests/export_back_compat_test.py":929:17)
+#loc4 = loc("third_party/py/jax/tests/export_back_compat_test.py":929:13)
+#loc5 = loc("jit(func)"(#loc3))
+#loc6 = loc("jit(func)"(#loc4))
+#loc7 = loc("device_put"(#loc5))
+#loc8 = loc("add"(#loc6))
