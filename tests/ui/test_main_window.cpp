@@ -14,6 +14,11 @@
 #include "document/scenario_document.hpp"
 
 #include <QComboBox>
+#include <QAbstractButton>
+#include <QApplication>
+#include <QDockWidget>
+#include <QTimer>
+#include <QMessageBox>
 #include <QImage>
 #include <QLabel>
 #include <QMimeData>
@@ -240,4 +245,31 @@ TEST_CASE("the main window exports every view of the catalogue", "[ui][export]")
   QString error;
   CHECK_FALSE(window.exportTo(*findViewKind("physical"), dir.filePath("v.gif"), &error));
   CHECK(error.contains(".gif"));
+}
+
+TEST_CASE("Help > Getting Started offers the ways in and Start a Lesson opens the Learn dock", "[ui][newcomer]") {
+  test::app();
+  MainWindow window;
+  QAction* action = window.findChild<QAction*>("gettingStartedAction");
+  REQUIRE(action);
+  auto* learn = window.findChild<QDockWidget*>("LearnDock");
+  REQUIRE(learn);
+  learn->hide();
+  QString text;
+  QStringList buttons;
+  QTimer::singleShot(0, &window, [&] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (!box) return;
+    text = box->text();
+    for (QAbstractButton* b : box->buttons()) buttons << b->text();
+    for (QAbstractButton* b : box->buttons())
+      if (b->text() == "Start a Lesson") b->click();
+  });
+  action->trigger();
+  CHECK(text.contains("Open an example"));
+  CHECK(text.contains("Import a MaxText config"));
+  CHECK(text.contains("shardscope-cli inspect"));
+  CHECK(buttons.contains("Open an Example…"));
+  CHECK(buttons.contains("Import a MaxText Config…"));
+  CHECK_FALSE(learn->isHidden());
 }

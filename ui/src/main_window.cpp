@@ -46,6 +46,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QTextCursor>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -380,6 +381,9 @@ void MainWindow::createActions() {
   QAction* whatsThis = QWhatsThis::createAction(this);
   whatsThis->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F1));
   help->addAction(whatsThis);
+  add(help, tr("&Getting Started"), QKeySequence(), [this] {
+    showGettingStarted();
+  })->setObjectName("gettingStartedAction");
   add(help, tr("&About Shardscope"), QKeySequence::HelpContents, [this] { showAbout(); });
 
   // Toolbar: hardware and model pickers.
@@ -836,6 +840,47 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   settings.setWindowState(saveState(layoutVersion));
   settings.setOverlayMode(static_cast<int>(selection_->mode()));
   event->accept();
+}
+
+void MainWindow::showGettingStarted() {
+  QMessageBox box(this);
+  box.setObjectName("gettingStartedBox");
+  box.setWindowTitle(tr("Getting Started"));
+  box.setTextFormat(Qt::RichText);
+  box.setText(
+      tr("<b>Four ways in</b><ul>"
+         "<li><b>Open an example</b>: a model on real hardware (TPU pods, GPU clusters); each opens as an untitled "
+         "copy, so nothing you change overwrites it.</li>"
+         "<li><b>Start a lesson</b> (Learn dock): each step is one edit of the workspace, with the figures it "
+         "moves and why.</li>"
+         "<li><b>Import a MaxText config</b>: open its model yml (or a yml with base_config); the dialog asks for "
+         "the topology and the overrides your launch passes.</li>"
+         "<li><b>A compiled program or an OOM report</b>: <tt>shardscope-cli inspect FILE</tt> reads JAX's "
+         "lowered text, XLA's HLO and its out-of-memory report (docs/inspect.md).</li></ul>"
+         "Press Shift+F1 and click any panel for help on it."));
+  QPushButton* example = box.addButton(tr("Open an Example…"), QMessageBox::ActionRole);
+  QPushButton* lesson = box.addButton(tr("Start a Lesson"), QMessageBox::ActionRole);
+  QPushButton* maxtext = box.addButton(tr("Import a MaxText Config…"), QMessageBox::ActionRole);
+  box.addButton(QMessageBox::Close);
+  box.exec();
+  if (box.clickedButton() == example) {
+    if (!maybeSave()) return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open an example"),
+                                                      QString::fromStdString(resourcePath("scenarios").string()),
+                                                      tr("Shardscope workspaces (*.json)"));
+    if (!path.isEmpty()) openInteractively(path);
+  } else if (box.clickedButton() == lesson) {
+    if (auto* dock = findChild<QDockWidget*>("LearnDock")) {
+      dock->show();
+      dock->raise();
+    }
+  } else if (box.clickedButton() == maxtext) {
+    if (!maybeSave()) return;
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Import a MaxText config"), AppSettings().lastDirectory(),
+                                     tr("MaxText configs (*.yml *.yaml);;All files (*)"));
+    if (!path.isEmpty()) openInteractively(path);
+  }
 }
 
 void MainWindow::showAbout() {

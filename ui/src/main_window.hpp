@@ -142,6 +142,9 @@ private:
   void rebuildRecentMenu();
   void setDarkTheme(bool dark);
   void showAbout();
+  // Help > Getting Started: the four ways in (an example, a lesson, a MaxText config, a compiled
+  // program or an OOM report), each a button that does it.
+  void showGettingStarted();
 
   ScenarioDocument* document_;
   AnalysisRunner* runner_;

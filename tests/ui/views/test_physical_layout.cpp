@@ -109,3 +109,18 @@ TEST_CASE("the physical view draws the wraparound links the analysis' link graph
   CHECK(layout.wraps() == std::array<bool, 3>{false, true, false});
   CHECK(PhysicalLayout::build(devices, 1.6).wraps() == std::array<bool, 3>{true, true, true});
 }
+
+TEST_CASE("a Boardfly system is drawn a panel per group and a row per board", "[ui][layout][boardfly]") {
+  test::app();
+  // TPU 8i, 64 chips: 4 chips per board x 8 boards x 2 groups (docs/hardware.md, "Boardfly").
+  const DeviceList devices = makeDevices(parseTopology("8i:64"));
+  const PhysicalLayout layout = PhysicalLayout::build(devices, 1.6);
+  REQUIRE(layout.kind() == PhysicalLayout::Kind::Torus);
+  CHECK(layout.boardfly());
+  REQUIRE(layout.panels().size() == 2);
+  CHECK(layout.panels()[0].title == "group 0");
+  CHECK(layout.panels()[1].title == "group 1");
+  CHECK(layout.panels()[0].cols == 4); // chips on a board
+  CHECK(layout.panels()[0].rows == 8); // boards in a group
+  CHECK_FALSE(PhysicalLayout::build(makeDevices(parseTopology("v4:4x4x8")), 1.6).boardfly());
+}

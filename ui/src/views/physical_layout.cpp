@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/physical_layout.hpp"
 
+#include <QObject>
+
 #include "shardscope/hardware/chips.hpp"
 #include "shardscope/hardware/link_graph.hpp"
 
@@ -86,8 +88,12 @@ PhysicalLayout PhysicalLayout::build(const DeviceList& devices, double aspect, c
       place[i] = {s, c[2], c[0], c[1], devices[i].core_on_chip.value_or(0)};
       L.chip_[i] = {c[0], c[1], c[2], s};
     }
+    const ChipSpec* chip = findChip(devices.front().device_kind);
+    L.boardfly_ = chip && chip->fabric == Fabric::Boardfly;
     for (int z = 0; z < perSlice; ++z)
-      panelTitles.push_back(perSlice > 1 ? QStringLiteral("z = %1").arg(z) : QString());
+      panelTitles.push_back(L.boardfly_    ? QObject::tr("group %1").arg(z)
+                            : perSlice > 1 ? QStringLiteral("z = %1").arg(z)
+                                           : QString());
   } else {
     // GPUs: one panel per host (process), GPUs in the host's list order. CPUs: one panel.
     L.kind_ = devices.front().platform == Platform::Gpu ? Kind::GpuHosts : Kind::Cpu;

@@ -46,6 +46,9 @@ public:
   int cores() const { return cores_; }
   std::array<int, 3> dims() const { return dims_; }
   std::array<bool, 3> wraps() const { return wraps_; }
+  // A Boardfly system (TPU 8i): x is the chip on its board, y the board, z the group (a panel per
+  // group, a row per board); not a torus, so no neighbour links are drawn between boards.
+  bool boardfly() const { return boardfly_; }
 
   // The rect of device `pos` (a core's part of its chip), empty when unknown.
   QRectF deviceRect(int pos) const;
@@ -69,6 +72,7 @@ private:
   int cores_ = 1;
   std::array<int, 3> dims_{1, 1, 1};
   std::array<bool, 3> wraps_{false, false, false};
+  bool boardfly_ = false;
 };
 
 } // namespace shardscope::ui

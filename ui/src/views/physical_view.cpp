@@ -49,6 +49,14 @@ QString hardwareSummary(const Analysis& a, const PhysicalLayout& layout) {
   QString text = QString::fromStdString(devices.front().device_kind);
   if (layout.kind() == PhysicalLayout::Kind::Torus) {
     const auto d = layout.dims();
+    if (layout.boardfly()) {
+      // The wiring in words is the view's What's This: chips of a board and boards of a group
+      // all-to-all, one global link per pair of groups.
+      text += QObject::tr(" · Boardfly %1×%2×%3 (chips × boards × groups)").arg(d[0]).arg(d[1]).arg(d[2]);
+      if (layout.cores() > 1) text += QObject::tr(" · %1 cores per chip").arg(layout.cores());
+      text += QObject::tr(" · %1 devices · %2 hosts").arg(devices.size()).arg(hosts.size());
+      return text;
+    }
     text += QStringLiteral(" · %1x%2x%3").arg(d[0]).arg(d[1]).arg(d[2]);
     const auto w = layout.wraps();
     QStringList wraps;
@@ -71,7 +79,9 @@ PhysicalView::PhysicalView(ViewSelection* selection, QWidget* parent) : QWidget(
   setMinimumSize(320, 240);
   setAttribute(Qt::WA_OpaquePaintEvent);
   setWhatsThis(tr("<b>Physical view</b><br>The hardware: each panel is one z-slice of the torus (or one GPU "
-                  "host), each cell one chip, hosts outlined. Colours follow the overlay mode. Hover a chip for "
+                  "host; on TPU 8i's Boardfly one group, a row per board: a board's chips and a group's boards are "
+                  "all-to-all, one global link joins every pair of groups), each cell one chip, hosts outlined. "
+                  "Colours follow the overlay mode. Hover a chip for "
                   "details; click to select it and see its group along the chosen axis as a ring over the physical "
                   "links with hop counts. Wheel zooms, drag pans, 0 resets."));
   animation_.setDuration(300);
@@ -321,7 +331,8 @@ void PhysicalView::paintPanels(const Canvas& c, const QFont& titleFont, bool tit
         wrapLines.append(QLineF(r.right() - 0.1 * s, y, r.right() + stub, y));
       }
     }
-    for (int col = 0; col < panel.cols; ++col) {
+    // Boardfly: a row is a board, its line the board's links; boards are not neighbours.
+    for (int col = 0; col < panel.cols && !L->boardfly(); ++col) {
       const double x = r.left() + (col + 0.5) * s;
       linkLines.append(QLineF(x, r.top() + 0.5 * s, x, r.bottom() - 0.5 * s));
       if (w[1]) {
@@ -456,8 +467,11 @@ void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
   headerFont.setPixelSize(13);
   painter.setFont(headerFont);
   painter.setPen(text);
-  painter.drawText(QRectF(target.left() + kMargin, target.top(), target.width() - 2 * kMargin, kHeaderHeight - 4),
-                   Qt::AlignLeft | Qt::AlignVCenter, summary_);
+  // A narrow view ends the line with an ellipsis, never mid-word.
+  const double headerWidth = target.width() - 2 * kMargin;
+  painter.drawText(QRectF(target.left() + kMargin, target.top(), headerWidth, kHeaderHeight - 4),
+                   Qt::AlignLeft | Qt::AlignVCenter,
+                   QFontMetricsF(headerFont).elidedText(summary_, Qt::ElideRight, headerWidth));
   if (selection_->playTime() >= 0)
     paintStepCaption(painter, analysis_->step, selection_->playTime(), playCaptionArea(painter, target));
   const QRectF legend(target.left() + kMargin, target.bottom() - kLegendHeight + 6, target.width() - 2 * kMargin,
