@@ -113,7 +113,14 @@ int main(int argc, char** argv) {
 
   QString openError;
   const QStringList files = parser.positionalArguments();
-  if (!headless && !files.isEmpty() && shardscope::ui::ScenarioDocument::isMaxTextConfig(files.front())) {
+  if (!files.isEmpty() && shardscope::ui::MainWindow::isCompiledProgramFile(files.front())) {
+    // A compiled program or an OOM report opens in the Inspect dock, beside the built-in workspace.
+    if (headless) {
+      if (!window.inspectFile(files.front())) return 1;
+    } else {
+      QTimer::singleShot(0, &window, [&window, file = files.front()] { window.inspectFile(file); });
+    }
+  } else if (!headless && !files.isEmpty() && shardscope::ui::ScenarioDocument::isMaxTextConfig(files.front())) {
     // A MaxText config asks for what the launch adds (topology, overrides) once the window is up.
     QTimer::singleShot(0, &window, [&window, file = files.front()] { window.openInteractively(file); });
   } else if (!files.isEmpty() && !window.openFile(files.front(), &openError)) {

@@ -7,6 +7,7 @@
 #include "main_window.hpp"
 #include "charts/comm_chart.hpp"
 #include "charts/memory_chart.hpp"
+#include "panels/inspect_panel.hpp"
 #include "panels/sharding_panel.hpp"
 #include "shardscope/sharding/mesh_index.hpp"
 #include "views/physical_view.hpp"
@@ -14,6 +15,7 @@
 #include "document/scenario_document.hpp"
 
 #include <QComboBox>
+#include <QTreeWidget>
 #include <QAbstractButton>
 #include <QApplication>
 #include <QDockWidget>
@@ -272,4 +274,29 @@ TEST_CASE("Help > Getting Started offers the ways in and Start a Lesson opens th
   CHECK(buttons.contains("Open an Example…"));
   CHECK(buttons.contains("Import a MaxText Config…"));
   CHECK_FALSE(learn->isHidden());
+}
+
+TEST_CASE("opening a compiled program fills the Inspect dock beside the workspace", "[ui][inspect]") {
+  test::app();
+  MainWindow window;
+  REQUIRE(window.waitForAnalysis(60000));
+  const std::string before = window.document()->scenario().name;
+  // XLA's test module with two all-gather-start/done pairs (tests/data/inspect/README.md): two
+  // collectives, each pair counted once.
+  const QString hlo = QString(SHARDSCOPE_TEST_DATA) + "/inspect/h02_async_allgather_overlapped.hlo";
+  REQUIRE(MainWindow::isCompiledProgramFile(hlo));
+  CHECK_FALSE(MainWindow::isCompiledProgramFile(QString(SHARDSCOPE_TEST_DATA) + "/maxtext/base.yml"));
+  REQUIRE(window.openInteractively(hlo));
+  auto* dock = window.findChild<QDockWidget*>("InspectDock");
+  REQUIRE(dock);
+  CHECK_FALSE(dock->isHidden());
+  CHECK(window.document()->scenario().name == before); // the workspace stays
+  QTreeWidget* tree = window.inspectPanel()->tree();
+  QTreeWidgetItem* collectives = nullptr;
+  for (int i = 0; i < tree->topLevelItemCount(); ++i)
+    if (tree->topLevelItem(i)->text(0).startsWith("Collectives")) collectives = tree->topLevelItem(i);
+  REQUIRE(collectives);
+  CHECK(collectives->childCount() == 2);
+  CHECK(collectives->child(0)->text(0).contains("all-gather (async)"));
+  CHECK(window.inspectPanel()->header()->text().contains("h02_async_allgather_overlapped.hlo"));
 }

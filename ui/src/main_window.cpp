@@ -20,6 +20,7 @@
 #include "panels/sharding_panel.hpp"
 #include "panels/step_panel.hpp"
 #include "panels/compare_panel.hpp"
+#include "panels/inspect_panel.hpp"
 #include "panels/lesson_panel.hpp"
 #include "panels/maxtext_import_dialog.hpp"
 #include "panels/step_player.hpp"
@@ -34,6 +35,9 @@
 #include "views/view_selection.hpp"
 
 #include "shardscope/base/resources.hpp"
+#include "shardscope/hardware/topology.hpp"
+#include "shardscope/inspect/inspect.hpp"
+#include "shardscope/inspect/inspect_pricing.hpp"
 
 #include <QAction>
 #include <QActionGroup>
@@ -48,6 +52,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTextCursor>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -256,6 +261,12 @@ void MainWindow::createDocks() {
   auto* notesDock = makeDock(tr("Notes"), "NotesDock", notes_, Qt::RightDockWidgetArea);
   tabifyDockWidget(shardingDock, notesDock);
   notesDock->hide();
+  // Inspect: a compiled program or an OOM report (File > Open of a .hlo, .mlir or report text);
+  // hidden until one is opened.
+  inspect_ = new InspectPanel(this);
+  auto* inspectDock = makeDock(tr("Inspect"), "InspectDock", inspect_, Qt::RightDockWidgetArea);
+  tabifyDockWidget(shardingDock, inspectDock);
+  inspectDock->hide();
   shardingDock->raise();
   commDock->raise();
   // The bottom area spans only the centre; the side docks keep the full height.
@@ -652,7 +663,8 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   const auto urls = event->mimeData()->urls();
   if (urls.size() == 1 && urls.front().isLocalFile()) {
     const QString suffix = QFileInfo(urls.front().toLocalFile()).suffix().toLower();
-    if (suffix == "json" || suffix == "yml" || suffix == "yaml") event->acceptProposedAction();
+    if (suffix == "json" || suffix == "yml" || suffix == "yaml" || isCompiledProgramFile(urls.front().toLocalFile()))
+      event->acceptProposedAction();
   }
 }
 
@@ -663,7 +675,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
   const QString path = urls.front().toLocalFile();
   // After the drop returns: a modal prompt inside a drop handler blocks the drag source.
   QTimer::singleShot(0, this, [this, path] {
-    if (!maybeSave()) return;
+    if (!isCompiledProgramFile(path) && !maybeSave()) return;
     openInteractively(path);
   });
 }
@@ -679,6 +691,7 @@ bool MainWindow::importMaxText(const QStringList& files, const QStringList& over
 }
 
 bool MainWindow::openInteractively(const QString& path) {
+  if (isCompiledProgramFile(path)) return inspectFile(path);
   if (!ScenarioDocument::isMaxTextConfig(path)) {
     QString error;
     if (openFile(path, &error)) return true;
@@ -708,13 +721,81 @@ void MainWindow::showImportNotes() {
 }
 
 void MainWindow::openDialog() {
-  if (!maybeSave()) return;
   const QString path = QFileDialog::getOpenFileName(
-      this, tr("Open workspace"), AppSettings().lastDirectory(),
-      tr("Workspaces and MaxText configs (*.json *.yml *.yaml);;Shardscope workspaces (*.json);;"
-         "MaxText configs (*.yml *.yaml);;All files (*)"));
+      this, tr("Open"), AppSettings().lastDirectory(),
+      tr("Workspaces, MaxText configs and compiled programs (*.json *.yml *.yaml *.hlo *.mlir *.txt *.log);;"
+         "Shardscope workspaces (*.json);;MaxText configs (*.yml *.yaml);;"
+         "Compiled programs and OOM reports (*.hlo *.mlir *.txt *.log);;All files (*)"));
   if (path.isEmpty()) return;
+  // A compiled program is shown beside the workspace; anything else replaces it.
+  if (!isCompiledProgramFile(path) && !maybeSave()) return;
   openInteractively(path);
+}
+
+bool MainWindow::isCompiledProgramFile(const QString& path) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  if (suffix == "hlo" || suffix == "mlir") return true;
+  if (suffix != "txt" && suffix != "log") return false;
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return false;
+  const QByteArray head = file.read(1 << 20);
+  return recognizeInspectKind(std::string_view(head.constData(), static_cast<std::size_t>(head.size()))).has_value();
+}
+
+bool MainWindow::inspectFile(const QString& path) {
+  QFile file(path);
+  if (QFileInfo(path).size() > static_cast<qint64>(kMaxInspectTextBytes) || !file.open(QIODevice::ReadOnly)) {
+    QMessageBox::warning(
+        this, tr("Inspect"),
+        tr("Cannot read %1 (at most %2).").arg(path, formatBytes(static_cast<double>(kMaxInspectTextBytes))));
+    return false;
+  }
+  const QByteArray bytes = file.readAll();
+  const std::string_view text(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+  const QString name = QFileInfo(path).fileName();
+  InspectOptions options;
+  options.source_name = name.toStdString();
+  InspectResult result;
+  QString placement;
+  try {
+    result = inspectText(text, options);
+  } catch (const Error& e) {
+    QMessageBox::warning(this, tr("Inspect"), QString::fromUtf8(e.what()));
+    return false;
+  }
+  // Priced on the workspace's topology, mesh and links when the program runs on as many devices;
+  // else the file's own meshes, unpriced, and the header says why.
+  std::int64_t devices = 0;
+  try {
+    devices = static_cast<std::int64_t>(makeDevices(document_->scenario().topology).size());
+  } catch (const Error&) {
+    // a topology that does not build has no devices to price on
+  }
+  if (result.kind != InspectKind::Oom && result.num_devices > 0 && result.num_devices == devices) {
+    try {
+      InspectPlacement onWorkspace;
+      onWorkspace.workspace = document_->scenario();
+      result = inspectPlaced(text, options, onWorkspace);
+      placement = tr("Collectives priced on the workspace's topology, mesh and links.");
+    } catch (const Error& e) {
+      placement = tr("Not priced on the workspace: %1").arg(QString::fromUtf8(e.what()));
+    }
+  } else if (result.kind != InspectKind::Oom) {
+    placement = result.num_devices > 0
+                    ? tr("The program runs on %1 devices, the workspace on %2: its own meshes, not priced.")
+                          .arg(result.num_devices)
+                          .arg(devices)
+                    : tr("The program does not say how many devices it runs on: its own meshes, not priced.");
+  }
+  inspect_->showResult(result, name, placement);
+  if (auto* dock = findChild<QDockWidget*>("InspectDock")) {
+    dock->show();
+    dock->raise();
+  }
+  AppSettings settings;
+  settings.addRecentFile(QFileInfo(path).absoluteFilePath());
+  rebuildRecentMenu();
+  return true;
 }
 
 bool MainWindow::saveDialog(bool saveAs) {

@@ -24,6 +24,7 @@ class AnalysisRunner;
 class AnalysisView;
 class CommChart;
 class ComparePanel;
+class InspectPanel;
 class LessonPanel;
 class LogicalMeshPanel;
 class MemoryChart;
@@ -54,6 +55,11 @@ public:
   // the import dialog (base, model, topology, overrides), which stays until it imports or the user
   // cancels. Returns whether a file was opened.
   bool openInteractively(const QString& path);
+  // A compiled program or an OOM report (.hlo, .mlir, or a .txt/.log the inspect readers recognise):
+  // shown in the Inspect dock beside the workspace, which it does not replace.
+  static bool isCompiledProgramFile(const QString& path);
+  bool inspectFile(const QString& path);
+  InspectPanel* inspectPanel() const { return inspect_; }
   // Imports MaxText config files with overrides, as the import dialog does on Import.
   bool importMaxText(const QStringList& files, const QStringList& overrides, const QString& source,
                      QString* error = nullptr);
@@ -71,7 +77,7 @@ public:
   // room left for the window frame.
   static QSize defaultSizeFor(const QSize& available);
   // Bumped whenever the set of docks changes, so an older saved layout is ignored, not misapplied.
-  static constexpr int layoutVersion = 4;
+  static constexpr int layoutVersion = 5;
   // Blocks (running the event loop) until the newest analysis was delivered.
   bool waitForAnalysis(int timeoutMs = 10000);
   // Keeps unsaved edits in an autosave file (the interactive app does; tests and screenshots do
@@ -167,6 +173,7 @@ private:
   LessonPanel* lesson_ = nullptr;
   StepPlayer* player_ = nullptr;
   QPlainTextEdit* notes_ = nullptr; // the Notes dock's text
+  InspectPanel* inspect_ = nullptr;
   TopologyEditor* topology_ = nullptr;
   ModelPicker* model_ = nullptr;
   QMenu* recentMenu_ = nullptr;

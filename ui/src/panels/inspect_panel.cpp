@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "panels/inspect_panel.hpp"
+
+#include "views/device_overlay.hpp"
+
+#include "shardscope/base/units.hpp"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace shardscope::ui {
+
+namespace {
+
+QString text(const std::string& s) { return QString::fromStdString(s); }
+
+QString shapeText(const std::optional<Shape>& shape) {
+  if (!shape) return QStringLiteral("—");
+  QStringList dims;
+  for (auto d : *shape) dims << QString::number(d);
+  return "[" + dims.join(",") + "]";
+}
+
+QString specText(const std::optional<std::vector<std::vector<std::string>>>& spec) {
+  if (!spec) return QStringLiteral("—");
+  QStringList dims;
+  for (const auto& axes : *spec) {
+    QStringList names;
+    for (const auto& a : axes) names << text(a);
+    dims << (names.isEmpty() ? QStringLiteral("None") : names.size() == 1 ? names[0] : "(" + names.join(", ") + ")");
+  }
+  return "P(" + dims.join(", ") + ")";
+}
+
+QString axesText(const std::optional<std::vector<std::string>>& axes) {
+  if (!axes) return QObject::tr("no whole axis");
+  QStringList names;
+  for (const auto& a : *axes) names << text(a);
+  return names.isEmpty() ? QObject::tr("none") : names.join(" × ");
+}
+
+QString bytesText(const std::optional<std::int64_t>& bytes) {
+  return bytes ? formatBytes(static_cast<double>(*bytes)) : QStringLiteral("—");
+}
+
+QTreeWidgetItem* section(QTreeWidget* tree, const QString& title, int count) {
+  auto* item = new QTreeWidgetItem(tree, {QObject::tr("%1 (%2)").arg(title).arg(count)});
+  item->setFirstColumnSpanned(true);
+  QFont bold = item->font(0);
+  bold.setBold(true);
+  item->setFont(0, bold);
+  return item;
+}
+
+void addArguments(QTreeWidget* tree, const QString& title, const std::vector<InspectArgument>& list) {
+  if (list.empty()) return;
+  auto* top = section(tree, title, static_cast<int>(list.size()));
+  for (const auto& a : list) {
+    auto* row = new QTreeWidgetItem(top, {text(a.name.empty() ? "#" + std::to_string(a.index) : a.name),
+                                          shapeText(a.shape) + " " + text(a.dtype), specText(a.spec),
+                                          bytesText(a.bytes_per_device), QString()});
+    row->setToolTip(0, text(a.sharding.empty() ? "no sharding written" : a.sharding));
+    row->setToolTip(2, text(a.sharding));
+  }
+}
+
+void addCollectives(QTreeWidget* tree, const InspectResult& r) {
+  if (r.collectives.empty()) return;
+  auto* top = section(tree, QObject::tr("Collectives"), static_cast<int>(r.collectives.size()));
+  for (const auto& c : r.collectives) {
+    const QString op = text(std::string(inspectCollectiveOpName(c.op))) + (c.async ? QObject::tr(" (async)") : "");
+    const QString trips = c.trip_count > 1 ? QObject::tr(" × %1").arg(c.trip_count) : QString();
+    auto* row = new QTreeWidgetItem(top, {text(c.name) + "  " + op, text(c.shape_text), axesText(c.axes),
+                                          formatBytes(static_cast<double>(c.bytes_per_device)) + trips,
+                                          c.time_s > 0 ? formatSeconds(c.time_s) : QStringLiteral("—")});
+    row->setToolTip(0, text(c.op_name.empty() ? c.computation : c.op_name));
+    if (!c.note.empty()) row->setToolTip(2, text(c.note));
+  }
+  const auto totals = inspectAxisTotals(r);
+  auto* sums = section(tree, QObject::tr("Per set of mesh axes"), static_cast<int>(totals.size()));
+  for (const auto& t : totals)
+    new QTreeWidgetItem(sums, {QObject::tr("%1 collectives, %2 runs").arg(t.collectives).arg(t.executions), QString(),
+                               axesText(t.axes), formatBytes(t.bytes_per_device),
+                               t.time_s > 0 ? formatSeconds(t.time_s) : QStringLiteral("—")});
+}
+
+void addOom(QTreeWidget* tree, const InspectOom& o) {
+  auto* top = section(tree, QObject::tr("Out of memory"), static_cast<int>(o.allocations.size()));
+  auto figure = [&](const QString& name, const std::optional<std::int64_t>& bytes) {
+    if (bytes) new QTreeWidgetItem(top, {name, QString(), QString(), bytesText(bytes), QString()});
+  };
+  figure(QObject::tr("used"), o.used_bytes);
+  figure(QObject::tr("capacity"), o.capacity_bytes);
+  figure(QObject::tr("exceeded by"), o.exceeded_bytes);
+  figure(QObject::tr("the allocation that failed"), o.requested_bytes);
+  for (const auto& [name, bytes] : o.breakdown)
+    new QTreeWidgetItem(top, {QObject::tr("  %1").arg(text(name)), QString(), QString(),
+                              formatBytes(static_cast<double>(bytes)), QString()});
+  for (const auto& a : o.allocations) {
+    QString what = text(a.what.empty() ? a.allocation_type : a.what);
+    if (a.padding_bytes && *a.padding_bytes > 0)
+      what += QObject::tr(", %1 of tile padding").arg(formatBytes(static_cast<double>(*a.padding_bytes)));
+    auto* row =
+        new QTreeWidgetItem(top, {QObject::tr("%1. %2").arg(a.rank).arg(text(a.op_name.empty() ? a.label : a.op_name)),
+                                  text(a.shape), what, formatBytes(static_cast<double>(a.bytes)), QString()});
+    row->setToolTip(0, text(a.label));
+  }
+}
+
+} // namespace
+
+InspectPanel::InspectPanel(QWidget* parent) : QWidget(parent), header_(new QLabel(this)), tree_(new QTreeWidget(this)) {
+  setWhatsThis(tr("<b>Inspect</b> shows what a compiled program or an out-of-memory report holds: open JAX's "
+                  "lowered text (<tt>.mlir</tt>), XLA's HLO (<tt>.hlo</tt>, <tt>--xla_dump_to</tt> files) or "
+                  "XLA's OOM report with File › Open or a drop. Each collective's axes are the mesh axes its "
+                  "device groups span (device i is the i-th of the mesh's device order); its time is the step "
+                  "model's ring cost on the workspace's links, times its trip count. "
+                  "<tt>shardscope-cli inspect</tt> prints the same."));
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  header_->setWordWrap(true);
+  header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(header_);
+  tree_->setColumnCount(5);
+  tree_->setHeaderLabels({tr("Name"), tr("Shape"), tr("Spec / axes"), tr("Bytes per device"), tr("Time")});
+  tree_->setUniformRowHeights(true);
+  tree_->header()->setSectionResizeMode(QHeaderView::Interactive);
+  layout->addWidget(tree_, 1);
+  clear();
+}
+
+void InspectPanel::clear() {
+  tree_->clear();
+  header_->setText(tr("Open a compiled program (.hlo, .mlir) or an out-of-memory report: File › Open, or drop it "
+                      "here."));
+}
+
+void InspectPanel::showResult(const InspectResult& r, const QString& file, const QString& placement) {
+  tree_->clear();
+  QStringList meshes;
+  for (const auto& m : r.meshes) {
+    QStringList axes;
+    for (const auto& a : m.axes) axes << QStringLiteral("%1=%2").arg(text(a.name)).arg(a.size);
+    meshes << (m.name.empty() ? QString() : text(m.name) + " ") + "[" + axes.join(", ") + "]";
+  }
+  QString head = tr("<b>%1</b>: %2").arg(file.toHtmlEscaped(), text(std::string(inspectKindName(r.kind))));
+  if (!r.module.empty()) head += tr(" module %1").arg(text(r.module).toHtmlEscaped());
+  if (r.num_devices > 0) head += tr(" · %1 devices").arg(r.num_devices);
+  if (!meshes.isEmpty()) head += tr(" · mesh %1").arg(meshes.join("; ").toHtmlEscaped());
+  if (r.flops_per_device) head += tr(" · %1 per device").arg(text(formatCount(*r.flops_per_device, "FLOP")));
+  head += "<br>" + placement.toHtmlEscaped();
+  for (const auto& f : r.flags)
+    head += "<br><span style='color:#b03020'>" + text(f.kind + ": " + f.message).toHtmlEscaped() + "</span>";
+  header_->setText(head);
+  addArguments(tree_, tr("Arguments"), r.arguments);
+  addArguments(tree_, tr("Results"), r.results);
+  addArguments(tree_, tr("Constraints"), r.constraints);
+  addCollectives(tree_, r);
+  if (r.oom) addOom(tree_, *r.oom);
+  tree_->expandAll();
+  for (int c = 0; c < tree_->columnCount(); ++c) tree_->resizeColumnToContents(c);
+}
+
+} // namespace shardscope::ui
