@@ -15,6 +15,7 @@
 #include "document/scenario_document.hpp"
 
 #include <QComboBox>
+#include <QFile>
 #include <QTreeWidget>
 #include <QAbstractButton>
 #include <QApplication>
@@ -299,4 +300,33 @@ TEST_CASE("opening a compiled program fills the Inspect dock beside the workspac
   CHECK(collectives->childCount() == 2);
   CHECK(collectives->child(0)->text(0).contains("all-gather (async)"));
   CHECK(window.inspectPanel()->header()->text().contains("h02_async_allgather_overlapped.hlo"));
+}
+
+TEST_CASE("selecting a collective in the Inspect dock colours the groups along its axis", "[ui][inspect]") {
+  test::app();
+  MainWindow window; // the built-in workspace: v4 4x4x8, dp 2 x fsdp 16 x tp 4
+  REQUIRE(window.waitForAnalysis(60000));
+  // An all-reduce over groups of 4 consecutive devices of 128: the mesh's last axis, tp (index 2).
+  QTemporaryDir dir;
+  const QString file = dir.filePath("program.hlo");
+  {
+    QFile out(file);
+    REQUIRE(out.open(QIODevice::WriteOnly));
+    out.write("HloModule m, num_partitions=128\n\nadd {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+              "  ROOT s = f32[] add(x, y)\n}\n\nENTRY main {\n  p = f32[1024]{0} parameter(0)\n"
+              "  ROOT ar = f32[1024]{0} all-reduce(p), channel_id=1, replica_groups=[32,4]<=[128], "
+              "use_global_device_ids=true, to_apply=add\n}\n");
+  }
+  REQUIRE(window.inspectFile(file));
+  CHECK(window.inspectPanel()->header()->text().contains("priced on the workspace"));
+  QTreeWidget* tree = window.inspectPanel()->tree();
+  QTreeWidgetItem* collective = nullptr;
+  for (int i = 0; i < tree->topLevelItemCount(); ++i)
+    if (tree->topLevelItem(i)->text(0).startsWith("Collectives")) collective = tree->topLevelItem(i)->child(0);
+  REQUIRE(collective);
+  CHECK(collective->text(2) == "tp");
+  window.selection()->setAxis(0);
+  collective->setSelected(true);
+  CHECK(window.selection()->mode() == OverlayMode::Group);
+  CHECK(window.selection()->axis() == 2);
 }

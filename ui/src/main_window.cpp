@@ -264,6 +264,17 @@ void MainWindow::createDocks() {
   // Inspect: a compiled program or an OOM report (File > Open of a .hlo, .mlir or report text);
   // hidden until one is opened.
   inspect_ = new InspectPanel(this);
+  // A collective selected in the Inspect dock: the views colour the groups along its first axis,
+  // when the workspace's mesh has an axis of that name.
+  inspect_->setOnAxesSelected([this](const std::vector<std::string>& axes) {
+    const auto analysis = runner_->lastValid();
+    if (!analysis || axes.empty()) return;
+    const auto& names = analysis->mesh.axis_names;
+    const auto it = std::find(names.begin(), names.end(), axes.front());
+    if (it == names.end()) return;
+    selection_->setMode(OverlayMode::Group);
+    selection_->setAxis(static_cast<int>(it - names.begin()));
+  });
   auto* inspectDock = makeDock(tr("Inspect"), "InspectDock", inspect_, Qt::RightDockWidgetArea);
   tabifyDockWidget(shardingDock, inspectDock);
   inspectDock->hide();

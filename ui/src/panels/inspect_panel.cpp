@@ -41,6 +41,14 @@ QString axesText(const std::optional<std::vector<std::string>>& axes) {
   return names.isEmpty() ? QObject::tr("none") : names.join(" × ");
 }
 
+// The axes a row stands for, kept on the row for the selection (Qt::UserRole, one name per entry).
+void setAxesData(QTreeWidgetItem* row, const std::optional<std::vector<std::string>>& axes) {
+  if (!axes) return;
+  QStringList names;
+  for (const auto& a : *axes) names << QString::fromStdString(a);
+  row->setData(0, Qt::UserRole, names);
+}
+
 QString bytesText(const std::optional<std::int64_t>& bytes) {
   return bytes ? formatBytes(static_cast<double>(*bytes)) : QStringLiteral("—");
 }
@@ -77,13 +85,15 @@ void addCollectives(QTreeWidget* tree, const InspectResult& r) {
                                           c.time_s > 0 ? formatSeconds(c.time_s) : QStringLiteral("—")});
     row->setToolTip(0, text(c.op_name.empty() ? c.computation : c.op_name));
     if (!c.note.empty()) row->setToolTip(2, text(c.note));
+    setAxesData(row, c.axes);
   }
   const auto totals = inspectAxisTotals(r);
   auto* sums = section(tree, QObject::tr("Per set of mesh axes"), static_cast<int>(totals.size()));
   for (const auto& t : totals)
-    new QTreeWidgetItem(sums, {QObject::tr("%1 collectives, %2 runs").arg(t.collectives).arg(t.executions), QString(),
-                               axesText(t.axes), formatBytes(t.bytes_per_device),
-                               t.time_s > 0 ? formatSeconds(t.time_s) : QStringLiteral("—")});
+    setAxesData(new QTreeWidgetItem(sums, {QObject::tr("%1 collectives, %2 runs").arg(t.collectives).arg(t.executions),
+                                           QString(), axesText(t.axes), formatBytes(t.bytes_per_device),
+                                           t.time_s > 0 ? formatSeconds(t.time_s) : QStringLiteral("—")}),
+                t.axes);
 }
 
 void addOom(QTreeWidget* tree, const InspectOom& o) {
@@ -128,6 +138,15 @@ InspectPanel::InspectPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
   tree_->setUniformRowHeights(true);
   tree_->header()->setSectionResizeMode(QHeaderView::Interactive);
   layout->addWidget(tree_, 1);
+  connect(tree_, &QTreeWidget::itemSelectionChanged, this, [this] {
+    const auto items = tree_->selectedItems();
+    if (items.isEmpty() || !onAxesSelected_) return;
+    const QStringList names = items.front()->data(0, Qt::UserRole).toStringList();
+    if (names.isEmpty()) return;
+    std::vector<std::string> axes;
+    for (const auto& n : names) axes.push_back(n.toStdString());
+    onAxesSelected_(axes);
+  });
   clear();
 }
 

@@ -12,6 +12,10 @@
 #include <QString>
 #include <QWidget>
 
+#include <functional>
+#include <string>
+#include <vector>
+
 class QLabel;
 class QTreeWidget;
 
@@ -26,12 +30,19 @@ public:
   void showResult(const InspectResult& result, const QString& file, const QString& placement);
   void clear();
 
+  // Called with the mesh axes of the collective (or per-axes total) the user selects, in mesh order;
+  // the window shows the groups along the first of them on the views.
+  void setOnAxesSelected(std::function<void(const std::vector<std::string>&)> callback) {
+    onAxesSelected_ = std::move(callback);
+  }
+
   QTreeWidget* tree() const { return tree_; }
   QLabel* header() const { return header_; }
 
 private:
   QLabel* header_;
   QTreeWidget* tree_;
+  std::function<void(const std::vector<std::string>&)> onAxesSelected_;
 };
 
 } // namespace shardscope::ui
