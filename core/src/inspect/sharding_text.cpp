@@ -49,6 +49,8 @@ std::string_view firstBracketed(std::string_view text) {
         quoted = false;
     } else if (c == '"') {
       quoted = true;
+    } else if (c == '<' && i + 1 < text.size() && text[i + 1] == '=') {
+      ++i; // an iota tile assignment's "<=", not a bracket
     } else if (c == '{' || c == '<' || c == '[' || c == '(') {
       ++depth;
     } else if (c == '}' || c == '>' || c == ']' || c == ')') {

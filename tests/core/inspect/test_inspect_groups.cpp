@@ -117,6 +117,9 @@ TEST_CASE("inspect sdy: a Shardy sharding placed on its mesh") {
 
 TEST_CASE("inspect sharding text: as it stands in a dump, and Shardy's on a mesh") {
   CHECK(hloShardingTextOf("sharding={devices=[2,1]0,1}, metadata={op_name=\"x\"}", nullptr) == "{devices=[2,1]0,1}");
+  // The iota form's "<=" is no bracket: the metadata after it is still cut.
+  CHECK(hloShardingTextOf("sharding={devices=[4,2]<=[2,4]T(1,0)}, metadata={op_name=\"x\"}", nullptr) ==
+        "{devices=[4,2]<=[2,4]T(1,0)}");
   CHECK(hloShardingTextOf("\"{devices=[4,2]<=[8]}\"", nullptr) == "{devices=[4,2]<=[8]}");
   CHECK(hloShardingTextOf("mhlo.sharding = \"{replicated}\"", nullptr) == "{replicated}");
   CHECK_THROWS_WITH(hloShardingTextOf("#sdy.sharding<@mesh, [{\"data\"}, {}]>", nullptr), Catch::Contains("mesh"));

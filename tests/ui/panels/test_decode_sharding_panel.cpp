@@ -139,3 +139,30 @@ TEST_CASE("decode sharding in the main window at laptop size", "[ui][sharding][h
   if (const char* dir = std::getenv("SHARDSCOPE_SCREENSHOT_DIR"))
     window.grab().save(QString::fromLocal8Bit(dir) + "/decode-sharding.png");
 }
+
+TEST_CASE("the Decode field takes a sharding as it stands in a dump, and Shardy's on the workspace's mesh",
+          "[ui][sharding][hlo_sharding]") {
+  test::app();
+  ScenarioDocument doc;
+  ViewSelection selection;
+  ShardingPanel panel(&doc, &selection);
+  panel.setAnalysis(meshWithWeight()); // data 8 x fsdp 4 x tp 4
+  panel.hloShapeField()->setText("14336, 4096");
+  // An HLO instruction's attribute with its metadata, and mhlo.sharding's quoted string.
+  for (const QString& dump :
+       {QString("sharding=%1, metadata={op_name=\"jit(f)/dot\"}").arg(kUpProjHlo), QString("\"%1\"").arg(kUpProjHlo)}) {
+    INFO(dump.toStdString());
+    panel.hloField()->setText(dump);
+    REQUIRE(panel.decodeSharding());
+    CHECK(selection.decoded()->text == kUpProjHlo);
+  }
+  // Shardy: P('tp', 'fsdp') as JAX's lowered text prints it; the same blocks on the same devices (16
+  // shards, each on the 8 devices of the unused data axis).
+  panel.hloField()->setText("#sdy.sharding<@mesh, [{\"tp\"}, {\"fsdp\"}]>");
+  REQUIRE(panel.decodeSharding());
+  CHECK(panel.hloMessage()->text().contains("16 block(s), each on 8 device(s)"));
+  // An axis the workspace's mesh lacks is one clear error.
+  panel.hloField()->setText("#sdy.sharding<@mesh, [{\"model\"}, {}]>");
+  CHECK_FALSE(panel.decodeSharding());
+  CHECK(panel.hloMessage()->text().contains("model"));
+}

@@ -12,6 +12,8 @@
 
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
+#include "shardscope/inspect/inspect_mesh.hpp"
+#include "shardscope/inspect/sharding_text.hpp"
 #include "shardscope/mesh/mesh_axes.hpp"
 #include "shardscope/sharding/hlo_sharding_blocks.hpp"
 #include "shardscope/sharding/rule_file.hpp"
@@ -233,7 +235,10 @@ bool ShardingPanel::decodeSharding() {
   if (!analysis_ || analysis_->mesh.devices.empty()) return fail(tr("No mesh yet to place the devices on"));
   auto decoded = std::make_shared<DecodedSharding>();
   try {
-    const HloSharding sharding = parseHloSharding(text.toStdString());
+    // As it stands in a dump (sharding={...}, a quoted "{...}", a trailing metadata) or a Shardy
+    // sharding of JAX's lowered text, on the workspace's mesh (device i = the mesh's i-th device).
+    const InspectMesh mesh = inspectMeshOf(MeshAxes(analysis_->mesh.axis_names, analysis_->mesh.shape()));
+    const HloSharding sharding = parseHloSharding(hloShardingTextOf(text.toStdString(), &mesh));
     const auto devices = static_cast<std::int64_t>(analysis_->mesh.grid.data().size());
     const HloDecoded blocks = decodeHloSharding(sharding, shape, devices);
     decoded->text = QString::fromStdString(hloShardingToString(sharding));
