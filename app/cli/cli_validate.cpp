@@ -9,6 +9,8 @@
 #include "cli_options.hpp"
 #include "text_table.hpp"
 
+#include "shardscope/base/quoting.hpp"
+
 #include "shardscope/validation/validation.hpp"
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/base/resources.hpp"
@@ -142,7 +144,7 @@ int runValidate(const Args& args, Streams io) {
     printTable(results, summary, io.out);
   // A run that could not be predicted is a failure of the suite, each said in full on stderr.
   for (const auto& r : results)
-    if (!r.ok) io.err << "shardscope-cli validate: " << r.run->id << ": " << r.error << "\n";
+    if (!r.ok) io.err << "shardscope-cli validate: " << oneLineText(r.run->id) << ": " << oneLineText(r.error) << "\n";
   return summary.failed > 0 ? 1 : 0;
 }
 

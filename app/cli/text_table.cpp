@@ -1,41 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "text_table.hpp"
 
+#include "shardscope/base/quoting.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
 
 namespace shardscope::cli {
 
-namespace {
-
-// A cell as a terminal shows it safely: control bytes (an escape sequence, a carriage return) as \xNN.
-std::string printable(const std::string& text) {
-  if (std::none_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-    return text;
-  std::string out;
-  constexpr char kHex[] = "0123456789abcdef";
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-} // namespace
-
 void TextTable::print(std::ostream& out) const {
   std::vector<std::string> head = header;
   std::vector<std::vector<std::string>> body = rows;
-  for (auto& cell : head) cell = printable(cell);
+  for (auto& cell : head) cell = oneLineText(cell);
   for (auto& row : body)
-    for (auto& cell : row) cell = printable(cell);
+    for (auto& cell : row) cell = oneLineText(cell);
   std::vector<std::size_t> width(head.size(), 0);
   auto measure = [&](const std::vector<std::string>& row) {
     for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());

@@ -108,7 +108,7 @@ TEST_CASE("validate counts a run it cannot predict as a failure and says why in 
   fs::create_directories(dir);
   // One run on a chip nobody makes: no step time, so no MAPE either.
   std::ofstream(dir / "runs.json") << R"({"format": "shardscope-validation", "version": 1, "source": "test",
-    "citation": "test", "runs": [{"id": "bad-chip", "row": "r", "framework": "maxtext",
+    "citation": "test", "runs": [{"id": "bad-chip\u001b[2J\u009b", "row": "r", "framework": "maxtext",
       "model": {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 256, "num_attention_heads": 4,
                 "intermediate_size": 512, "vocab_size": 1000},
       "hardware": {"chip": "tpu-v99", "shape": [2, 2], "slices": 1},
@@ -118,7 +118,11 @@ TEST_CASE("validate counts a run it cannot predict as a failure and says why in 
   CHECK(table.code == 1);
   CHECK(table.out.find("0 of 1 runs predicted") != std::string::npos);
   CHECK(table.out.find("no MAPE") != std::string::npos);
-  CHECK(table.err.find("bad-chip: ") != std::string::npos);
+  // The run id's terminal escapes (ESC and the C1 CSI) come out as text, on stdout and stderr.
+  CHECK(table.err.find("bad-chip\\x1b[2J\\x9b: ") != std::string::npos);
+  CHECK(table.out.find("bad-chip\\x1b[2J\\x9b") != std::string::npos);
+  CHECK(table.out.find('\x1b') == std::string::npos);
+  CHECK(table.err.find('\x1b') == std::string::npos);
   const auto json = runCli({"validate", dir.string(), "--format", "json"});
   CHECK(json.code == 1);
   CHECK(json.out.find("\"mape\": null") != std::string::npos);

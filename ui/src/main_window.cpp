@@ -544,6 +544,12 @@ void MainWindow::onDocumentReplaced() {
   // The Pipeline dock opens again only if the new workspace has a pipeline.
   pipelineShown_ = false;
   if (auto* dock = findChild<QDockWidget*>("PipelineDock")) dock->hide();
+  // The bottom area starts on Memory again (hiding the Pipeline tab left its neighbour, Play, raised:
+  // an empty player on a workspace without a step).
+  if (auto* memory = findChild<QDockWidget*>("MemoryDock")) memory->raise();
+  // A program read beside the previous workspace was placed and priced on it: it goes with it.
+  inspect_->clear();
+  if (auto* dock = findChild<QDockWidget*>("InspectDock")) dock->hide();
   logical_->setError({}, std::nullopt);
   // The notes belong to the workspace they came with.
   notes_->setPlainText(document_->importNotes().join(QStringLiteral("\n\n")));

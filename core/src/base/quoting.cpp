@@ -136,4 +136,6 @@ std::string yamlQuoted(std::string_view s) {
 
 std::string yamlCommentText(std::string_view s) { return commentText(s); }
 
+std::string oneLineText(std::string_view s) { return commentText(s); }
+
 } // namespace shardscope

@@ -8,6 +8,7 @@
 #include "document/scenario_document.hpp"
 #include "main_window.hpp"
 #include "panels/compare_panel.hpp"
+#include "panels/inspect_panel.hpp"
 #include "panels/logical_mesh_panel.hpp"
 #include "views/physical_view.hpp"
 #include "views/view_selection.hpp"
@@ -17,6 +18,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 
 #include <catch2/catch.hpp>
 
@@ -47,6 +49,9 @@ void dirtyViewState(MainWindow& window) {
   window.selection()->setAxis(static_cast<int>(analysis->mesh.axis_names.size()) - 1);
   window.comparePanel()->pin();
   REQUIRE(window.comparePanel()->hasPin());
+  // A compiled program read beside the workspace (and priced on it).
+  REQUIRE(window.inspectFile(QString(SHARDSCOPE_TEST_DATA) + "/inspect/h02_async_allgather_overlapped.hlo"));
+  REQUIRE_FALSE(window.findChild<QDockWidget*>("InspectDock")->isHidden());
 }
 
 std::vector<std::string> axisNamesOf(const Scenario& s) {
@@ -91,6 +96,9 @@ TEST_CASE("opening every example in sequence leaves nothing of the previous file
       // A pipeline file colours by rank and opens its dock; any other falls back to coordinates.
       CHECK(window.selection()->mode() == (pipelined ? OverlayMode::Pipeline : OverlayMode::Coordinate));
       CHECK(pipelineDock->isHidden() == !pipelined);
+      // The program read beside the previous file goes with it.
+      CHECK(window.findChild<QDockWidget*>("InspectDock")->isHidden());
+      CHECK(window.inspectPanel()->tree()->topLevelItemCount() == 0);
       CHECK_FALSE(window.logicalPanel()->errorShown());
     }
 }

@@ -30,4 +30,8 @@ std::string yamlQuoted(std::string_view s);
 // line breaks U+0085, U+2028 and U+2029 escaped too).
 std::string yamlCommentText(std::string_view s);
 
+// `s` as one line a terminal shows as text: the same escaping as the comments (no control
+// character, C1 CSI included, can start an escape sequence; no line break splits a table row).
+std::string oneLineText(std::string_view s);
+
 } // namespace shardscope
