@@ -3,6 +3,7 @@
 
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
+#include "shardscope/base/quoting.hpp"
 
 #include "quoted_text.hpp"
 
@@ -546,21 +547,7 @@ private:
     pos_ += static_cast<std::size_t>(digits);
     auto cp = static_cast<std::uint32_t>(*code);
     if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) failAt(at, "an escape names no Unicode character");
-    if (cp < 0x80)
-      out.push_back(static_cast<char>(cp));
-    else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
+    appendUtf8(out, cp);
   }
 
   // Inside a flow collection: whitespace, newlines and comments between tokens.

@@ -3,6 +3,7 @@
 
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
+#include "shardscope/base/quoting.hpp"
 
 #include <cctype>
 
@@ -214,41 +215,60 @@ private:
     return r;
   }
 
+  // A Python string literal: its quote, the escapes pythonStrRepr writes (\n \t \r, and \xNN, \uNNNN,
+  // \UNNNNNNNN as code points; a backslash before any other character keeps that character).
+  // An axis name is a Python str, so the text must be valid UTF-8.
   std::string parseQuoted() {
+    const std::size_t start = pos_;
     const char q = s_[pos_++];
     std::string out;
     while (true) {
       if (atEnd()) fail("unterminated string");
       char c = s_[pos_++];
       if (c == q) break;
-      if (c == '\\') {
-        if (atEnd()) fail("unterminated string");
-        c = s_[pos_++];
-        // The escapes pythonStrRepr writes, so that printed specs read back.
-        if (c == 'n')
-          c = '\n';
-        else if (c == 't')
-          c = '\t';
-        else if (c == 'r')
-          c = '\r';
-        else if (c == 'x')
-          c = parseHexByte();
+      if (c != '\\') {
+        out += c;
+        continue;
       }
-      out += c;
+      if (atEnd()) fail("unterminated string");
+      c = s_[pos_++];
+      if (c == 'n')
+        out += '\n';
+      else if (c == 't')
+        out += '\t';
+      else if (c == 'r')
+        out += '\r';
+      else if (c == 'x')
+        appendUtf8(out, parseHexCodePoint('x', 2));
+      else if (c == 'u')
+        appendUtf8(out, parseHexCodePoint('u', 4));
+      else if (c == 'U')
+        appendUtf8(out, parseHexCodePoint('U', 8));
+      else
+        out += c;
+    }
+    if (!isValidUtf8(out)) {
+      pos_ = start;
+      fail("an axis name must be valid UTF-8");
     }
     return out;
   }
 
-  // The two hex digits after "\x" (pythonStrRepr writes control bytes that way).
-  char parseHexByte() {
-    int value = 0;
-    for (int i = 0; i < 2; ++i) {
+  // The hex digits after "\x", "\u" or "\U": a Unicode scalar value.
+  std::uint32_t parseHexCodePoint(char letter, int digits) {
+    std::uint32_t value = 0;
+    for (int i = 0; i < digits; ++i) {
       if (atEnd() || !std::isxdigit(static_cast<unsigned char>(s_[pos_])))
-        fail("\\x must be followed by two hex digits");
+        fail(std::string("\\") + letter + " must be followed by " +
+             (digits == 2   ? "two"
+              : digits == 4 ? "four"
+                            : "eight") +
+             " hex digits");
       const char h = static_cast<char>(std::tolower(static_cast<unsigned char>(s_[pos_++])));
-      value = value * 16 + (h <= '9' ? h - '0' : h - 'a' + 10);
+      value = value * 16 + static_cast<std::uint32_t>(h <= '9' ? h - '0' : h - 'a' + 10);
     }
-    return static_cast<char>(value);
+    if (value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) fail("an escape that names no Unicode character");
+    return value;
   }
 
   bool consumeWord(std::string_view w) {
@@ -266,7 +286,8 @@ private:
   bool atEnd() const { return pos_ >= s_.size(); }
   char peek() const { return atEnd() ? '\0' : s_[pos_]; }
   [[noreturn]] void fail(const std::string& why) const {
-    throwValueError("cannot parse partition spec '" + std::string(s_) + "' at position " + std::to_string(pos_) + ": " +
+    // The text as one readable line: its control characters escaped, bytes that are not UTF-8 as U+FFFD.
+    throwValueError("cannot parse partition spec '" + oneLineText(s_) + "' at position " + std::to_string(pos_) + ": " +
                     why);
   }
 

@@ -7,6 +7,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <string>
+
 using namespace shardscope;
 
 TEST_CASE("pythonStrRepr writes what Python's repr() writes", "[quoting]") {
@@ -46,4 +49,17 @@ TEST_CASE("yamlQuoted writes a double-quoted scalar that loads as the text", "[q
     INFO(text);
     CHECK(parseYamlValue(yamlQuoted(text), "v") == text);
   }
+}
+
+TEST_CASE("isValidUtf8 accepts shortest-form scalar values only, and appendUtf8 writes them", "[quoting]") {
+  CHECK(isValidUtf8("fsdp"));
+  CHECK(isValidUtf8("\xC3\xA9\xE2\x80\xA8\xF0\x9F\x98\x80")); // é, U+2028, U+1F600
+  CHECK_FALSE(isValidUtf8("\xff"));
+  CHECK_FALSE(isValidUtf8("\xC0\xAF"));         // an overlong '/'
+  CHECK_FALSE(isValidUtf8("\xED\xA0\x80"));     // the surrogate U+D800
+  CHECK_FALSE(isValidUtf8("\xE2\x80"));         // cut short
+  CHECK_FALSE(isValidUtf8("\xF4\x90\x80\x80")); // beyond U+10FFFF
+  std::string out;
+  for (const std::uint32_t cp : {0x41U, 0xE9U, 0x2028U, 0x1F600U}) appendUtf8(out, cp);
+  CHECK(out == "A\xC3\xA9\xE2\x80\xA8\xF0\x9F\x98\x80");
 }

@@ -67,6 +67,24 @@ TEST_CASE("fuzz regression: an axis name holding control bytes reads back from i
                       Catch::Matchers::EndsWith("\\x must be followed by two hex digits"));
 }
 
+TEST_CASE("fuzz regression: an axis name is valid UTF-8, and its repr's \\x and \\u escapes read back as code points",
+          "[fuzz][partition_spec]") {
+  // '"MMMMMMMMMMD\xff\xff...",': the quoted name held bytes that are not UTF-8, which the repr
+  // writes as U+FFFD, so the printed spec read back as another name. A Python str cannot hold them.
+  REQUIRE_THROWS_WITH(PartitionSpec::parse(finding("partition-spec-invalid-utf8.bin")),
+                      Catch::Matchers::EndsWith("at position 0: an axis name must be valid UTF-8"));
+  // U+0085 (a C1 control) prints as Python's repr prints it, '\x85', and U+2028 as '\u2028'; both
+  // are code points, not bytes: '\x85' reads back as the two UTF-8 bytes C2 85.
+  const PartitionSpec spec({SpecEntry::axis("a\xC2\x85" "b"), SpecEntry::axis("c\xE2\x80\xA8" "d")});
+  CHECK(spec.toString() == "P('a\\x85b', 'c\\u2028d')");
+  CHECK(PartitionSpec::parse(spec.toString()) == spec);
+  CHECK(PartitionSpec::parse("P('\\U0001F600')")[0] == SpecEntry::axis("\xF0\x9F\x98\x80"));
+  REQUIRE_THROWS_WITH(PartitionSpec::parse("P('\\ud800')"),
+                      Catch::Matchers::EndsWith("an escape that names no Unicode character"));
+  REQUIRE_THROWS_WITH(PartitionSpec::parse("P('\\u12')"),
+                      Catch::Matchers::EndsWith("\\u must be followed by four hex digits"));
+}
+
 TEST_CASE("fuzz regression: a MaxText rule holding invalid UTF-8 is refused with a readable error", "[fuzz][maxtext]") {
   // The error quoted the rule through Json::dump, which throws on invalid UTF-8; it now replaces it.
   // The finding's rule, merged over the test base config (appended after base.yml's rules).

@@ -4,6 +4,7 @@
 // a NUL or a Unicode line separator comes out as that name and nothing else (issue 31).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -33,5 +34,13 @@ std::string yamlCommentText(std::string_view s);
 // `s` as one line a terminal shows as text: the same escaping as the comments (no control
 // character, C1 CSI included, can start an escape sequence; no line break splits a table row).
 std::string oneLineText(std::string_view s);
+
+// Whether `s` is valid UTF-8: shortest-form sequences of Unicode scalar values only (what a
+// Python str, and so a JAX axis name, can hold).
+bool isValidUtf8(std::string_view s);
+
+// Appends the UTF-8 encoding of the Unicode scalar value `cp` (the readers of escapes such as
+// \xNN, \uNNNN and \UNNNNNNNN); the caller has checked that `cp` is one.
+void appendUtf8(std::string& out, std::uint32_t cp);
 
 } // namespace shardscope
