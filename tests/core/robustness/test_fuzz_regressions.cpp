@@ -75,7 +75,10 @@ TEST_CASE("fuzz regression: an axis name is valid UTF-8, and its repr's \\x and 
                       Catch::Matchers::EndsWith("at position 0: an axis name must be valid UTF-8"));
   // U+0085 (a C1 control) prints as Python's repr prints it, '\x85', and U+2028 as '\u2028'; both
   // are code points, not bytes: '\x85' reads back as the two UTF-8 bytes C2 85.
-  const PartitionSpec spec({SpecEntry::axis("a\xC2\x85" "b"), SpecEntry::axis("c\xE2\x80\xA8" "d")});
+  const PartitionSpec spec({SpecEntry::axis("a\xC2\x85"
+                                            "b"),
+                            SpecEntry::axis("c\xE2\x80\xA8"
+                                            "d")});
   CHECK(spec.toString() == "P('a\\x85b', 'c\\u2028d')");
   CHECK(PartitionSpec::parse(spec.toString()) == spec);
   CHECK(PartitionSpec::parse("P('\\U0001F600')")[0] == SpecEntry::axis("\xF0\x9F\x98\x80"));
