@@ -127,6 +127,12 @@ TEST_CASE("validate counts a run it cannot predict as a failure and says why in 
   CHECK(json.code == 1);
   CHECK(json.out.find("\"mape\": null") != std::string::npos);
   CHECK(json.out.find("\"failed\": 1") != std::string::npos);
+  // Leave-one-source-out on it: nothing to fit, still the failure's exit status; the two fits
+  // cannot be asked at once.
+  const auto cv = runCli({"validate", dir.string(), "--cross-validate"});
+  CHECK(cv.code == 1);
+  CHECK(cv.out.find("out of sample (each source predicted from the others): 0 runs, MAPE -") != std::string::npos);
+  CHECK(runCli({"validate", dir.string(), "--cross-validate", "--fit"}).code == 2);
 
   // A measured step of 5e-324 s is not a measurement (it gave "+inf%").
   std::ofstream(dir / "runs.json") << R"({"format": "shardscope-validation", "version": 1, "source": "test",

@@ -5,6 +5,7 @@
 #include "cli_run.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/engine_options.hpp"
 #include "shardscope/interop/maxtext_import.hpp"
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/json_text.hpp"
@@ -109,9 +110,19 @@ TEST_CASE("import: the command line is read as MaxText reads its own", "[cli][im
   CHECK(late.code == 2);
   CHECK(late.err.find("comes after the key=value overrides") != std::string::npos);
   // A value we do not model: exit 1 and one line naming the key.
-  const auto bad = runCli({"import", "maxtext", kData + "base.yml", "compile_topology=v5p-8", "quantization=int8"});
+  const auto bad = runCli({"import", "maxtext", kData + "base.yml", "compile_topology=v5p-8", "quantization=intmp"});
   CHECK(bad.code == 1);
   CHECK(bad.err.find("'quantization'") != std::string::npos);
+  CHECK(bad.err.find("'int8', 'fp8' and 'fp8_full'") != std::string::npos);
+  // int8 and fp8 are the weight matmuls' precision (AQT): v5p's INT8 peak is 918 TOP/s.
+  const auto int8 = tempFile("int8.json");
+  REQUIRE(runCli({"import", "maxtext", kData + "base.yml", "compile_topology=v5p-8", "quantization=int8", "-o",
+                  int8.string()})
+              .code == 0);
+  const Scenario quantized = loadScenarioFile(int8);
+  std::filesystem::remove(int8);
+  CHECK(quantized.training.precision == Precision::Int8);
+  CHECK(stepOptionsFromScenario(quantized, "v5p").peak_matmul_flops.value == 918e12);
   const auto yaml = runCli({"import", "maxtext", kData + "bad.yml"});
   CHECK(yaml.code == 1);
   CHECK(yaml.err.find("bad.yml:3:1:") != std::string::npos);

@@ -55,6 +55,7 @@ TEST_CASE("every JSON key the commands write appears in docs/", "[cli][docs]") {
   commands.push_back(
       {"pipeline", (examples / "llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json").string(), "--format", "json"});
   commands.push_back({"validate", "--format", "json"});
+  commands.push_back({"validate", "--cross-validate", "--format", "json"});
   commands.push_back({"lesson", "fsdp", "--format", "json"});
   const std::string inspect = std::string(SHARDSCOPE_TEST_DATA) + "/inspect/";
   commands.push_back({"inspect", inspect + "h05_tuple_sharding_spmd_input.hlo", "--mesh", "x:2", "--format", "json"});

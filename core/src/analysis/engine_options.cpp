@@ -23,6 +23,26 @@ double gradBytesOverride(const TrainingOptions& t) {
   return canonical(dtype) == canonical(t.param_dtype) ? 0.0 : *bytes;
 }
 
+namespace {
+
+// The chip's dense peak per chip for the weight matmuls at `precision`; 0 for bf16 and fp16 (the
+// bf16 peak). Refused when the chip has no published peak at that precision.
+double matmulPeakOf(const ChipSpec& chip, Precision precision) {
+  if (!isEightBit(precision)) return 0;
+  const auto peakOf = [precision](const ChipSpec& c) {
+    return precision == Precision::Fp8 ? c.peak_fp8_flops : c.peak_int8_ops;
+  };
+  if (const double peak = peakOf(chip); peak > 0) return peak;
+  std::string offered;
+  for (const ChipSpec& c : chipCatalog())
+    if (peakOf(c) > 0) offered += (offered.empty() ? "" : ", ") + c.key;
+  throwValueError("training.precision \"" + std::string(precisionName(precision)) + "\": the " + chip.device_kind +
+                  " has no published " + (precision == Precision::Fp8 ? "FP8" : "INT8") +
+                  " matmul peak (chips with one: " + offered + ")");
+}
+
+} // namespace
+
 MemoryOptions memoryOptionsFromTraining(const TrainingOptions& t, const std::string& deviceKind) {
   MemoryOptions o;
   o.grad_bytes_per_element = gradBytesOverride(t);
@@ -84,6 +104,7 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
   o.batch_axes = t.batch_axes;
   o.seq_axes = t.seq_axes;
   o.framework = t.framework;
+  o.precision = t.precision;
   o.overlap_tensor_comm =
       scenario.performance.overlap_tensor_comm.value_or(defaultTensorOverlap(t.framework, deviceKind));
 
@@ -94,6 +115,7 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
     // A device is one of the chip's TensorCores: its share of the chip's published figures.
     o.devices_per_chip = devicesPerChip(*chip, scenario.topology.cores_per_chip);
     o.peak_flops = {chip->peak_bf16_flops / o.devices_per_chip, FigureSource::Chip};
+    o.peak_matmul_flops = {matmulPeakOf(*chip, t.precision) / o.devices_per_chip, FigureSource::Chip};
     o.hbm_bandwidth = {chip->hbm_bandwidth / o.devices_per_chip, FigureSource::Chip};
     o.calibration = defaultCalibration(*chip);
     o.matmul_tile = matmulTileOf(*chip);

@@ -89,10 +89,16 @@ std::vector<DeviceParamShards> paramShardsByBucket(const Scenario& scenario, con
       }
   } else {
     std::vector<int> batchAxes;
-    for (const auto& name : scenario.training.batch_axes)
-      if (const int a = mesh.axisIndex(name);
-          a >= 0 && std::find(batchAxes.begin(), batchAxes.end(), a) == batchAxes.end())
-        batchAxes.push_back(a);
+    const auto addAxes = [&](const std::vector<std::string>& names) {
+      for (const auto& name : names)
+        if (const int a = mesh.axisIndex(name);
+            a >= 0 && std::find(batchAxes.begin(), batchAxes.end(), a) == batchAxes.end())
+          batchAxes.push_back(a);
+    };
+    addAxes(scenario.training.batch_axes);
+    // Megatron-LM's distributed optimizer shards over the data-parallel group with the
+    // context-parallel ranks in it (intra_dp_cp_group): a sequence axis holds replicas too.
+    if (scenario.training.framework == Framework::Megatron) addAxes(scenario.training.seq_axes);
     std::vector<Shape> slices;
     slices.reserve(plan.plans.size());
     for (std::uint32_t g = 0; g < plan.plans.size(); ++g)

@@ -198,7 +198,8 @@ TrainingOptions readTraining(const JsonField& t) {
   if (!section(t, {"workload",          "param_dtype", "optimizer", "master_weights_fp32", "zero_stage",
                    "micro_batch",       "seq_len",     "recompute", "batch_axes",          "seq_axes",
                    "serve_batch",       "context_len", "kv_dtype",  "hbm_bytes",           "microbatches",
-                   "sequence_parallel", "framework",   "attention", "grad_dtype",          "custom_remat"}))
+                   "sequence_parallel", "framework",   "attention", "grad_dtype",          "custom_remat",
+                   "precision"}))
     return o;
   constexpr IntRange count{1, std::int64_t{1} << 40};
   o.workload = readEnum(t["workload"], o.workload, kWorkloads);
@@ -223,6 +224,7 @@ TrainingOptions readTraining(const JsonField& t) {
       c["layer_input"].fail("cannot be \"remat\": the layer input is the checkpoint the backward re-runs from");
   }
   o.attention = readEnum(t["attention"], o.attention, kAttentionKernelNames);
+  o.precision = readEnum(t["precision"], o.precision, kPrecisionNames);
   // An axis listed twice would split activations twice.
   for (const char* key : {"batch_axes", "seq_axes"})
     if (t[key].present()) t[key].checkUniqueStrings();
@@ -320,6 +322,7 @@ Json scenarioToJson(const Scenario& s) {
   }
   t2["framework"] = std::string(frameworkName(o.framework));
   t2["attention"] = std::string(attentionKernelName(o.attention));
+  t2["precision"] = std::string(precisionName(o.precision));
   t2["batch_axes"] = o.batch_axes;
   t2["seq_axes"] = o.seq_axes;
   t2["serve_batch"] = o.serve_batch;

@@ -218,6 +218,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
       auto cellAt = [&](std::int64_t j) { return static_cast<std::size_t>((o * p + j) * inner + in); };
       const auto& first = mesh.devices[static_cast<std::size_t>(cells[cellAt(0)])];
       int groupHopSum = 0;
+      double groupLatency = 0;
       bool leavesSlice = false;
       if (!tpu) membersPerDomain.clear();
       for (std::int64_t j = 0; j < p; ++j) {
@@ -227,9 +228,8 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
         if (dev.process_index != first.process_index) g.crosses_hosts = true;
         if (dev.slice_index.value_or(0) != first.slice_index.value_or(0)) g.crosses_slices = true;
         if (p < 2) continue;
-        // A ring of two is one pair used both ways; counting it twice is what the ring does.
+        // Routes are shortest paths, their length the hop count; a ring of two uses its pair both ways.
         const int a = nodeOfCell[cellAt(j)], b = nodeOfCell[cellAt((j + 1) % p)];
-        // Routes are shortest paths, so their length is the hop count (tests check both agree).
         route.clear();
         graph.route(a, b, route);
         const int h = static_cast<int>(route.size());
@@ -244,6 +244,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
           if (links[static_cast<std::size_t>(id)].b < 0) r.uses_fabric = true;
         }
         r.step_latency = std::max(r.step_latency, latency);
+        groupLatency += latency;
         if (nodes[static_cast<std::size_t>(a)].slice != nodes[static_cast<std::size_t>(b)].slice) leavesSlice = true;
       }
       if (!tpu && membersPerDomain.size() > 1)
@@ -252,6 +253,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
         for (const auto& [domain, members] : membersPerDomain)
           if (members > 1) fanout = std::min(fanout, members - 1);
       if (p >= 2) g.mean_hops = static_cast<double>(groupHopSum) / static_cast<double>(p);
+      if (p >= 2) r.ring_latency = std::max(r.ring_latency, groupLatency * (1 - 1.0 / static_cast<double>(p)));
       hopSum += groupHopSum;
       pairCount += p >= 2 ? p : 0;
       allClose = allClose && g.ring_closed;

@@ -17,6 +17,7 @@ RingCostInputs ringCostInputs(const AxisReport& report) {
   RingCostInputs in;
   in.p = report.size;
   in.step_latency = report.step_latency;
+  in.ring_latency = report.ring_latency;
   in.max_hops = std::max(1, report.max_hops);
   in.ring_bandwidth = report.ring_bandwidth;
   in.bidi_ring_bandwidth = report.bidi_ring_bandwidth;
@@ -100,7 +101,9 @@ CollectiveTime collectiveTime(Collective c, double bytes, const RingCostInputs& 
   const double p = static_cast<double>(in.p);
   const double frac = (p - 1) / p;
   const double bwTerm = in.ring_bandwidth > 0 ? frac * bytes / in.ring_bandwidth : 0.0;
-  const double ag = (p - 1) * in.step_latency + bwTerm;
+  // Every step at its own route's latency: a ring over 8-GPU nodes pays the network's latency on
+  // 1 step in 8, not on all p - 1 (which made FSDP over hundreds of GPUs latency-bound).
+  const double ag = (in.ring_latency > 0 ? in.ring_latency : (p - 1) * in.step_latency) + bwTerm;
   const double tpuAg = torusAllGather(bytes, in);
   const bool closed = in.wraps || in.ring_closed;
   switch (c) {

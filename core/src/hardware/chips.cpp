@@ -69,9 +69,15 @@ struct Extra {
 };
 // clang-format off
 const Extra kExtras[] = {
+    {"v4",     Fabric::Torus,    {},            0,         0,       275e12,    0},
+    {"v5e",    Fabric::Torus,    {},            0,         0,       394e12,    0},
+    {"v5p",    Fabric::Torus,    {},            0,         0,       918e12,    0},
+    {"v6e",    Fabric::Torus,    {},            0,         0,       1836e12,   0},
     {"7x",     Fabric::Torus,    {},            4614e12,   0,       0,         0},
     {"8t",     Fabric::Torus,    {},            5.9769e15, 12.6e15, 0.9961e15, 6},
     {"8i",     Fabric::Boardfly, {4, 8, 32, 1}, 8.808e15,  10.1e15, 0,         6},
+    {"h100",   Fabric::Switch,   {},            1979e12,   0,       1979e12,   18},
+    {"a100",   Fabric::Switch,   {},            0,         0,       624e12,    12},
     {"h200",   Fabric::Switch,   {},            1979e12,   0,       0,         18},
     {"b200",   Fabric::Switch,   {},            4.5e15,    9e15,    0,         18},
     {"gb200",  Fabric::Switch,   {},            5e15,      10e15,   0,         18},
@@ -100,6 +106,10 @@ const FigureRow kFigures[] = {
     {"v3", "hbm_bytes", P, "Cloud TPU system architecture (hardware-memory-comm spec §1.2)"},
     {"v3", "dcn_bandwidth_per_chip", A, "v5p's 50 Gb/s per chip, for want of a published figure"},
     {"v4", "peak_bf16_flops", P, "Cloud TPU v4 page; hardware-memory-comm spec §1.2"},
+    {"v4", "peak_int8_ops", P, "Cloud TPU v4 page: 275 TFLOP/s peak per chip, bf16 or int8"},
+    {"v5e", "peak_int8_ops", P, "Cloud TPU v5e page: 394 TOP/s int8 per chip"},
+    {"v5p", "peak_int8_ops", P, "Cloud TPU v5p page: 918 TOP/s int8 per chip"},
+    {"v6e", "peak_int8_ops", P, "Cloud TPU v6e page: 1,836 TOP/s int8 per chip"},
     {"v4", "ici_link_bandwidth", P, "the scaling book (tpus.md): 4.5e10 B/s one way per link"},
     {"v4", "dcn_bandwidth_per_chip", A, "v5p's 50 Gb/s per chip, for want of a published figure"},
     {"v4i", "dcn_bandwidth_per_chip", A, "v5p's 50 Gb/s per chip, for want of a published figure"},
@@ -122,6 +132,11 @@ const FigureRow kFigures[] = {
     {"h100", "ici_link_bandwidth", P,
      "NVLink 4: 900 GB/s bidirectional per GPU, 450 GB/s one way (hardware-memory-comm spec §1.2)"},
     {"h100", "dcn_bandwidth_per_chip", P, "IB NDR 400 Gb/s, about 50 GB/s per NIC (hardware-memory-comm spec §1.2)"},
+    {"h100", "peak_fp8_flops", D, "NVIDIA H100 datasheet (SXM): 3,958 TFLOP/s FP8 with sparsity, halved: 1,979 dense"},
+    {"h100", "peak_int8_ops", D, "NVIDIA H100 datasheet (SXM): 3,958 TOP/s INT8 with sparsity, halved: 1,979 dense"},
+    {"h100", "ici_links_per_chip", P, "18 NVLink 4 links per GPU (NVIDIA H100 datasheet, SXM)"},
+    {"a100", "peak_int8_ops", D, "NVIDIA A100 datasheet: 1,248 TOP/s INT8 with sparsity, halved: 624 dense; no FP8"},
+    {"a100", "ici_links_per_chip", P, "12 NVLink 3 links per GPU (NVIDIA A100 datasheet: 600 GB/s over 12 links)"},
 
     // TPU 8t (Sunfish).
     {"8t", "device_kind", P, "[J] tpu_info.chip_version_from_device_kind: case \"TPU8t\"; tests/api_test.py:3081"},
@@ -250,8 +265,12 @@ const FlopsRow kFlopsFractions[] = {
     {"v6e", 0.56, "MaxText tpu-recipes on v6e (17 runs, 8 to 512 chips): median of validate --fit"},
     {"v4", 0.60, "PaLM 540B: 57.8% HFU end to end on v4"},
     {"7x", 0.66, "MaxText tpu-recipes on TPU7x (3 runs: Llama 3.1 70B, 405B): median of validate --fit"},
-    {"a100", 0.64, "Korthikanti 22B + Narayanan 1.7B-18B (5 unpipelined runs): median of validate --fit"},
-    {"h100", 0.55, "Megatron-LM README's H100 table (9 runs): implied 0.46-0.58, median 0.53"},
+    {"a100", 0.64,
+     "7 unpipelined runs from 4 sources (Narayanan 1.7B-18B, Korthikanti 22B, Megatron-LM CI 7B, TinyLlama "
+     "1.1B): median of validate --fit"},
+    {"h100", 0.50,
+     "9 unpipelined runs from 4 sources (Megatron-LM README 1.7B-32B, Megatron-LM CI 7B, NeMo 24.07 FP8 Llama "
+     "2 7B and Llama 3 8B, NeMo AutoModel Qwen3-30B-A3B and Llama 3.1 70B): median of validate --fit"},
 };
 constexpr const char* kAssumedFlopsBasis =
     "assumed: no measured run calibrates this chip (the default for chips without published runs)";

@@ -182,6 +182,11 @@ MaxTextExport exportMaxTextOverrides(const Scenario& scenario, const Analysis& a
   y << "gradient_accumulation_steps: " << accumulation << "\n"
     << "max_target_length: " << t.seq_len << "\n"
     << "remat_policy: " << yamlQuoted(maxTextRemat(t.recompute, out.notes)) << "\n";
+  // The weight matmuls' format: MaxText's AQT quantization for int8 and fp8.
+  if (isEightBit(t.precision))
+    y << "quantization: " << yamlQuoted(std::string(precisionName(t.precision))) << "\n";
+  else if (t.precision == Precision::Fp16)
+    out.notes.push_back("precision fp16: MaxText trains in bfloat16 (dtype); the export leaves it at its default");
 
   std::vector<std::string> batch;
   for (const auto& b : t.batch_axes)

@@ -426,10 +426,16 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   (void)c.get("override_logical_axis_rules");
 
   // Keys whose non-default values change what we would build and that we do not model.
-  for (const char* key : {"custom_mesh_and_rule", "quantization"}) {
-    const std::string v = c.text(key, "");
-    if (!v.empty()) notModelled(key, config.at(key), "only the unquantized default layout is imported");
-  }
+  if (!c.text("custom_mesh_and_rule", "").empty())
+    notModelled("custom_mesh_and_rule", config.at("custom_mesh_and_rule"), "only the default layout is imported");
+  // quantization (AQT on TPU): the weight matmuls in int8 or fp8, training.precision.
+  if (const std::string q = c.text("quantization", ""); q == "int8")
+    s.training.precision = Precision::Int8;
+  else if (q == "fp8" || q == "fp8_full")
+    s.training.precision = Precision::Fp8;
+  else if (!q.empty())
+    notModelled("quantization", config.at("quantization"),
+                "Shardscope models '' (bf16), 'int8', 'fp8' and 'fp8_full' (training.precision)");
 
   // The hardware: compile_topology names the slice, compile_topology_num_slices (or num_slices)
   // how many.

@@ -21,6 +21,7 @@ void calibrate(RingCostInputs& in, const AxisReport& report, const StepCalibrati
   // The per-hop latency replaces the link figure on ICI / NVLink; fabric hops keep theirs.
   if (!report.uses_fabric && linkLatency > 0) {
     in.step_latency *= calibration.hop_latency.value / linkLatency;
+    in.ring_latency *= calibration.hop_latency.value / linkLatency;
     in.pairwise_latency *= calibration.hop_latency.value / linkLatency;
   }
   for (std::size_t i = 0; i < in.levels.size() && i < report.levels.size(); ++i)
@@ -29,6 +30,7 @@ void calibrate(RingCostInputs& in, const AxisReport& report, const StepCalibrati
 
 void dropLatency(RingCostInputs& in) {
   in.step_latency = 0;
+  in.ring_latency = 0;
   in.pairwise_latency = 0;
   for (auto& level : in.levels) dropLatency(level);
 }

@@ -39,6 +39,11 @@ void chipNotes(const StepOptions& o, std::span<const AxisReport> axes, std::vect
         (c.hbm_fraction.source == FigureSource::User ? "" : ", hbm_fraction " + fractionText(c.hbm_fraction.value)) +
         (o.chip.empty() ? std::string() : " on " + o.chip) +
         " (set them under performance once a run of yours measures them)");
+  if (isEightBit(o.precision) && o.peak_matmul_flops.value > 0)
+    notes.push_back(std::string(o.precision == Precision::Fp8 ? "FP8" : "INT8") + ": the weight matmuls at " +
+                    formatFlopRate(o.peak_matmul_flops.value) + " per device (the chip's " +
+                    std::string(precisionName(o.precision)) + " peak), the attention core, norms and loss at " +
+                    formatFlopRate(o.peak_flops.value) + "; the casts to one byte are HBM time");
   const ChipSpec* chip = findChip(o.chip);
   if (!chip) return;
   // Scale-up links: an axis whose rings stay off the fabric, or run a level inside the slice.

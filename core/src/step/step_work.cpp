@@ -10,7 +10,9 @@
 // matmuls whose outputs it does not keep, and the attention core. A local matmul dimension that is
 // not a multiple of the matrix unit's tile is padded, and the padded work takes time too. The
 // elementwise work between the matmuls (norms, residual adds, rotary embeddings, the MLP's
-// activation) reads and writes activations at HBM speed.
+// activation) reads and writes activations at HBM speed. Under an 8-bit precision the weight
+// matmuls run at the chip's FP8 or INT8 peak on one-byte operands, and the casts that make those
+// operands (Transformer Engine's recipe) are HBM traffic of their own.
 #include "step_internal.hpp"
 
 #include "shardscope/hardware/chips.hpp"
@@ -84,8 +86,9 @@ struct WorkContext {
   const Architecture& arch;
   const MeshRoles& mesh;
   Roofline roof;
-  double tokens;     // this device's tokens per micro-batch
-  double stepTokens; // all tokens of the step
+  Roofline matmulRoof; // the weight matmuls' (at the precision's peak; else `roof`)
+  double tokens;       // this device's tokens per micro-batch
+  double stepTokens;   // all tokens of the step
   RecomputeTraits traits;
   RerunShares rerun;
 };
@@ -97,8 +100,14 @@ double addWeightWork(const WorkContext& c, const GroupUse& u, Work& w) {
   const StepOptions& o = c.o;
   const Architecture& arch = c.arch;
   const MeshRoles& mesh = c.mesh;
-  const Roofline& roof = c.roof;
-  const double tokens = c.tokens, pb = o.param_bytes, ab = o.activation_bytes;
+  // The layers' matmuls run in the 8-bit format; the output projection stays in 16 bits
+  // (Megatron's output layer is not a Transformer Engine module; MaxText quantizes its layers).
+  const bool eightBit = isEightBit(o.precision) && u.role != ParamRole::Output && u.role != ParamRole::Embedding;
+  const Roofline& roof = eightBit ? c.matmulRoof : c.roof;
+  const double tokens = c.tokens, ab = o.activation_bytes;
+  // The operands the matmul reads: one byte each in the 8-bit format, else the weights' and the
+  // activations' own dtypes. Its output is written in the activations' dtype.
+  const double pb = eightBit ? 1.0 : o.param_bytes, inBytes = eightBit ? 1.0 : ab;
   const double stepTokens = c.stepTokens;
   const RerunShares& rerun = c.rerun;
   const double expertShare = arch.experts > 0 ? arch.experts_per_token / arch.experts : 1.0;
@@ -134,10 +143,12 @@ double addWeightWork(const WorkContext& c, const GroupUse& u, Work& w) {
     if (d < form.dims.size() && form.dims[d] == MatmulDim::Out) dOut *= extent;
   }
   const double flops = 2 * share * elements * tokens / split;
-  // Each matmul reads its input activations and writes its output: tokens x (in + out) elements.
-  const double actElements = dIn * dOut > 0 ? flops / (2 * dIn * dOut) * (dIn + dOut) : 0.0;
-  const double fwdBytes = count * localElements * pb + actElements * ab;
-  const double bwdBytes = 2 * count * localElements * pb + 2 * actElements * ab;
+  // Each matmul reads its input activations and writes its output: tokens x in and tokens x out
+  // elements.
+  const double rows = dIn * dOut > 0 ? flops / (2 * dIn * dOut) : 0.0;
+  const double actIn = rows * dIn, actOut = rows * dOut, weightElements = count * localElements;
+  const double fwdBytes = weightElements * pb + actIn * inBytes + actOut * ab;
+  const double bwdBytes = 2 * weightElements * pb + 2 * (actIn * inBytes + actOut * ab);
   // Padding of the local input and output widths to the tile; a weight whose input side is
   // several dimensions (attention's [heads, head_dim] -> width) pads as the flattened matrix.
   const double pad = paddingFactor(dIn, o.matmul_tile) * paddingFactor(dOut, o.matmul_tile);
@@ -155,6 +166,19 @@ double addWeightWork(const WorkContext& c, const GroupUse& u, Work& w) {
   w.bwd_compute_s += (2 + again) * flops * roof.compute * pad;
   w.bwd_roofline_s += roof.time(2 * flops * pad, bwdBytes) + again * roof.time(flops * pad, fwdBytes);
   w.padding_s += passes * flops * roof.compute * (pad - 1);
+  if (eightBit) {
+    // The casts to one byte (Transformer Engine, per micro-batch), at HBM speed: forward, the input
+    // activations and the weights (read in their dtype, written in one byte); backward, the
+    // output's gradient, and the transposes of the cast weights and inputs its two matmuls read; a
+    // re-run forward casts again.
+    const double castFwd = actIn * (ab + 1) + weightElements * (o.param_bytes + 1);
+    const double castBwd = actOut * (ab + 1) + 2 * (weightElements + actIn) + again * castFwd;
+    w.fwd_hbm += castFwd;
+    w.bwd_hbm += castBwd;
+    w.fwd_roofline_s += castFwd * roof.hbm;
+    w.bwd_roofline_s += castBwd * roof.hbm;
+    w.elementwise_s += (castFwd + castBwd) * roof.hbm;
+  }
   // What the matmuls' HBM-bound time is spent on, each pass's excess split by its bytes.
   const double weightShare = fwdBytes > 0 ? count * localElements * pb / fwdBytes : 0.0;
   const double excess = roof.excess(flops * pad, fwdBytes) * (1 + again) + roof.excess(2 * flops * pad, bwdBytes);
@@ -231,7 +255,7 @@ void addElementwiseWork(const WorkContext& c, Work& w) {
                           (arch.gated_mlp ? 3.0 : 2.0) * mlpWidth / t;
   const double bytes = perToken * tokens * ab * layers;
   const bool rerunsElementwise = !traits.keeps_everything && o.recompute != Recompute::Selective;
-  w.elementwise_s = bytes * (3 + (rerunsElementwise ? 1 : 0)) * roof.hbm;
+  w.elementwise_s += bytes * (3 + (rerunsElementwise ? 1 : 0)) * roof.hbm;
   w.fwd_hbm += bytes;
   w.fwd_roofline_s += bytes * roof.hbm;
   w.bwd_hbm += bytes * (2 + (rerunsElementwise ? 1 : 0));
@@ -319,12 +343,15 @@ Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture
   Work w;
   const RecomputeTraits traits =
       recomputeTraits(o.recompute, isXlaProgram(o.framework, findChip(o.chip)), o.custom_remat);
+  const Roofline roof{1.0 / (o.peak_flops.value * o.calibration.flops_fraction.value),
+                      1.0 / (o.hbm_bandwidth.value * o.calibration.hbm_fraction.value)};
+  const double matmulPeak = o.peak_matmul_flops.value > 0 ? o.peak_matmul_flops.value : o.peak_flops.value;
   const WorkContext c{in,
                       o,
                       arch,
                       mesh,
-                      Roofline{1.0 / (o.peak_flops.value * o.calibration.flops_fraction.value),
-                               1.0 / (o.hbm_bandwidth.value * o.calibration.hbm_fraction.value)},
+                      roof,
+                      Roofline{1.0 / (matmulPeak * o.calibration.flops_fraction.value), roof.hbm},
                       mesh.tokens_local,
                       mesh.tokens_per_micro_batch * static_cast<double>(o.microbatches),
                       traits,

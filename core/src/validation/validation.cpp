@@ -9,10 +9,12 @@
 #include "shardscope/base/json_fields.hpp"
 #include "shardscope/hardware/chips.hpp"
 #include "shardscope/models/model_loaders.hpp"
+#include "shardscope/step/step_time.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
 
 namespace shardscope {
 
@@ -87,7 +89,11 @@ ValidationRun readRun(const JsonField& r, const std::string& source, const std::
   run.sequence_parallel = r["sequence_parallel"].boolOr(false);
   run.distributed_optimizer = r["distributed_optimizer"].boolOr(false);
   run.tp_comm_overlap = r["tp_comm_overlap"].boolOr(false);
-  run.precision = r["precision"].stringOr("bf16");
+  if (r["precision"].present()) {
+    std::vector<std::string_view> names;
+    for (const auto& [name, value] : kPrecisionNames) names.push_back(name);
+    run.precision = kPrecisionNames[r["precision"].toChoice(names)].second;
+  }
   run.optimizer = r["optimizer"].stringOr("adamw");
   run.notes = r["notes"].stringOr("");
   if (r["attention_flops"].present())
@@ -202,6 +208,12 @@ Scenario runScenario(const ValidationRun& run) {
 
   // The mesh: every published degree above 1, outermost first; the DCN part of each axis from
   // "dcn_<name>".
+  // Megatron-LM's context parallelism splits the sequence but replicates the weights: their
+  // gradients are all-reduced, and the distributed optimizer's state is sharded, over the data x
+  // context ranks (intra_dp_cp_group). Its axis is "cp", which no rule preset shards weights over;
+  // the presets' "sp" shards the model width like FSDP (MaxText's context axis, FSDP2's dp_shard_cp).
+  const bool megatron = parseName(run.framework, kFrameworkNames) == Framework::Megatron;
+  const std::string seqAxis = megatron ? "cp" : "sp";
   std::set<std::string> known;
   s.mesh.axes.clear();
   double product = 1;
@@ -210,7 +222,7 @@ Scenario runScenario(const ValidationRun& run) {
     known.insert(std::string("dcn_") + published);
     const std::int64_t ici = degree(run, published), dcn = degree(run, std::string("dcn_") + published);
     product *= static_cast<double>(ici * dcn);
-    if (ici * dcn > 1) s.mesh.axes.push_back({axis, ici, dcn});
+    if (ici * dcn > 1) s.mesh.axes.push_back({std::string_view(published) == "sequence" ? seqAxis : axis, ici, dcn});
   }
   known.insert("virtual_stages");
   known.insert("fsdp_transpose");
@@ -241,13 +253,15 @@ Scenario runScenario(const ValidationRun& run) {
   // MaxText keeps float32 weights and casts them for the matmuls (weight_dtype float32); Megatron
   // keeps bf16 (or fp16) weights with an fp32 master copy in the optimizer, and a bf16 model's
   // gradients in fp32 (the framework's default grad dtype, engine_options.hpp gradDtypeOf).
-  t.param_dtype = t.framework == Framework::MaxText ? "float32" : (run.precision == "fp16" ? "float16" : "bfloat16");
+  t.param_dtype =
+      t.framework == Framework::MaxText ? "float32" : (run.precision == Precision::Fp16 ? "float16" : "bfloat16");
+  t.precision = run.precision;
   t.master_weights_fp32 = t.framework != Framework::MaxText;
   t.zero_stage = run.distributed_optimizer ? 1 : 0;
   if (run.optimizer == "adafactor") t.optimizer = Optimizer::Adafactor;
   t.batch_axes = {"dp", "fsdp"};
   if (degree(run, "expert") > 1) t.batch_axes.push_back("ep");
-  t.seq_axes = degree(run, "sequence") > 1 ? std::vector<std::string>{"sp"} : std::vector<std::string>{};
+  t.seq_axes = degree(run, "sequence") > 1 ? std::vector<std::string>{seqAxis} : std::vector<std::string>{};
 
   // The batch: per micro-batch over the data-parallel replicas, accumulated to the global batch.
   const std::int64_t replicas = degree(run, "data") * degree(run, "dcn_data") * degree(run, "fsdp") *
@@ -295,13 +309,14 @@ double publishedModelFlops(const ModelConfig& c, double tokensPerStep, double se
   return perToken * tokensPerStep;
 }
 
-ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache) {
+ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache, std::optional<double> flops_fraction) {
   ValidationResult r;
   r.run = &run;
   r.devices = devicesOf(run);
   r.chips = chipsOf(run);
   try {
-    const Scenario scenario = runScenario(run);
+    Scenario scenario = runScenario(run);
+    if (flops_fraction) scenario.performance.flops_fraction = *flops_fraction;
     const Analysis a = analyze(scenario, cache);
     for (const auto& d : a.diagnostics)
       if (d.severity == Diagnostic::Severity::Error && r.error.empty())
@@ -343,6 +358,8 @@ ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache) {
       for (const auto& seg : a.step.segments)
         if (seg.kind == StepPart::Bubble) r.bubble_s += seg.seconds;
       r.ok = true;
+    } else if (r.measured_step_s <= 0) {
+      r.step_measured = false;
     } else if (r.error.empty()) {
       r.error = a.step.not_estimated.empty() ? "no step time" : a.step.not_estimated.front();
     }
@@ -351,6 +368,8 @@ ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache) {
       r.predicted_memory_bytes = run.memory_device == MeasuredDevice::Last ? lastDeviceBytes(a) : a.memory.max_bytes;
       r.memory_error = *r.predicted_memory_bytes / *r.measured_memory_bytes - 1;
     }
+    if (!r.step_measured && !r.memory_error && r.error.empty())
+      r.error = run.memory_gib ? "no memory estimate" : "the run measures neither its step nor its memory";
   } catch (const Error& e) {
     r.error = e.what();
   }
@@ -367,7 +386,10 @@ ValidationSummary summarizeValidation(const std::vector<ValidationResult>& resul
       if (std::abs(*r.memory_error) <= 0.10) ++s.memory_within;
     }
     if (!r.ok) {
-      ++s.failed;
+      if (!r.step_measured && r.error.empty())
+        ++s.memory_only;
+      else
+        ++s.failed;
       continue;
     }
     ++s.predicted;
@@ -396,6 +418,7 @@ Json validationToJson(const std::vector<ValidationResult>& results, const Valida
     j["devices"] = r.devices;
     j["chips"] = r.chips;
     j["ok"] = r.ok;
+    j["step_measured"] = r.step_measured;
     if (!r.error.empty()) j["error"] = r.error;
     if (r.ok) {
       j["measured_step_s"] = r.measured_step_s;
@@ -421,11 +444,113 @@ Json validationToJson(const std::vector<ValidationResult>& results, const Valida
             {"step_tolerance", summary.step_tolerance},
             {"within_step_tolerance", summary.within_step_tolerance},
             {"failed", summary.failed},
+            {"memory_only", summary.memory_only},
             {"mape", optional(summary.mape)},
             {"worst_error", optional(summary.worst_error)},
             {"worst_run", summary.worst_run},
             {"memory_runs", summary.memory_runs},
             {"memory_within_10pct", summary.memory_within}}}};
+}
+
+std::optional<double> impliedFlopsScale(const ValidationResult& r) {
+  if (!r.ok || r.bubble_s > 0 || r.compute_s <= 0) return std::nullopt;
+  const double rest = r.predicted_step_s - r.compute_s;
+  if (r.measured_step_s <= rest) return std::nullopt;
+  return r.compute_s / (r.measured_step_s - rest); // > 1: the chip is faster than assumed
+}
+
+std::optional<double> impliedFlopsFraction(const ValidationResult& r) {
+  const auto scale = impliedFlopsScale(r);
+  const ChipSpec* chip = r.run ? findChip(r.run->chip) : nullptr;
+  if (!scale || !chip) return std::nullopt;
+  return defaultCalibration(*chip).flops_fraction.value * *scale;
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::optional<double> meanOf(double sum, int n) { return n > 0 ? std::optional<double>(sum / n) : std::nullopt; }
+
+} // namespace
+
+CrossValidation crossValidate(const std::vector<ValidationResult>& inSample, AnalysisCache& cache) {
+  CrossValidation cv;
+  std::vector<std::string> sources;
+  for (const auto& r : inSample)
+    if (std::find(sources.begin(), sources.end(), r.run->source) == sources.end()) sources.push_back(r.run->source);
+  double inSum = 0, outSum = 0;
+  for (const auto& source : sources) {
+    SourceCrossValidation s;
+    s.source = source;
+    double sourceIn = 0, sourceOut = 0;
+    for (const auto& r : inSample) {
+      if (r.run->source != source) continue;
+      if (r.ok) {
+        ++s.runs;
+        sourceIn += std::abs(r.step_error);
+      }
+      // The chip's fraction from the other sources' runs, fitted once per chip.
+      auto fit = std::find_if(s.fit.begin(), s.fit.end(), [&](const auto& f) { return f.first == r.run->chip; });
+      if (fit == s.fit.end()) {
+        std::vector<double> implied;
+        for (const auto& other : inSample)
+          if (other.run->source != source && other.run->chip == r.run->chip)
+            if (const auto f = impliedFlopsFraction(other)) implied.push_back(std::clamp(*f, 0.01, 1.0));
+        s.fit.emplace_back(r.run->chip, implied.empty() ? 0.0 : median(implied));
+        fit = s.fit.end() - 1;
+      }
+      if (fit->second <= 0) {
+        ++s.unfitted;
+        continue;
+      }
+      const ValidationResult out = validateRun(*r.run, cache, fit->second);
+      if (!out.ok) continue;
+      ++s.predicted;
+      sourceOut += std::abs(out.step_error);
+    }
+    s.in_sample_mape = meanOf(sourceIn, s.runs);
+    s.out_of_sample_mape = meanOf(sourceOut, s.predicted);
+    for (const auto& [chip, fraction] : s.fit)
+      if (fraction <= 0) s.unfitted_chips.push_back(chip);
+    std::erase_if(s.fit, [](const auto& f) { return f.second <= 0; });
+    cv.runs += s.runs;
+    cv.predicted += s.predicted;
+    cv.unfitted += s.unfitted;
+    inSum += sourceIn;
+    outSum += sourceOut;
+    cv.sources.push_back(std::move(s));
+  }
+  cv.in_sample_mape = meanOf(inSum, cv.runs);
+  cv.out_of_sample_mape = meanOf(outSum, cv.predicted);
+  return cv;
+}
+
+Json crossValidationToJson(const CrossValidation& cv) {
+  const auto optional = [](const std::optional<double>& v) { return v ? Json(*v) : Json(); };
+  Json sources = Json::array();
+  for (const auto& s : cv.sources) {
+    Json fit = Json::object();
+    for (const auto& [chip, fraction] : s.fit) fit[chip] = fraction;
+    sources.push_back({{"source", s.source},
+                       {"runs", s.runs},
+                       {"predicted", s.predicted},
+                       {"unfitted", s.unfitted},
+                       {"unfitted_chips", s.unfitted_chips},
+                       {"in_sample_mape", optional(s.in_sample_mape)},
+                       {"out_of_sample_mape", optional(s.out_of_sample_mape)},
+                       {"flops_fraction", fit}});
+  }
+  return {{"sources", sources},
+          {"runs", cv.runs},
+          {"predicted", cv.predicted},
+          {"unfitted", cv.unfitted},
+          {"in_sample_mape", optional(cv.in_sample_mape)},
+          {"out_of_sample_mape", optional(cv.out_of_sample_mape)}};
 }
 
 } // namespace shardscope

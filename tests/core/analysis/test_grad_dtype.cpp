@@ -118,3 +118,28 @@ TEST_CASE("Megatron's fp32 gradients double the data-parallel gradient all-reduc
   REQUIRE(generic > 0);
   CHECK(dpGradBytes(Framework::Megatron) == Approx(2 * generic));
 }
+
+TEST_CASE("training.precision is a closed set, round-trips, and an 8-bit one needs the chip's published peak",
+          "[step][precision][workspace]") {
+  Scenario s = replicatedWeight(Framework::Generic, 0);
+  s.training.precision = Precision::Int8;
+  CHECK(scenarioToJson(s)["training"]["precision"] == "int8");
+  CHECK(scenarioFromJson(scenarioToJson(s)) == s);
+  // A100: INT8 624 TOP/s dense (NVIDIA's datasheet, the sparse 1,248 halved); no FP8 unit.
+  CHECK(stepOptionsFromScenario(s, "a100").peak_matmul_flops.value == 624e12);
+  s.training.precision = Precision::Fp8;
+  const Analysis bad = analyze(s);
+  CHECK(std::any_of(bad.diagnostics.begin(), bad.diagnostics.end(), [](const Diagnostic& d) {
+    return d.severity == Diagnostic::Severity::Error &&
+           d.message.find("training.precision \"fp8\": the NVIDIA A100-SXM4-80GB has no published FP8 matmul peak "
+                          "(chips with one: ") != std::string::npos &&
+           d.message.find("h100") != std::string::npos;
+  }));
+  // The same on H100: 1,979 TFLOP/s FP8 dense.
+  s.topology = parseTopology("h100:1x4");
+  CHECK(stepOptionsFromScenario(s, "h100").peak_matmul_flops.value == 1979e12);
+  // An unknown name is refused naming the known ones.
+  Json j = scenarioToJson(s);
+  j["training"]["precision"] = "fp4";
+  CHECK_THROWS_WITH(scenarioFromJson(j), Catch::Matchers::Contains("bf16") && Catch::Matchers::Contains("int8"));
+}

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+
 using namespace shardscope;
 using namespace shardscope::testing;
 
@@ -296,8 +298,10 @@ TEST_CASE("an axis over slices runs its collectives in the slice, then across sl
   CHECK(collectiveSeconds(Collective::AllReduce, v, in) == Approx(2 * v / 9e10 + 2 * (20e-6 + 0.5 * 2.5e8 / 6.25e9)));
   RingCostInputs flat = in;
   flat.levels.clear();
-  // The flat ring, for comparison: 7 steps of 20 us and 7/8 GB through the 6.25 GB/s uplink, 4.5x.
-  CHECK(collectiveSeconds(Collective::AllGather, v, flat) == Approx(7 * 20e-6 + 0.875 * v / 6.25e9));
+  // The flat ring, for comparison: 7/8 of its 6 ICI steps of 1 us and 2 DCN steps of 20 us, and
+  // 7/8 GB through the 6.25 GB/s uplink, 4.5x.
+  CHECK(r.ring_latency == Approx(0.875 * (6 * 1e-6 + 2 * 20e-6)));
+  CHECK(collectiveSeconds(Collective::AllGather, v, flat) == Approx(0.875 * 46e-6 + 0.875 * v / 6.25e9));
 
   // Slices interleaved in the axis (A B A B ...): no two levels to cross one after the other.
   const auto mixed = handMesh(d, {8}, {"fsdp"}, [&](const auto& i) {
@@ -307,4 +311,33 @@ TEST_CASE("an axis over slices runs its collectives in the slice, then across sl
   CHECK(axisReport(*g, mixed, 0).levels.empty());
   // An axis inside one slice has none either.
   CHECK(slice.levels.empty());
+}
+
+TEST_CASE("FSDP over H100 nodes: a ring pays the network latency on the steps that cross it only", "[comm]") {
+  // One axis over the first N GPUs of 128 nodes of 8, in device order (pure FSDP). Per ring step:
+  // NVLink 2 us, a step to the next node 2 x 10 us (NIC up, NIC down); 8 channels over 8 NICs.
+  auto g = graphOf("h100:128x8");
+  const auto axisOver = [&](std::int64_t n) {
+    const auto m = handMesh(g->devices(), {n}, {"fsdp"}, [](const auto& i) { return int(i[0]); });
+    return axisReport(*g, m, 0);
+  };
+  // 512 GPUs, 64 nodes: 448 NVLink steps and 64 network steps around the ring, 511 of 512 used.
+  const auto r512 = axisOver(512);
+  CHECK(r512.step_latency == Approx(20e-6));
+  CHECK(r512.ring_latency == Approx((448 * 2e-6 + 64 * 20e-6) * 511.0 / 512.0)); // 2.17 ms, was 10.2 ms
+  // Property: the same bytes per device on the same fabric never take less time on a larger group,
+  // and doubling the group at most doubles the time (the (p-1) steps: no jump at a power of two):
+  // every N a multiple of 8 up to 1024, 1 MiB (latency bound) and 128 MiB (bandwidth bound) per
+  // device, all-gather and all-reduce.
+  std::map<std::int64_t, RingCostInputs> rings;
+  for (std::int64_t n = 8; n <= 1024; n += 8) rings[n] = ringCostInputs(axisOver(n));
+  for (const double shard : {1048576.0, 134217728.0})
+    for (const Collective c : {Collective::AllGather, Collective::AllReduce}) {
+      const auto t = [&](std::int64_t n) { return collectiveSeconds(c, shard * static_cast<double>(n), rings[n]); };
+      for (std::int64_t n = 16; n <= 1024; n += 8) {
+        INFO("N " << n << " shard " << shard);
+        CHECK(t(n) >= t(n - 8));
+        if (2 * n <= 1024) CHECK(t(2 * n) <= 2.1 * t(n));
+      }
+    }
 }

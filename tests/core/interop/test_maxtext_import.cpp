@@ -214,8 +214,11 @@ TEST_CASE("MaxText values we do not model, and bad configs, are one clear error"
     extra.push_back("compile_topology=v5p-256");
     return importMaxText(files, extra, notes);
   };
-  CHECK_THROWS_WITH(run({"quantization=int8"}),
-                    Catch::StartsWith("MaxText key 'quantization' = \"int8\" is not modelled"));
+  CHECK_THROWS_WITH(run({"quantization=nanoo_fp8"}),
+                    Catch::StartsWith("MaxText key 'quantization' = \"nanoo_fp8\" is not modelled"));
+  // int8 and fp8 (AQT) are the weight matmuls' precision.
+  CHECK(run({"quantization=int8"}).training.precision == Precision::Int8);
+  CHECK(run({"quantization=fp8"}).training.precision == Precision::Fp8);
   CHECK_THROWS_WITH(run({"remat_policy=bogus"}),
                     Catch::StartsWith("MaxText key 'remat_policy' = \"bogus\" is not modelled"));
   // Other frameworks' names are not MaxText's; the message lists MaxText's own.

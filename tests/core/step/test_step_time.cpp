@@ -320,6 +320,36 @@ TEST_CASE("step: model FLOPs, recompute and repeated work", "[step]") {
   CHECK(d.notes[0].find("axis 'tp' (2) splits neither the batch nor any weight") != std::string::npos);
 }
 
+TEST_CASE("step: fp8 runs the weight matmuls at the FP8 peak and prices the casts to one byte", "[step][precision]") {
+  // Four H100s, data parallel, every weight replicated: per device 1 sequence of 512 tokens per
+  // micro-batch, 2 micro-batches, no recompute, flash attention.
+  Case c(tinyModel(false), "h100:1x4", "dp:4", [](const Param&) { return "P()"; });
+  c.options.batch_axes = {"dp"};
+  const double f = c.options.calibration.flops_fraction.value;
+  const double hbm = 3350e9 * c.options.calibration.hbm_fraction.value;
+  const StepEstimate bf16 = c.run();
+  c.options.precision = Precision::Fp8;
+  c.options.peak_matmul_flops = {1979e12, FigureSource::Chip};
+  const StepEstimate fp8 = c.run();
+  // Weight matmuls: 3 passes x 2 FLOPs x 12 Mi elements x 1024 tokens a step; the attention core
+  // 3 x 2 x 256.5 keys x 2048 x 1024 tokens stays at the bf16 peak.
+  const double weights = 6 * 12 * MiB * 1024, core = 6 * 256.5 * 2048 * 1024;
+  CHECK(bf16.compute_s == Approx((weights + core) / (989e12 * f)));
+  CHECK(fp8.compute_s == Approx(weights / (1979e12 * f) + core / (989e12 * f)));
+  // The casts, per micro-batch: forward each matmul's input (2 bytes read, 1 written) over
+  // 512 x (4 x 1024 + 1024 + 4096) input elements and the 12 Mi weight elements (2 + 1); backward
+  // the output's gradient (as many elements, 2 + 1) and the transposes of the cast weights and
+  // inputs (1 + 1).
+  const double act = 512.0 * 9216, w = 12 * MiB;
+  const double casts = 2 * (3 * act + 3 * w + 3 * act + 2 * (w + act));
+  CHECK(fp8.elementwise_s - bf16.elementwise_s == Approx(casts / hbm));
+  CHECK(fp8.model_flops == Approx(bf16.model_flops));
+  // The notes say which peak the matmuls ran at.
+  bool noted = false;
+  for (const auto& n : fp8.notes) noted = noted || n.find("FP8: the weight matmuls at 1.98 PFLOP/s") == 0;
+  CHECK(noted);
+}
+
 TEST_CASE("step: a tensor axis past n F / (C / W) is named in the summary with a degree that fits", "[step]") {
   // Hidden and MLP width 8192 on a v5p 4x4x16: tp = 16 takes the wrapped z axis (C/W = 2550),
   // so its limit is 8192 / 2550 = 3.2 and the activation all-reduces dominate the step.

@@ -9,8 +9,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
 
 using namespace shardscope;
 
@@ -18,20 +22,21 @@ TEST_CASE("the validation suite: published measured runs against the step model"
   const auto dir = std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "resources" / "validation";
   REQUIRE(std::filesystem::is_directory(dir)); // a missing suite fails, never passes
   const std::vector<ValidationRun> runs = loadValidationRuns(dir);
-  REQUIRE(runs.size() >= 40);
+  REQUIRE(runs.size() >= 110);
   AnalysisCache cache;
   std::vector<ValidationResult> results;
   for (const auto& run : runs) {
     results.push_back(validateRun(run, cache));
     INFO(run.id << ": " << results.back().error);
-    CHECK(results.back().ok);
+    // Every run is predicted: its step, or its memory when that is all it measures.
+    CHECK((results.back().ok || (!results.back().step_measured && results.back().memory_error)));
   }
   const ValidationSummary s = summarizeValidation(results);
   REQUIRE(s.mape);
   REQUIRE(s.worst_error);
   INFO("MAPE " << *s.mape << ", worst " << s.worst_run << " " << *s.worst_error
                << ", within 15%: " << s.within_step_tolerance << " of " << s.predicted);
-  CHECK(s.predicted == s.runs);
+  CHECK(s.predicted + s.memory_only == s.runs);
   // Thresholds: the issue's — mean absolute error on step time at most 10% (6.3% over the 76 runs
   // today, held at 7.5%), no run off by more than 20% (the worst today, 19.8%, a 32-slice v5e run
   // whose measured slowdown with the slice count the model does not reproduce; docs/validation.md);
@@ -43,8 +48,29 @@ TEST_CASE("the validation suite: published measured runs against the step model"
   // Memory: every run with a measured per-device peak (torch's allocated peak, the bytes a planner
   // sizes) within 10%, and at least the four there are today, so the check never passes on none.
   INFO("memory within 10%: " << s.memory_within << " of " << s.memory_runs);
-  CHECK(s.memory_runs >= 4);
+  CHECK(s.memory_runs >= 21);
   CHECK(s.memory_within == s.memory_runs);
+
+  // Each calibrated chip's default is the median of what its unpipelined runs imply (validate
+  // --fit): with three runs or more, the median implied scale is 1 within 2%.
+  std::map<std::string, std::vector<double>> scales;
+  for (const auto& r : results)
+    if (const auto scale = impliedFlopsScale(r)) scales[r.run->chip].push_back(*scale);
+  for (auto& [chip, v] : scales) {
+    if (v.size() < 3) continue;
+    std::sort(v.begin(), v.end());
+    const double median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    INFO(chip << ": " << v.size() << " runs imply a median scale of " << median);
+    CHECK(std::abs(median - 1) <= 0.02);
+  }
+
+  // Out of sample: each source predicted with its chips' flops_fraction fitted on the other sources
+  // alone (validate --cross-validate). 8.1% over the 38 runs on chips two sources measure today.
+  const CrossValidation cv = crossValidate(results, cache);
+  INFO("out of sample: " << cv.predicted << " runs, MAPE " << cv.out_of_sample_mape.value_or(-1));
+  CHECK(cv.predicted >= 30);
+  REQUIRE(cv.out_of_sample_mape);
+  CHECK(*cv.out_of_sample_mape <= 0.10);
 }
 
 TEST_CASE("the validation suite's MaxText 512B run fits in HBM with its published layout", "[validation]") {
@@ -76,14 +102,17 @@ TEST_CASE("the candidates load and are predicted, the memory ones with their mea
   REQUIRE(std::filesystem::is_directory(dir));
   const auto runs = loadValidationRuns(dir);
   // 17 torchtitan, 16 Megatron tutorial, 2 Megatron CI on GB200 (memory); 2 Mixtral on v6e and
-  // Llama 3.1 70B at 131072 tokens on TPU7x (step only).
-  CHECK(runs.size() == 38);
+  // Llama 3.1 70B at 131072 tokens on TPU7x (step only); and what waits on issue 33's mechanisms:
+  // 4 Megatron CI memory runs (FP8, fused cross entropy, a context-parallel one 11% low), 3 Megatron-Bridge
+  // (context parallelism across nodes, small experts), 9 NeMo long-context (context parallelism),
+  // 12 torchtitan async-TP, 4 fms-fsdp (small models), 1 DeepSeek-V3 on v5p (MLA).
+  CHECK(runs.size() == 71);
   AnalysisCache cache;
   int memoryRuns = 0, within10 = 0;
   for (const auto& run : runs) {
     INFO(run.id);
     const ValidationResult r = validateRun(run, cache);
-    CHECK(r.ok);
+    CHECK((r.ok || (!r.step_measured && r.memory_error)));
     if (!run.memory_gib) continue;
     ++memoryRuns;
     REQUIRE(r.memory_error.has_value());
@@ -94,8 +123,9 @@ TEST_CASE("the candidates load and are predicted, the memory ones with their mea
     // allocator or NVML reported; the 70B and 405B torchtitan runs wait for FSDP2's unsharded
     // parameters (candidates/README.md).
     const bool fsdp2Unmodelled = run.id.find("70b") != std::string::npos || run.id.find("405b") != std::string::npos;
-    if (!fsdp2Unmodelled) CHECK(std::abs(error) <= 0.20);
+    const bool waitsOnIssue33 = run.id.starts_with("megatron-ci-tiny-");
+    if (!fsdp2Unmodelled && !waitsOnIssue33) CHECK(std::abs(error) <= 0.20);
   }
-  CHECK(memoryRuns == 35);
+  CHECK(memoryRuns == 39);
   CHECK(within10 >= 11);
 }

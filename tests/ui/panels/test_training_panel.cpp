@@ -40,6 +40,24 @@ TEST_CASE("the Workload dock's gradient dtype: the framework's default named, an
   CHECK_FALSE(grad->isEnabled());
 }
 
+TEST_CASE("the Workload dock's precision: the closed set, an edit undoable, shown from the workspace",
+          "[ui][workload][precision]") {
+  test::app();
+  ScenarioDocument document;
+  TrainingPanel panel(&document);
+  QComboBox* precision = panel.precisionCombo();
+  REQUIRE(precision->count() == 4);
+  CHECK(precision->itemText(0) == "bf16");
+  CHECK(precision->itemText(2) == "fp8");
+  CHECK(precision->currentText() == "bf16");
+  emit precision->activated(2);
+  CHECK(document.scenario().training.precision == Precision::Fp8);
+  document.undoStack()->undo();
+  CHECK(document.scenario().training.precision == Precision::Bf16);
+  document.edit("int8", [](Scenario& s) { s.training.precision = Precision::Int8; });
+  CHECK(precision->currentText() == "int8");
+}
+
 TEST_CASE("the Workload dock's remat policies say what each keeps and re-runs", "[ui][workload]") {
   test::app();
   ScenarioDocument document;

@@ -198,6 +198,20 @@ void TrainingPanel::addTrainingRows(QFormLayout* form) {
   });
   form->addRow(tr("Attention"), attention_);
 
+  precision_ = new QComboBox(this);
+  for (const auto& [name, value] : kPrecisionNames)
+    precision_->addItem(QString::fromUtf8(name.data(), int(name.size())));
+  precision_->setToolTip(tr("The weight matmuls' number format. bf16 and fp16: the chip's 16-bit peak. fp8 "
+                            "(Transformer Engine; MaxText's quantization fp8) and int8 (MaxText's quantization int8): "
+                            "the chip's published FP8 or INT8 peak, with the casts to one byte as HBM time; the "
+                            "attention core, norms and loss stay 16-bit. A chip without a published 8-bit peak "
+                            "refuses it"));
+  connect(precision_, &QComboBox::activated, this, [=, this](int i) {
+    edit(tr("Precision"), "training.precision",
+         [i](Scenario& s) { s.training.precision = kPrecisionNames[static_cast<std::size_t>(i)].second; });
+  });
+  form->addRow(tr("Precision"), precision_);
+
   batchAxes_ = new QLineEdit(this);
   batchAxes_->setToolTip(tr("Mesh axes that shard the batch, comma-separated"));
   connect(batchAxes_, &QLineEdit::editingFinished, this, [=, this] {
@@ -335,7 +349,7 @@ void TrainingPanel::syncFromScenario() {
   const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_),
       b7(recompute_), b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_), b13(microbatches_),
       b14(sequenceParallel_), b15(flopsFraction_), b16(linkFraction_), b17(hbmFraction_), b18(hopLatency_),
-      b19(overlapTensor_), b20(framework_), b21(attention_), b22(gradDtype_);
+      b19(overlapTensor_), b20(framework_), b21(attention_), b22(gradDtype_), b23(precision_);
   framework_->setCurrentIndex(static_cast<int>(t.framework));
   workload_->setCurrentIndex(t.workload == Workload::Training ? 0 : 1);
   showDtype(dtype_, t.param_dtype);
@@ -355,6 +369,7 @@ void TrainingPanel::syncFromScenario() {
   recompute_->setCurrentIndex(static_cast<int>(t.recompute));
   showRecomputeHelp();
   attention_->setCurrentIndex(static_cast<int>(t.attention));
+  precision_->setCurrentIndex(static_cast<int>(t.precision));
   if (!batchAxes_->hasFocus()) batchAxes_->setText(joinAxes(t.batch_axes));
   if (!seqAxes_->hasFocus()) seqAxes_->setText(joinAxes(t.seq_axes));
   serveBatch_->setValue(static_cast<int>(std::min<std::int64_t>(t.serve_batch, serveBatch_->maximum())));
@@ -393,10 +408,10 @@ void TrainingPanel::syncFromScenario() {
   for (QWidget* w :
        {static_cast<QWidget*>(optimizer_), static_cast<QWidget*>(gradDtype_), static_cast<QWidget*>(master_),
         static_cast<QWidget*>(zero_), static_cast<QWidget*>(microBatch_), static_cast<QWidget*>(seqLen_),
-        static_cast<QWidget*>(recompute_), static_cast<QWidget*>(attention_), static_cast<QWidget*>(microbatches_),
-        static_cast<QWidget*>(sequenceParallel_), static_cast<QWidget*>(flopsFraction_),
-        static_cast<QWidget*>(linkFraction_), static_cast<QWidget*>(hbmFraction_), static_cast<QWidget*>(hopLatency_),
-        static_cast<QWidget*>(overlapTensor_)})
+        static_cast<QWidget*>(recompute_), static_cast<QWidget*>(attention_), static_cast<QWidget*>(precision_),
+        static_cast<QWidget*>(microbatches_), static_cast<QWidget*>(sequenceParallel_),
+        static_cast<QWidget*>(flopsFraction_), static_cast<QWidget*>(linkFraction_),
+        static_cast<QWidget*>(hbmFraction_), static_cast<QWidget*>(hopLatency_), static_cast<QWidget*>(overlapTensor_)})
     w->setEnabled(training);
   for (QWidget* w :
        {static_cast<QWidget*>(serveBatch_), static_cast<QWidget*>(contextLen_), static_cast<QWidget*>(kvDtype_)})

@@ -32,6 +32,7 @@ public:
   QComboBox* zeroCombo() const { return zero_; }
   // Item 0: the framework's default ("framework default (float32)"), the others set training.grad_dtype.
   QComboBox* gradDtypeCombo() const { return gradDtype_; }
+  QComboBox* precisionCombo() const { return precision_; }
   QComboBox* recomputeCombo() const { return recompute_; }
   QSpinBox* microbatchesSpin() const { return microbatches_; }
   QCheckBox* sequenceParallelBox() const { return sequenceParallel_; }
@@ -65,6 +66,7 @@ private:
   QSpinBox* seqLen_;
   QComboBox* recompute_;
   QComboBox* attention_;
+  QComboBox* precision_;
   QComboBox* framework_;
   QLineEdit* batchAxes_;
   QLineEdit* seqAxes_;

@@ -87,6 +87,9 @@ struct TrainingOptions {
   CustomRemat custom_remat;
   // Fused (flash) or materialized attention scores: step time and activation memory.
   AttentionKernel attention = AttentionKernel::Flash;
+  // The weight matmuls' number format (cost/workload.hpp): bf16, fp16, fp8 (Transformer Engine,
+  // MaxText's quantization "fp8") or int8 (MaxText's quantization "int8").
+  Precision precision = Precision::Bf16;
   // Whose behaviour the estimate follows (cost/workload.hpp): activation sharding, tensor-collective
   // overlap, the remat policies' names.
   Framework framework = Framework::Generic;

@@ -51,6 +51,11 @@ struct AxisReport {
   double ring_bandwidth = 0;
   double bidi_ring_bandwidth = 0;
   double step_latency = 0; // the slowest neighbour route's summed link latency (seconds)
+  // The latency of the p - 1 steps of the ring, each step on its own route (NCCL's ring model:
+  // the steps inside an NVLink domain at its latency, the ones that cross the network at the
+  // network's): the slowest group's sum over its p routes x (p - 1) / p. (p - 1) x step_latency
+  // when every step's route is alike; less when only some steps leave the domain.
+  double ring_latency = 0;
   // All-to-all priced pair by pair (Boardfly, where the links a rank's messages cross are not its
   // ring's): every ordered pair of devices of every group routed on its shortest path at once, each
   // pair carrying one chunk (a rank's buffer / p). `a2a_max_link_load`: chunks through the busiest

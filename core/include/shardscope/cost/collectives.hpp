@@ -36,6 +36,7 @@ struct CollectiveTime {
 struct RingCostInputs {
   std::int64_t p = 1;             // ranks in the ring
   double step_latency = 0;        // alpha: seconds per ring step (the slowest neighbour route)
+  double ring_latency = 0;        // alpha-beta: the p-1 steps' latency, each on its own route (0: (p-1) alpha)
   int max_hops = 1;               // hops of that route: the torus form counts latency per hop
   double ring_bandwidth = 0;      // B: per-rank bytes/s of a unidirectional ring
   double bidi_ring_bandwidth = 0; // W: bytes/s of a bidirectional ring (both directions)
@@ -62,7 +63,9 @@ RingCostInputs ringCostInputs(const AxisReport& report);
 // `bytes` is the full (gathered / unreduced) array size, n of §3.1 and V of §3.2; for an
 // all-to-all, the sum of every rank's buffer (p x what one rank holds).
 //  alpha-beta: AG = RS = (p-1)a + (p-1)/p n/B;  AR = 2 AG;  A2A = (p-1)a + (p-1)/p (n/p)/B
-//    (bandwidth terms are NCCL-tests' factors on a switch; the latency term is ours: p-1 steps).
+//    (bandwidth terms are NCCL-tests' factors on a switch; the latency term is ours: p-1 steps,
+//    each at its own route's latency when ring_latency is given, as NCCL's tuning model counts
+//    intra-node and network steps apart; a AG/RS/AR latency term is then ring_latency for (p-1)a).
 //  TPU torus form (the scaling book, sharding.md), a = step_latency / max_hops per hop:
 //    whole wrapped axes: AG = RS = max(a sum|X_i|/2, V/(W n_axes))
 //    other closed rings:  AG = RS = max(a p/2, V/W)

@@ -89,6 +89,26 @@ constexpr std::array<std::pair<std::string_view, Recompute>, 12> kRecomputeNames
     {"custom", Recompute::Custom},
 }};
 
+// The number format of the weight matmuls (docs/step-time.md, "Precision"); the rest of the step
+// (attention core, norms, the loss, the optimizer) runs in the parameters' own dtype:
+//   bf16, fp16 — the matmuls at the chip's 16-bit peak;
+//   fp8        — Transformer Engine's recipe (and MaxText's quantization "fp8"): the weight matmuls
+//                at the chip's FP8 peak, their inputs and weights cast to FP8 on the way in;
+//   int8       — MaxText's quantization "int8" (AQT): the weight matmuls at the chip's INT8 peak,
+//                the same casts.
+// A chip without a published peak at the precision refuses it (hardware/chips.hpp).
+enum class Precision { Bf16, Fp16, Fp8, Int8 };
+
+constexpr std::array<std::pair<std::string_view, Precision>, 4> kPrecisionNames{{
+    {"bf16", Precision::Bf16},
+    {"fp16", Precision::Fp16},
+    {"fp8", Precision::Fp8},
+    {"int8", Precision::Int8},
+}};
+// Whether the weight matmuls run in an 8-bit format (their operands cast on the way in).
+constexpr bool isEightBit(Precision p) { return p == Precision::Fp8 || p == Precision::Int8; }
+
+constexpr std::string_view precisionName(Precision p) { return nameOf(p, kPrecisionNames); }
 constexpr std::string_view recomputeName(Recompute r) { return nameOf(r, kRecomputeNames); }
 constexpr std::string_view frameworkName(Framework f) { return nameOf(f, kFrameworkNames); }
 constexpr std::string_view attentionKernelName(AttentionKernel k) { return nameOf(k, kAttentionKernelNames); }

@@ -100,12 +100,17 @@ struct StepOptions {
   int devices_per_chip = 1;            // TensorCores per chip, each a device with its share of peak_flops and HBM
   bool overlap_tensor_comm = false;    // tensor-parallel activation collectives hidden (collective matmuls)
   Framework framework = Framework::Generic;
+  // The weight matmuls' number format; under fp8 and int8 they run at peak_matmul_flops, their
+  // operands one byte, cast from the activations and weights on the way in.
+  Precision precision = Precision::Bf16;
   // The matrix unit's tile edge (TPU MXU 128 or 256, GPU tensor cores 8): a local matmul dimension
   // that is not a multiple of it is padded, and the padding is computed too (lost time).
   std::int64_t matmul_tile = 1;
   // The chip. A figure <= 0 is missing: the estimate is refused with a ValueError naming it.
   std::string chip;
-  SourcedValue peak_flops{0, FigureSource::Chip};       // bf16 FLOP/s per device
+  SourcedValue peak_flops{0, FigureSource::Chip}; // bf16 FLOP/s per device
+  // The weight matmuls' peak per device at `precision` (the chip's FP8 or INT8 peak); 0: peak_flops.
+  SourcedValue peak_matmul_flops{0, FigureSource::Chip};
   SourcedValue hbm_bandwidth{0, FigureSource::Chip};    // bytes/s per device
   SourcedValue link_bandwidth{0, FigureSource::Chip};   // ICI / NVLink, one way per link (shown only)
   SourcedValue uplink_bandwidth{0, FigureSource::Chip}; // DCN / network per chip (shown only)

@@ -39,8 +39,9 @@ struct ValidationRun {
   std::string recompute;                              // the framework's policy name
   AttentionKernel attention = AttentionKernel::Flash; // "attention": what the source's code ran
   bool sequence_parallel = false, distributed_optimizer = false;
-  bool tp_comm_overlap = false; // Megatron's --tp-comm-overlap: tensor collectives behind the matmuls
-  std::string precision = "bf16", optimizer = "adamw";
+  bool tp_comm_overlap = false;          // Megatron's --tp-comm-overlap: tensor collectives behind the matmuls
+  Precision precision = Precision::Bf16; // the weight matmuls' format (cost/workload.hpp)
+  std::string optimizer = "adamw";
   // How the source counts attention in its model FLOPs: "full" (PaLM's 12 L H Q T, Megatron's
   // Narayanan et al. formula) or "causal" (half of it: MaxText since 2023).
   bool causal_attention_flops = false;
@@ -79,7 +80,10 @@ double publishedModelFlops(const ModelConfig& config, double tokensPerStep, doub
 
 struct ValidationResult {
   const ValidationRun* run = nullptr;
-  bool ok = false;            // predicted and measured both present
+  bool ok = false; // predicted and measured both present
+  // Whether the source measured the step at all: a memory run (Megatron-LM's CI memory golden
+  // values) measures only memory; it is checked on memory and never counted as a failed step.
+  bool step_measured = true;
   std::string error;          // why not (the analysis' first error)
   double devices = 0;         // JAX devices: chips x the chip's devices per chip
   double chips = 0;           // slices x the slice shape
@@ -98,14 +102,46 @@ struct ValidationSummary {
   int within_step_tolerance = 0; // |step error| <= step_tolerance
   double step_tolerance = 0.15;
   int failed = 0;                    // runs that could not be predicted (ValidationResult::error)
+  int memory_only = 0;               // runs that measure memory and no step (step_measured false)
   std::optional<double> mape;        // mean |step error| over predicted runs; none when none was
   std::optional<double> worst_error; // largest |step error|
   std::string worst_run;
   int memory_runs = 0, memory_within = 0; // |memory error| <= 10%
 };
 
-ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache);
+// `flops_fraction`, when set, replaces the chip's default (an out-of-sample fit: crossValidate).
+ValidationResult validateRun(const ValidationRun& run, AnalysisCache& cache,
+                             std::optional<double> flops_fraction = std::nullopt);
 ValidationSummary summarizeValidation(const std::vector<ValidationResult>& results);
 Json validationToJson(const std::vector<ValidationResult>& results, const ValidationSummary& summary);
+
+// The factor the chip's flops_fraction would need for the prediction to match the measurement:
+// compute scales with 1 / fraction, the rest stays (validate --fit). None for a pipelined run (its
+// bubble scales too), a run not predicted, or one measured at or below its non-compute terms.
+std::optional<double> impliedFlopsScale(const ValidationResult& result);
+// The flops_fraction a run implies: its chip's default times impliedFlopsScale.
+std::optional<double> impliedFlopsFraction(const ValidationResult& result);
+
+// Leave-one-source-out: for each source (a file of the suite), each of its chips' flops_fraction
+// fitted on the other sources' runs of that chip alone (the median of what each implies, as the
+// defaults are derived), and the source's runs predicted with it. A chip no other source measures
+// has no out-of-sample fit: its runs are counted apart (`unfitted`), never predicted in sample.
+struct SourceCrossValidation {
+  std::string source;
+  int runs = 0;                                    // predicted with the defaults (in sample)
+  int predicted = 0;                               // predicted out of sample
+  int unfitted = 0;                                // runs on a chip no other source measures
+  std::optional<double> in_sample_mape;            // over `runs`
+  std::optional<double> out_of_sample_mape;        // over `predicted`
+  std::vector<std::pair<std::string, double>> fit; // chip -> the fraction the other sources give it
+  std::vector<std::string> unfitted_chips;         // the source's chips no other source measures
+};
+struct CrossValidation {
+  std::vector<SourceCrossValidation> sources;
+  int runs = 0, predicted = 0, unfitted = 0;
+  std::optional<double> in_sample_mape, out_of_sample_mape; // over every source's runs
+};
+CrossValidation crossValidate(const std::vector<ValidationResult>& inSample, AnalysisCache& cache);
+Json crossValidationToJson(const CrossValidation& cv);
 
 } // namespace shardscope
