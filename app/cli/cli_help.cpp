@@ -91,6 +91,8 @@ void helpWorkspace(std::ostream& out) {
          "              \"hbm_bytes\": null, \"microbatches\": 1, \"sequence_parallel\": false,\n"
          "              \"framework\": \"generic\"|\"maxtext\"|\"megatron\", \"attention\": "
          "\"flash\"|\"materialized\",\n"
+         "              \"precision\": \"bf16\"|\"fp16\"|\"fp8\"|\"int8\" (the layers' matmuls; 8-bit at the chip's "
+         "published peak),\n"
          "              \"grad_dtype\": absent = the framework's (megatron + bfloat16: float32)},\n"
          " \"links\": {\"ici_bandwidth\": 4.5e10, \"ici_latency\": 1e-6, \"uplink_bandwidth\": 6.25e9, "
          "\"uplink_latency\": 1e-5,\n"

@@ -10,7 +10,10 @@
 #include "shardscope/base/json_text.hpp"
 #include "shardscope/inspect/inspect_pricing.hpp"
 
+#include <algorithm>
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace shardscope::cli {
 
@@ -75,12 +78,26 @@ std::string specCell(const Json& spec) {
 
 void printArguments(const Json& list, const char* title, std::ostream& out) {
   if (list.empty()) return;
+  // A column for the workspace's parameter and spec when any argument matched one.
+  const bool matched = std::any_of(list.begin(), list.end(),
+                                   [](const Json& a) { return a.value("workspace_param", Json()).is_string(); });
   TextTable t;
   t.header = {"#", "name", "shape", "dtype", "spec", "bytes/device", "note"};
   t.right_aligned = {true, false, false, false, false, true, false};
-  for (const auto& a : list)
-    t.rows.push_back({cell(a["index"]), cell(a["name"]), cell(a["shape"]), cell(a["dtype"]), specCell(a["spec"]),
-                      bytesCell(a["bytes_per_device"]), cell(a["note"])});
+  if (matched) {
+    t.header.insert(t.header.end() - 1, "workspace parameter and spec");
+    t.right_aligned.insert(t.right_aligned.end() - 1, false);
+  }
+  for (const auto& a : list) {
+    std::vector<std::string> row{cell(a["index"]), cell(a["name"]),     cell(a["shape"]),
+                                 cell(a["dtype"]), specCell(a["spec"]), bytesCell(a["bytes_per_device"])};
+    if (matched)
+      row.push_back(a["workspace_param"].is_string()
+                        ? a["workspace_param"].get<std::string>() + " " + a["workspace_spec"].get<std::string>()
+                        : "-");
+    row.push_back(cell(a["note"]));
+    t.rows.push_back(std::move(row));
+  }
   out << title << ":\n";
   t.print(out);
   out << "\n";
@@ -127,6 +144,35 @@ void printAxisTotals(const Json& list, std::ostream& out) {
   out << "\n";
 }
 
+std::string secondsOr(const Json& v) { return v.is_number() ? formatSeconds(v.get<double>()) : "-"; }
+
+// The program's step from its own FLOPs and collectives beside the workspace model's.
+void printEstimate(const Json& e, bool flopsCounted, std::ostream& out) {
+  if (!e.is_object()) return;
+  out << "Against the workspace: ";
+  if (flopsCounted)
+    out << "the program computes " << secondsOr(e["compute_s"]) << " and communicates " << secondsOr(e["comm_s"])
+        << " per run: " << secondsOr(e["overlapped_s"]) << " if XLA hides every collective, "
+        << secondsOr(e["serial_s"]) << " if none";
+  else
+    out << "the program's collectives take " << secondsOr(e["comm_s"])
+        << " per run (its FLOPs are counted in compiled HLO, not here)";
+  out << "; the workspace model's step is " << secondsOr(e["workspace_step_s"]) << " ("
+      << secondsOr(e["workspace_compute_s"]) << " compute, " << secondsOr(e["workspace_comm_s"])
+      << " in collectives).\n";
+  if (e["axes"].empty()) return;
+  TextTable t;
+  t.header = {"axis", "program bytes/device", "program time", "model bytes/device", "model time"};
+  t.right_aligned = {false, true, true, true, true};
+  for (const auto& a : e["axes"])
+    t.rows.push_back({a["axis"].get<std::string>(), bytesCell(a["compiled_bytes_per_device"]),
+                      secondsOr(a["compiled_time_s"]), bytesCell(a["predicted_bytes_per_device"]),
+                      secondsOr(a["predicted_time_s"])});
+  out << "Per mesh axis, the program's collectives over it alone and what the workspace model predicts:\n";
+  t.print(out);
+  out << "\n";
+}
+
 void printOom(const Json& oom, std::ostream& out) {
   out << "Out of memory (" << cell(oom["form"]) << ")";
   if (oom["memory_space"].is_string()) out << " in " << oom["memory_space"].get<std::string>();
@@ -166,6 +212,7 @@ void printTable(const Json& r, std::ostream& out) {
   printArguments(r["constraints"], "Sharding constraints and reshards", out);
   printCollectives(r["collectives"], out);
   printAxisTotals(r["axis_totals"], out);
+  printEstimate(r["estimate"], r["flops_per_device"].is_number(), out);
   if (r["oom"].is_object()) printOom(r["oom"], out);
   for (const auto& f : r["flags"])
     out << "flag " << f["kind"].get<std::string>() << ": " << f["message"].get<std::string>() << "\n";

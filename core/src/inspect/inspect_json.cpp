@@ -49,7 +49,27 @@ Json argumentToJson(const InspectArgument& a) {
           {"bytes_per_device", orNull(a.bytes_per_device)},
           {"padded_bytes_per_device", orNull(a.padded_bytes_per_device)},
           {"memory_kind", textOrNull(a.memory_kind)},
+          {"workspace_param", textOrNull(a.workspace_param)},
+          {"workspace_spec", textOrNull(a.workspace_spec)},
           {"note", textOrNull(a.note)}};
+}
+
+Json estimateToJson(const InspectEstimate& e) {
+  Json axes = Json::array();
+  for (const auto& a : e.axes)
+    axes.push_back({{"axis", a.axis},
+                    {"compiled_bytes_per_device", a.compiled_bytes_per_device},
+                    {"compiled_time_s", a.compiled_time_s},
+                    {"predicted_bytes_per_device", a.predicted_bytes_per_device},
+                    {"predicted_time_s", a.predicted_time_s}});
+  return {{"compute_s", e.compute_s},
+          {"comm_s", e.comm_s},
+          {"serial_s", e.serial_s},
+          {"overlapped_s", e.overlapped_s},
+          {"workspace_step_s", orNull(e.workspace_step_s)},
+          {"workspace_compute_s", orNull(e.workspace_compute_s)},
+          {"workspace_comm_s", orNull(e.workspace_comm_s)},
+          {"axes", axes}};
 }
 
 Json collectiveToJson(const InspectCollective& c) {
@@ -183,7 +203,8 @@ Json inspectResultToJson(const InspectResult& r) {
           {"oom", r.oom ? oomToJson(*r.oom) : Json(nullptr)},
           {"skipped_ops", skipped},
           {"flags", flags},
-          {"notes", r.notes}};
+          {"notes", r.notes},
+          {"estimate", r.estimate ? estimateToJson(*r.estimate) : Json(nullptr)}};
 }
 
 } // namespace shardscope

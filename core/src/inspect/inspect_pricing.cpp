@@ -6,6 +6,7 @@
 #include "shardscope/cost/collectives.hpp"
 #include "shardscope/cost/comm_mesh.hpp"
 #include "shardscope/hardware/topology.hpp"
+#include "shardscope/inspect/inspect_workspace.hpp"
 #include "shardscope/mesh/mesh_string.hpp"
 
 #include <algorithm>
@@ -82,6 +83,9 @@ Mesh mergedMesh(const Mesh& placed, const LinkGraph& graph, const std::vector<st
 
 void addNote(InspectCollective& c, const std::string& what) { c.note += (c.note.empty() ? "" : "; ") + what; }
 
+// How the result's notes say that the program does not run on the workspace's mesh.
+constexpr std::string_view kNotPricedNote = "collectives not priced";
+
 } // namespace
 
 void priceInspectCollectives(InspectResult& result, const Mesh& placed, const LinkGraph& graph) {
@@ -93,7 +97,8 @@ void priceInspectCollectives(InspectResult& result, const Mesh& placed, const Li
       break;
     }
   if (!own || own->axes != mesh.axes) {
-    result.notes.push_back("collectives not priced: the program's mesh is not the workspace's " + mesh.describe());
+    result.notes.push_back(std::string(kNotPricedNote) + ": the program's mesh is not the workspace's " +
+                           mesh.describe());
     return;
   }
   std::map<std::vector<std::size_t>, RingCostInputs> rings; // one ring per set of spanned axes
@@ -120,7 +125,13 @@ InspectResult inspectOnScenario(std::string_view text, InspectOptions options, c
   const Analysis placed = analyzeMesh(scenario);
   options.mesh = inspectMeshOf(placed.mesh);
   InspectResult result = inspectText(text, options);
-  if (result.kind != InspectKind::Oom && placed.links) priceInspectCollectives(result, placed.mesh, *placed.links);
+  if (result.kind == InspectKind::Oom || !placed.links) return result;
+  priceInspectCollectives(result, placed.mesh, *placed.links);
+  // Beside the workspace's own analysis, when the program runs on its mesh (the collectives were
+  // priced on its links): matched arguments, silent replication, the two step estimates.
+  if (std::none_of(result.notes.begin(), result.notes.end(),
+                   [](const std::string& n) { return n.starts_with(kNotPricedNote); }))
+    compareWithWorkspace(result, scenario, analyze(scenario));
   return result;
 }
 

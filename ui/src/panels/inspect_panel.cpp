@@ -70,7 +70,12 @@ void addArguments(QTreeWidget* tree, const QString& title, const std::vector<Ins
                                           shapeText(a.shape) + " " + text(a.dtype), specText(a.spec),
                                           bytesText(a.bytes_per_device), QString()});
     row->setToolTip(0, text(a.sharding.empty() ? "no sharding written" : a.sharding));
-    row->setToolTip(2, text(a.sharding));
+    // With a workspace: the parameter it matched and how the workspace shards it.
+    row->setToolTip(
+        2, text(a.sharding) +
+               (a.workspace_param.empty()
+                    ? QString()
+                    : QObject::tr("\nthe workspace's %1: %2").arg(text(a.workspace_param), text(a.workspace_spec))));
   }
 }
 
@@ -170,6 +175,18 @@ void InspectPanel::showResult(const InspectResult& r, const QString& file, const
   if (!meshes.isEmpty()) head += tr(" · mesh %1").arg(meshes.join("; ").toHtmlEscaped());
   if (r.flops_per_device) head += tr(" · %1 per device").arg(text(formatCount(*r.flops_per_device, "FLOP")));
   head += "<br>" + placement.toHtmlEscaped();
+  if (r.estimate) {
+    // The program's own step beside the workspace model's (docs/inspect.md, "Against the workspace").
+    const InspectEstimate& e = *r.estimate;
+    const QString model = e.workspace_step_s ? formatSeconds(*e.workspace_step_s) : tr("not estimated");
+    const QString program =
+        r.flops_per_device
+            ? tr("Program: %1 compute, %2 in collectives (%3 to %4 a run)")
+                  .arg(formatSeconds(e.compute_s), formatSeconds(e.comm_s), formatSeconds(e.overlapped_s),
+                       formatSeconds(e.serial_s))
+            : tr("Program: %1 in collectives a run (FLOPs are counted in compiled HLO)").arg(formatSeconds(e.comm_s));
+    head += "<br>" + (program + tr("; workspace model: %1 a step").arg(model)).toHtmlEscaped();
+  }
   for (const auto& f : r.flags)
     head += "<br><span style='color:#b03020'>" + text(f.kind + ": " + f.message).toHtmlEscaped() + "</span>";
   header_->setText(head);

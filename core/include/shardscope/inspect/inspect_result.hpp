@@ -70,6 +70,9 @@ struct InspectArgument {
   std::optional<std::int64_t> padded_bytes_per_device; // HLO with TPU tiling: the shard with tile padding
   std::string memory_kind; // "device", "pinned_host", ... (StableHLO); HLO: from the layout's S(n)
   std::string op;          // constraints only: "sdy.sharding_constraint" or "sdy.reshard"
+  // With a workspace (inspect_workspace.hpp): the parameter the argument is, by name, and its spec
+  // there (P(...)); "" when none matched.
+  std::string workspace_param, workspace_spec;
   std::string note;
 };
 
@@ -148,6 +151,25 @@ struct InspectSkippedOp {
   std::int64_t count = 0;
 };
 
+// One mesh axis: what the program's collectives over that axis alone carry per run, beside what
+// the workspace model predicts the axis carries per step (bytes each device sends, seconds).
+struct InspectWorkspaceAxis {
+  std::string axis;
+  double compiled_bytes_per_device = 0, compiled_time_s = 0;
+  double predicted_bytes_per_device = 0, predicted_time_s = 0;
+};
+
+// The program's step from its own text, on a workspace's chip and links, beside the workspace
+// model's (docs/inspect.md, "Against the workspace").
+struct InspectEstimate {
+  double compute_s = 0;    // flops_per_device at the chip's peak x flops_fraction
+  double comm_s = 0;       // the priced collectives' time_s summed
+  double serial_s = 0;     // compute + comm: nothing overlapped
+  double overlapped_s = 0; // max(compute, comm): everything overlapped
+  std::optional<double> workspace_step_s, workspace_compute_s, workspace_comm_s;
+  std::vector<InspectWorkspaceAxis> axes; // mesh axes either side uses, program's first
+};
+
 struct InspectResult {
   InspectKind kind = InspectKind::Hlo;
   std::string module;           // HloModule / module @name
@@ -170,6 +192,7 @@ struct InspectResult {
   std::vector<InspectSkippedOp> skipped_ops; // opcodes the reader does not know, with counts
   std::vector<InspectFlag> flags;
   std::vector<std::string> notes;
+  std::optional<InspectEstimate> estimate; // with a workspace (compareWithWorkspace)
 };
 
 // The collectives summed per set of mesh axes they span (mesh order; collectives without whole axes
