@@ -227,7 +227,9 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
                  dark,
                  pal.color(QPalette::Text),
                  dark ? QColor(110, 115, 125) : QColor(170, 175, 185),
-                 QColor(0xe08a2c)};
+                 // Wraparound links in violet: outside the heat scale and the Step bar's warm
+                 // collective colours, so a played ring is never mistaken for a wraparound stub.
+                 dark ? QColor(0xa890d8) : QColor(0x7b5fb0)};
 
   painter.save();
   painter.setClipRect(target.adjusted(0, kHeaderHeight - 4, 0, -kLegendHeight + 2));
