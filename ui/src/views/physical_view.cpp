@@ -218,14 +218,7 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   const Frame f = frameFor(*L, target, interactive);
   const double s = f.scale;
   const bool dark = pal.color(QPalette::Base).lightnessF() < 0.5;
-  const Canvas c{painter,
-                 target,
-                 *L,
-                 f,
-                 pal,
-                 interactive,
-                 dark,
-                 pal.color(QPalette::Text),
+  const Canvas c{painter, target, *L, f, pal, interactive, dark, pal.color(QPalette::Text),
                  dark ? QColor(110, 115, 125) : QColor(170, 175, 185),
                  // Wraparound links in violet: outside the heat scale and the Step bar's warm
                  // collective colours, so a played ring is never mistaken for a wraparound stub.
