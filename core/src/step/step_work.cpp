@@ -221,12 +221,18 @@ void addAttentionCoreWork(const WorkContext& c, Work& w) {
     w.fwd_compute_s += count * flops * roof.compute;
     w.fwd_roofline_s += count * roof.time(flops, bytes);
     const double again = c.traits.rerun_attention ? 1.0 : 0.0;
-    w.bwd_flops += count * (2 + again) * flops;
+    // The backward's matmuls: four (dV, dP, dQ, dK: twice the forward's two), and a flash kernel
+    // recomputes the scores QK^T first, since it never stored them: 2.5 times the forward
+    // (FlashAttention-2, Dao 2023; its benchmark counts the backward so). The policy's re-run of
+    // the attention core (`again`) comes on top.
+    const double bwd = (c.o.attention == AttentionKernel::Flash ? 2.5 : 2.0) + again;
+    w.bwd_flops += count * bwd * flops;
     w.rerun_flops += count * again * flops;
     w.bwd_hbm += count * (2 + again) * bytes;
-    w.bwd_compute_s += count * (2 + again) * flops * roof.compute;
-    w.bwd_roofline_s += count * (2 + again) * roof.time(flops, bytes);
-    w.hbm_activations_s += count * (3 + again) * roof.excess(flops, bytes);
+    w.bwd_compute_s += count * bwd * flops * roof.compute;
+    w.bwd_roofline_s += count * (roof.time((bwd - again) * flops, 2 * bytes) + again * roof.time(flops, bytes));
+    w.hbm_activations_s +=
+        count * (roof.excess(flops, bytes) * (1 + again) + roof.excess((bwd - again) * flops, 2 * bytes));
     w.model_flops_step += count * 3 * perToken * stepTokens;
   }
 }

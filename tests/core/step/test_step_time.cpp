@@ -300,22 +300,29 @@ TEST_CASE("step: model FLOPs, recompute and repeated work", "[step]") {
   const double model = 6 * 12 * MiB * tokens + 3 * attentionFwd;
   StepEstimate e = c.run();
   CHECK(e.model_flops == Approx(model));
-  CHECK(e.hardware_flops == Approx(model)); // dp x tp split every FLOP four ways
+  // dp x tp split every FLOP four ways; the flash kernel's backward recomputes the scores (half a
+  // forward of the attention core more: 2.5 forwards, FlashAttention-2's count).
+  const double flashRescore = 0.5 * attentionFwd;
+  CHECK(e.hardware_flops == Approx(model + flashRescore));
   CHECK(e.tokens_per_step == tokens);
   CHECK(e.mfu == Approx(model / (e.time_s * 4 * 275e12)));
   // Selective recompute re-runs the attention core's forward; Megatron's full recompute (PyTorch's
   // checkpoint) the whole forward.
   c.options.framework = Framework::Megatron;
   c.options.recompute = Recompute::Selective;
-  CHECK(c.run().hardware_flops == Approx(model + attentionFwd));
+  CHECK(c.run().hardware_flops == Approx(model + attentionFwd + flashRescore));
   c.options.recompute = Recompute::Full;
+  CHECK(c.run().hardware_flops == Approx(model + model / 3 + flashRescore));
+  // A materialized core keeps its scores: its backward is twice the forward.
+  c.options.attention = AttentionKernel::Materialized;
   CHECK(c.run().hardware_flops == Approx(model + model / 3));
+  c.options.attention = AttentionKernel::Flash;
 
   // Weights replicated over tp, which does not split the tokens: every tp pair repeats the work.
   Case dup(tinyModel(false), "v4:2x2x1", "dp:2,tp:2", [](const Param&) { return "P()"; });
   dup.options.batch_axes = {"dp"};
   const StepEstimate d = dup.run();
-  CHECK(d.hardware_flops == Approx(2 * model));
+  CHECK(d.hardware_flops == Approx(2 * (model + flashRescore)));
   REQUIRE(d.notes.size() == 1);
   CHECK(d.notes[0].find("axis 'tp' (2) splits neither the batch nor any weight") != std::string::npos);
 }
@@ -332,8 +339,8 @@ TEST_CASE("step: fp8 runs the weight matmuls at the FP8 peak and prices the cast
   c.options.peak_matmul_flops = {1979e12, FigureSource::Chip};
   const StepEstimate fp8 = c.run();
   // Weight matmuls: 3 passes x 2 FLOPs x 12 Mi elements x 1024 tokens a step; the attention core
-  // 3 x 2 x 256.5 keys x 2048 x 1024 tokens stays at the bf16 peak.
-  const double weights = 6 * 12 * MiB * 1024, core = 6 * 256.5 * 2048 * 1024;
+  // (flash: 3.5 passes) x 2 x 256.5 keys x 2048 x 1024 tokens stays at the bf16 peak.
+  const double weights = 6 * 12 * MiB * 1024, core = 3.5 * 2 * 256.5 * 2048 * 1024;
   CHECK(bf16.compute_s == Approx((weights + core) / (989e12 * f)));
   CHECK(fp8.compute_s == Approx(weights / (1979e12 * f) + core / (989e12 * f)));
   // The casts, per micro-batch: forward each matmul's input (2 bytes read, 1 written) over
