@@ -163,8 +163,11 @@ std::vector<StepCritical> criticalChecks(const StepInputs& in, const StepOptions
 // What bounds the step, in words ("compute", "HBM bandwidth", "the tp all-gathers of activations
 // (open rings)"): StepEstimate::bound_phrase, which summarize() starts from.
 std::string boundPhrase(const StepEstimate& estimate, const StepInputs& in);
-// The verdict, starting "bound by ...": what bounds the step and what would move it.
-std::string summarize(const StepEstimate& estimate, const StepInputs& in, const StepOptions& o);
+// The verdict, starting "bound by ...": what bounds the step and what would move it. `idleAxes`:
+// "dp (64)" for each mesh axis that splits neither the batch nor any weight (every device along it
+// repeats the work): named first, since no other edit helps while it does.
+std::string summarize(const StepEstimate& estimate, const StepInputs& in, const StepOptions& o,
+                      const std::vector<std::string>& idleAxes = {});
 
 // Axes that shard the group's tensor (layout.axis_used), as mesh axis indices.
 std::vector<int> axesOf(const ArrayLayout& layout);

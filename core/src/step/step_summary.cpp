@@ -164,7 +164,8 @@ std::string boundPhrase(const StepEstimate& e, const StepInputs& in) {
   return e.bound_by.part == StepPart::Hbm ? "HBM bandwidth" : "compute";
 }
 
-std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOptions& o) {
+std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOptions& o,
+                      const std::vector<std::string>& idleAxes) {
   std::ostringstream s;
   s << "bound by " << e.bound_phrase;
   const WorstAxis worst = worstAxisOf(e);
@@ -177,6 +178,21 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
     if (std::find(o.batch_axes.begin(), o.batch_axes.end(), in.mesh->axis_names[a]) != o.batch_axes.end())
       replicas *= shape[a];
   const bool padded = replicas > o.micro_batch;
+  // An axis that repeats the work (a mesh edit that left the batch axes behind): every figure is off
+  // by its size, the memory's included, until the batch or a weight is split over it.
+  if (!idleAxes.empty()) {
+    std::string axes;
+    for (std::size_t i = 0; i < idleAxes.size(); ++i)
+      axes += (i == 0 ? "" : i + 1 == idleAxes.size() ? " and " : ", ") + idleAxes[i];
+    s << "; but " << axes << " split" << (idleAxes.size() == 1 ? "s" : "")
+      << " neither the batch nor any weight, so every device along " << (idleAxes.size() == 1 ? "it" : "them")
+      << " repeats the same work: add " << (idleAxes.size() == 1 ? "it" : "them")
+      << " to training.batch_axes (the Workload dock's Batch axes) or shard weights over "
+      << (idleAxes.size() == 1 ? "it" : "them") << " first";
+    if (o.memory_excess_bytes) s << " (the layout is also " << formatBytes(*o.memory_excess_bytes) << " over its HBM)";
+    s << ".";
+    return s.str();
+  }
   if (o.memory_excess_bytes) {
     s << "; but the layout does not fit: " << outOfMemoryAdvice(o, *o.memory_excess_bytes) << ".";
     return s.str();

@@ -253,6 +253,7 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
   e.bound_by = largestSegment(e.segments);
 
   // Axes that split neither the tokens nor any weight: every device along them repeats the work.
+  std::vector<std::string> idleAxes;
   for (std::size_t a = 0; a < mesh.size.size(); ++a) {
     if (mesh.size[a] <= 1 || mesh.data[a]) continue;
     bool shards = false;
@@ -260,9 +261,10 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
       if (u.role != ParamRole::None && a < in.plan->plans[u.group].layout.axis_used.size() &&
           in.plan->plans[u.group].layout.axis_used[a])
         shards = true;
-    if (!shards)
-      e.notes.push_back("axis '" + mesh.name[a] + "' (" + std::to_string(mesh.size[a]) +
-                        ") splits neither the batch nor any weight: every device along it repeats the same work");
+    if (shards) continue;
+    e.notes.push_back("axis '" + mesh.name[a] + "' (" + std::to_string(mesh.size[a]) +
+                      ") splits neither the batch nor any weight: every device along it repeats the same work");
+    idleAxes.push_back(mesh.name[a] + " (" + std::to_string(mesh.size[a]) + ")");
   }
   if (o.devices_per_chip > 1)
     e.notes.push_back("each device is one of the chip's " + std::to_string(o.devices_per_chip) +
@@ -275,7 +277,7 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
 
   e.critical = criticalChecks(in, o, arch, mesh, uses, pricing);
   e.bound_phrase = boundPhrase(e, in);
-  setSummary(e, summarize(e, in, o));
+  setSummary(e, summarize(e, in, o, idleAxes));
   return e;
 }
 

@@ -325,6 +325,10 @@ TEST_CASE("step: model FLOPs, recompute and repeated work", "[step]") {
   CHECK(d.hardware_flops == Approx(2 * (model + flashRescore)));
   REQUIRE(d.notes.size() == 1);
   CHECK(d.notes[0].find("axis 'tp' (2) splits neither the batch nor any weight") != std::string::npos);
+  // The verdict leads with it: no other edit helps while the work is repeated (a mesh edit that
+  // left the batch axes behind).
+  CHECK(d.summary.find("but tp (2) splits neither the batch nor any weight, so every device along it repeats the "
+                       "same work: add it to training.batch_axes") != std::string::npos);
 }
 
 TEST_CASE("step: fp8 runs the weight matmuls at the FP8 peak and prices the casts to one byte", "[step][precision]") {
