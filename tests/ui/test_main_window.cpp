@@ -330,3 +330,34 @@ TEST_CASE("selecting a collective in the Inspect dock colours the groups along i
   CHECK(window.selection()->mode() == OverlayMode::Group);
   CHECK(window.selection()->axis() == 2);
 }
+
+TEST_CASE("selecting an argument in the Inspect dock shows its blocks on the views", "[ui][inspect]") {
+  test::app();
+  MainWindow window; // the built-in workspace: v4 4x4x8, dp 2 x fsdp 16 x tp 4 (128 devices)
+  REQUIRE(window.waitForAnalysis(60000));
+  // JAX's lowered text: a [4096, 1024] weight split 32 ways along its rows and 4 along its columns,
+  // device ids in mesh order: 128 blocks of [128, 256], each on one device.
+  QTemporaryDir dir;
+  const QString file = dir.filePath("lowered.mlir");
+  {
+    QFile out(file);
+    REQUIRE(out.open(QIODevice::WriteOnly));
+    out.write("module @jit_f {\n  func.func public @main(%arg0: tensor<4096x1024xbf16> {jax.arg_info = \"w\", "
+              "mhlo.sharding = \"{devices=[32,4]<=[128]}\"}) -> (tensor<4096x1024xbf16>) {\n"
+              "    return %arg0 : tensor<4096x1024xbf16>\n  }\n}\n");
+  }
+  REQUIRE(window.inspectFile(file));
+  QTreeWidget* tree = window.inspectPanel()->tree();
+  QTreeWidgetItem* argument = nullptr;
+  for (int i = 0; i < tree->topLevelItemCount(); ++i)
+    if (tree->topLevelItem(i)->text(0).startsWith("Arguments")) argument = tree->topLevelItem(i)->child(0);
+  REQUIRE(argument);
+  CHECK(window.selection()->decoded() == nullptr);
+  argument->setSelected(true);
+  // The Sharding dock's Decode field takes it, decoded on the workspace's mesh.
+  CHECK(window.shardingPanel()->hloField()->text() == "{devices=[32,4]<=[128]}");
+  CHECK(window.shardingPanel()->hloShapeField()->text() == "4096,1024");
+  REQUIRE(window.selection()->decoded() != nullptr);
+  CHECK(window.selection()->decoded()->blocks.blocks.size() == 128);
+  CHECK(window.selection()->mode() == OverlayMode::Shard);
+}

@@ -275,6 +275,14 @@ void MainWindow::createDocks() {
     selection_->setMode(OverlayMode::Group);
     selection_->setAxis(static_cast<int>(it - names.begin()));
   });
+  // An argument selected there: its sharding decoded on the workspace's mesh, its blocks on the
+  // physical view and the shard grid, through the Sharding dock's Decode field (which says why
+  // when the sharding does not fit the mesh).
+  inspect_->setOnShardingSelected([this](const QString& sharding, const QString& shape) {
+    sharding_->hloField()->setText(sharding);
+    sharding_->hloShapeField()->setText(shape);
+    sharding_->decodeSharding();
+  });
   auto* inspectDock = makeDock(tr("Inspect"), "InspectDock", inspect_, Qt::RightDockWidgetArea);
   tabifyDockWidget(shardingDock, inspectDock);
   inspectDock->hide();

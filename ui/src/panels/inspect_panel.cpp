@@ -62,7 +62,23 @@ QTreeWidgetItem* section(QTreeWidget* tree, const QString& title, int count) {
   return item;
 }
 
-void addArguments(QTreeWidget* tree, const QString& title, const std::vector<InspectArgument>& list) {
+// An argument's sharding and global shape, kept on its row for the selection (roles past UserRole);
+// not for a partitioned module, whose shapes are each device's.
+constexpr int kShardingRole = Qt::UserRole + 1, kShapeRole = Qt::UserRole + 2;
+
+void setShardingData(QTreeWidgetItem* row, const InspectArgument& a, bool localShapes) {
+  if (localShapes || a.sharding.empty() || !a.shape) return;
+  QStringList dims;
+  for (const auto d : *a.shape) {
+    if (d < 0) return; // a dynamic dimension
+    dims << QString::number(d);
+  }
+  row->setData(0, kShardingRole, QString::fromStdString(a.sharding));
+  row->setData(0, kShapeRole, dims.join(','));
+}
+
+void addArguments(QTreeWidget* tree, const QString& title, const std::vector<InspectArgument>& list,
+                  bool localShapes) {
   if (list.empty()) return;
   auto* top = section(tree, title, static_cast<int>(list.size()));
   for (const auto& a : list) {
@@ -70,6 +86,7 @@ void addArguments(QTreeWidget* tree, const QString& title, const std::vector<Ins
                                           shapeText(a.shape) + " " + text(a.dtype), specText(a.spec),
                                           bytesText(a.bytes_per_device), QString()});
     row->setToolTip(0, text(a.sharding.empty() ? "no sharding written" : a.sharding));
+    setShardingData(row, a, localShapes);
     // With a workspace: the parameter it matched and how the workspace shards it.
     row->setToolTip(
         2, text(a.sharding) +
@@ -145,7 +162,13 @@ InspectPanel::InspectPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
   layout->addWidget(tree_, 1);
   connect(tree_, &QTreeWidget::itemSelectionChanged, this, [this] {
     const auto items = tree_->selectedItems();
-    if (items.isEmpty() || !onAxesSelected_) return;
+    if (items.isEmpty()) return;
+    const QString sharding = items.front()->data(0, kShardingRole).toString();
+    if (!sharding.isEmpty() && onShardingSelected_) {
+      onShardingSelected_(sharding, items.front()->data(0, kShapeRole).toString());
+      return;
+    }
+    if (!onAxesSelected_) return;
     const QStringList names = items.front()->data(0, Qt::UserRole).toStringList();
     if (names.isEmpty()) return;
     std::vector<std::string> axes;
@@ -190,9 +213,9 @@ void InspectPanel::showResult(const InspectResult& r, const QString& file, const
   for (const auto& f : r.flags)
     head += "<br><span style='color:#b03020'>" + text(f.kind + ": " + f.message).toHtmlEscaped() + "</span>";
   header_->setText(head);
-  addArguments(tree_, tr("Arguments"), r.arguments);
-  addArguments(tree_, tr("Results"), r.results);
-  addArguments(tree_, tr("Constraints"), r.constraints);
+  addArguments(tree_, tr("Arguments"), r.arguments, r.local_shapes);
+  addArguments(tree_, tr("Results"), r.results, r.local_shapes);
+  addArguments(tree_, tr("Constraints"), r.constraints, r.local_shapes);
   addCollectives(tree_, r);
   if (r.oom) addOom(tree_, *r.oom);
   tree_->expandAll();

@@ -36,6 +36,13 @@ public:
     onAxesSelected_ = std::move(callback);
   }
 
+  // Called with an argument's (or result's) sharding as written and its global shape ("8192,28672")
+  // when the user selects one; the window decodes it on the workspace's mesh and shows its blocks on
+  // the physical view and the shard grid (the Sharding dock's Decode field, filled in).
+  void setOnShardingSelected(std::function<void(const QString& sharding, const QString& shape)> callback) {
+    onShardingSelected_ = std::move(callback);
+  }
+
   QTreeWidget* tree() const { return tree_; }
   QLabel* header() const { return header_; }
 
@@ -43,6 +50,7 @@ private:
   QLabel* header_;
   QTreeWidget* tree_;
   std::function<void(const std::vector<std::string>&)> onAxesSelected_;
+  std::function<void(const QString&, const QString&)> onShardingSelected_;
 };
 
 } // namespace shardscope::ui
