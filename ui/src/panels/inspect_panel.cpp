@@ -77,8 +77,7 @@ void setShardingData(QTreeWidgetItem* row, const InspectArgument& a, bool localS
   row->setData(0, kShapeRole, dims.join(','));
 }
 
-void addArguments(QTreeWidget* tree, const QString& title, const std::vector<InspectArgument>& list,
-                  bool localShapes) {
+void addArguments(QTreeWidget* tree, const QString& title, const std::vector<InspectArgument>& list, bool localShapes) {
   if (list.empty()) return;
   auto* top = section(tree, title, static_cast<int>(list.size()));
   for (const auto& a : list) {
