@@ -61,6 +61,40 @@ TEST_CASE("a lesson step applies as one undo step and shows its figures", "[ui][
   CHECK(window.document()->scenario() == original);
 }
 
+TEST_CASE("the Learn table follows the workspace: a repeated step, an undo, another lesson", "[ui][lessons]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  LessonPanel* panel = window.lessonPanel();
+  REQUIRE(panel->showLesson("fsdp"));
+  QTableWidget* table = panel->figureTable();
+  QUndoStack* undo = window.document()->undoStack();
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  REQUIRE(table->rowCount() > 0);
+  // The same step again: the workspace has it already, so nothing is edited and the table shows
+  // the current figures (it stayed at "computing…").
+  const int edits = undo->count();
+  panel->stepList()->setCurrentRow(0);
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(undo->count() == edits);
+  REQUIRE(table->rowCount() > 0);
+  for (int r = 0; r < table->rowCount(); ++r) CHECK(table->item(r, 2)->text() != "computing…");
+  // Undo: the table described the step's workspace, not the one undo brings back; it empties.
+  undo->undo();
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(table->rowCount() == 0);
+  // Another lesson starts with an empty table.
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  REQUIRE(table->rowCount() > 0);
+  REQUIRE(panel->showLesson("tensor-parallel"));
+  CHECK(table->rowCount() == 0);
+  undo->undo();
+}
+
 TEST_CASE("every lesson's every step applies in the app, draws, and undoes back to the workspace", "[ui][lessons]") {
   test::app();
   MainWindow window;

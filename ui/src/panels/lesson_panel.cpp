@@ -76,7 +76,16 @@ bool LessonPanel::showLesson(const QString& name) {
   return true;
 }
 
+void LessonPanel::forgetStep() {
+  applied_.reset();
+  before_.reset();
+  after_.reset();
+  waiting_ = false;
+  figures_->setRowCount(0);
+}
+
 void LessonPanel::onLessonChosen(int index) {
+  forgetStep(); // the previous lesson's table is not this one's
   steps_->clear();
   if (index < 0 || index >= static_cast<int>(all_.size())) return;
   const Lesson& lesson = all_[static_cast<std::size_t>(index)];
@@ -118,14 +127,26 @@ void LessonPanel::applyStep() {
   applied_ = step;
   before_ = analysis_;
   after_.reset();
-  waiting_ = true;
-  document_->edit(tr("Lesson step: %1").arg(QString::fromStdString(step.title)), [next](Scenario& s) { s = next; });
+  appliedScenario_ = next;
+  // A step the workspace already has changes nothing (no edit, no new analysis): its figures are
+  // the current ones, never "computing…" forever.
+  waiting_ = !(next == document_->scenario());
+  if (waiting_)
+    document_->edit(tr("Lesson step: %1").arg(QString::fromStdString(step.title)), [next](Scenario& s) { s = next; });
+  else
+    after_ = analysis_;
   if (row + 1 < steps_->count()) steps_->setCurrentRow(row + 1);
   showFigures();
 }
 
 void LessonPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   analysis_ = std::move(analysis);
+  // The table describes the workspace the step made; after an undo or another edit it would set
+  // figures of a different workspace against the lesson's expectations.
+  if (applied_ && !(document_->scenario() == appliedScenario_)) {
+    forgetStep();
+    return;
+  }
   if (waiting_) {
     after_ = analysis_;
     waiting_ = false;

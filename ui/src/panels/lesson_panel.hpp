@@ -5,6 +5,7 @@
 // lesson expects.
 #pragma once
 
+#include "shardscope/analysis/scenario.hpp"
 #include "shardscope/teaching/lessons.hpp"
 
 #include <QWidget>
@@ -46,6 +47,9 @@ private:
   void onLessonChosen(int index);
   void onStepChosen(int row);
   void showFigures();
+  // Forgets the applied step: its table no longer describes the workspace (another lesson, an
+  // undo, an edit of the user's).
+  void forgetStep();
 
   ScenarioDocument* document_;
   std::vector<Lesson> all_;
@@ -61,6 +65,7 @@ private:
   std::shared_ptr<const Analysis> before_;
   std::shared_ptr<const Analysis> after_;
   bool waiting_ = false;
+  Scenario appliedScenario_; // the workspace the applied step made: the table describes only it
 };
 
 } // namespace shardscope::ui
