@@ -8,6 +8,7 @@
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/errors.hpp"
+#include "shardscope/base/quoting.hpp"
 #include "shardscope/base/yaml_text.hpp"
 #include "shardscope/hardware/topology.hpp"
 #include "shardscope/interop/layout_export.hpp"
@@ -28,19 +29,6 @@ using namespace shardscope;
 [[noreturn]] void failCheck(const char* what, const std::string& text) {
   std::fprintf(stderr, "fuzz_export: %s\n---\n%s\n---\n", what, text.c_str());
   std::abort();
-}
-
-void appendUtf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
 }
 
 // Python string literals as the tokenizer reads them (the escapes repr() writes); the tuple

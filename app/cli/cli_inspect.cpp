@@ -8,6 +8,7 @@
 #include "text_table.hpp"
 
 #include "shardscope/base/json_text.hpp"
+#include "shardscope/base/quoting.hpp"
 #include "shardscope/inspect/inspect_pricing.hpp"
 
 #include <algorithm>
@@ -175,7 +176,7 @@ void printEstimate(const Json& e, bool flopsCounted, std::ostream& out) {
 
 void printOom(const Json& oom, std::ostream& out) {
   out << "Out of memory (" << cell(oom["form"]) << ")";
-  if (oom["memory_space"].is_string()) out << " in " << oom["memory_space"].get<std::string>();
+  if (oom["memory_space"].is_string()) out << " in " << oneLineText(oom["memory_space"].get<std::string>());
   out << ": used " << bytesCell(oom["used_bytes"]) << " of " << bytesCell(oom["capacity_bytes"]) << ", exceeded by "
       << bytesCell(oom["exceeded_bytes"]);
   if (oom["requested_bytes"].is_number()) out << "; the allocation that failed: " << bytesCell(oom["requested_bytes"]);
@@ -194,16 +195,18 @@ void printOom(const Json& oom, std::ostream& out) {
 }
 
 void printTable(const Json& r, std::ostream& out) {
-  out << cell(r["kind"]) << " " << cell(r["module"]);
+  // Names from the text (module, meshes, ops, arguments in flags and notes) are one line each: no
+  // control character of the input reaches the terminal.
+  out << cell(r["kind"]) << " " << oneLineText(cell(r["module"]));
   if (r["num_devices"].is_number()) out << ", " << r["num_devices"].get<std::int64_t>() << " devices";
   if (r["flops_per_device"].is_number())
     out << ", " << r["flop_ops"].get<std::int64_t>() << " dot/convolution(s): " << r["flops_per_device"].get<double>()
         << " FLOPs per device";
   out << "\n";
   for (const auto& m : r["meshes"]) {
-    out << "mesh " << (m["name"].is_string() ? "@" + m["name"].get<std::string>() + " " : "") << "[";
+    out << "mesh " << (m["name"].is_string() ? "@" + oneLineText(m["name"].get<std::string>()) + " " : "") << "[";
     for (std::size_t i = 0; i < m["axes"].size(); ++i)
-      out << (i ? ", " : "") << m["axes"][i]["name"].get<std::string>() << "=" << m["axes"][i]["size"];
+      out << (i ? ", " : "") << oneLineText(m["axes"][i]["name"].get<std::string>()) << "=" << m["axes"][i]["size"];
     out << "]\n";
   }
   out << "\n";
@@ -215,10 +218,11 @@ void printTable(const Json& r, std::ostream& out) {
   printEstimate(r["estimate"], r["flops_per_device"].is_number(), out);
   if (r["oom"].is_object()) printOom(r["oom"], out);
   for (const auto& f : r["flags"])
-    out << "flag " << f["kind"].get<std::string>() << ": " << f["message"].get<std::string>() << "\n";
+    out << "flag " << oneLineText(f["kind"].get<std::string>()) << ": " << oneLineText(f["message"].get<std::string>())
+        << "\n";
   for (const auto& s : r["skipped_ops"])
-    out << "skipped: " << s["count"] << " x " << s["op"].get<std::string>() << " (not read)\n";
-  for (const auto& n : r["notes"]) out << "note: " << n.get<std::string>() << "\n";
+    out << "skipped: " << s["count"] << " x " << oneLineText(s["op"].get<std::string>()) << " (not read)\n";
+  for (const auto& n : r["notes"]) out << "note: " << oneLineText(n.get<std::string>()) << "\n";
 }
 
 } // namespace

@@ -147,3 +147,23 @@ TEST_CASE("validate counts a run it cannot predict as a failure and says why in 
   CHECK(tiny.err.find("step_time_s") != std::string::npos);
   fs::remove_all(dir.parent_path());
 }
+
+TEST_CASE("inspect's free lines (flags, notes, names) reach the terminal as text", "[cli][inspect][security]") {
+  const fs::path dir = scratchDir() / "inspect-escapes";
+  fs::create_directories(dir);
+  // The argument's name carries ESC [31m; it matches the workspace's weight (after its escape) and is
+  // flagged as replicated, so the name is printed in the flag's line.
+  std::ofstream(dir / "ws.json") << R"({"format": "shardscope-scenario", "version": 1, "name": "w",
+    "topology": {"chip": "v4", "shape": [2, 2, 1]}, "mesh": {"axes": [{"name": "fsdp", "ici": 4}]},
+    "model": {"params": [{"path": "params/decoder/mlp/wi/kernel", "shape": [1024, 4096], "dtype": "bfloat16"}]},
+    "rules": {"rules": [["kernel$", ["fsdp", null]]]}, "training": {"batch_axes": ["fsdp"]}})";
+  std::ofstream(dir / "p.mlir") << "module @m {\n  func.func public @main(%arg0: tensor<1024x4096xbf16> "
+                                   "{jax.arg_info = \"\x1b[31mstate.params['decoder']['mlp']['wi']['kernel']\", "
+                                   "mhlo.sharding = \"{replicated}\"}) -> (tensor<4xf32>) {\n"
+                                   "    return %arg0 : tensor<4xf32>\n  }\n}\n";
+  const auto run = runCli({"inspect", (dir / "p.mlir").string(), "--workspace", (dir / "ws.json").string()});
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.out.find("flag replicated_where_workspace_shards: \\x1b[31mstate.params") != std::string::npos);
+  CHECK(run.out.find('\x1b') == std::string::npos);
+}
