@@ -2,7 +2,7 @@
 // Ops of a StableHLO module the inspect reader reads in full: collectives (StableHLO's, in manual
 // computations and partitioned modules, with explicit groups; Shardy's sdy.all_gather & co. with
 // mesh axes and global shapes), sdy.manual_computation (its mesh for the collectives inside) and
-// stablehlo.while (a note: StableHLO gives no trip count).
+// stablehlo.while (its regions; the trip count is stablehlo_loops.cpp's).
 #include "inspect/stablehlo_reader.hpp"
 
 #include "inspect/inspect_parsers.hpp"
@@ -140,6 +140,8 @@ std::optional<std::size_t> valueOf(std::string_view between, std::string_view ke
   return std::nullopt;
 }
 
+} // namespace
+
 // The SSA name an op's result gets ("%3" of "%3 = stablehlo.all_gather ..."), else "#<index>".
 std::string resultName(std::string_view text, std::size_t op, std::size_t index) {
   std::size_t i = op;
@@ -151,10 +153,10 @@ std::string resultName(std::string_view text, std::size_t op, std::size_t index)
     while (begin > 0 && (isNameChar(text[begin - 1]) || text[begin - 1] == ':')) --begin;
     if (begin > 0 && text[begin - 1] == '%' && end > begin) return std::string(text.substr(begin - 1, end - begin + 1));
   }
-  return "#" + std::to_string(index);
+  std::string fallback(1, '#');
+  fallback += std::to_string(index);
+  return fallback;
 }
-
-} // namespace
 
 void StableHloReader::onOp(std::string_view op, std::size_t at) {
   if (++out_.instructions > kMaxInspectInstructions)
@@ -165,15 +167,18 @@ void StableHloReader::onOp(std::string_view op, std::size_t at) {
   }
   if (op == "sdy.manual_computation")
     readManualComputation();
-  else if (op == "stablehlo.while" || op == "mhlo.while") {
-    pendingWhile_ = 2; // its two regions: cond and do (body)
-    whileDepth_ = depth_;
-  } else if (op == "sdy.sharding_constraint" || op == "sdy.reshard") {
+  else if (op == "stablehlo.while" || op == "mhlo.while")
+    readWhile();
+  else if (op == "stablehlo.constant")
+    readConstant(at);
+  else if (op == "sdy.sharding_constraint" || op == "sdy.reshard")
     readConstraint(op, at);
-  } else if (stablehloCollective(op))
+  else if (stablehloCollective(op))
     readStableHloCollective(op, at);
   else if (sdyCollective(op))
     readSdyCollective(op, at);
+  else if (!regions_.empty() && !regions_.back().manual && regions_.back().depth == depth_)
+    readLoopOp(op, at); // an op of a while loop's cond or body itself
 }
 
 void StableHloReader::readManualComputation() {
@@ -248,12 +253,6 @@ GroupResolver& StableHloReader::resolverFor(const InspectMesh* mesh) {
 
 void StableHloReader::finishCollective(InspectCollective& c, std::int64_t payload, bool moves) {
   c.computation = function_;
-  for (const auto& r : regions_)
-    if (!r.manual) {
-      c.note += std::string(c.note.empty() ? "" : "; ") +
-                "inside a stablehlo.while loop: StableHLO gives no trip count, counted once";
-      break;
-    }
   setCollectiveBytes(c, payload, moves);
   if (out_.collectives.size() < std::size_t(kMaxInspectInstructions)) out_.collectives.push_back(std::move(c));
 }

@@ -34,15 +34,16 @@ void StableHloReader::scan() {
       if (c_.peek() == '(' && s.find('.') != std::string_view::npos) onOp(s, at);
     } else if (ch == '{') {
       c_.advance();
-      if (pendingWhile_ > 0 && depth_ == whileDepth_) {
-        regions_.push_back({depth_ + 1, false, ""});
-        --pendingWhile_;
-      }
+      onRegionOpen();
       if (++depth_ > int(kMaxNesting)) c_.failAt(at, "regions nested deeper than " + std::to_string(kMaxNesting));
     } else if (ch == '}') {
       c_.advance();
       if (--depth_ < 0) c_.failAt(at, "a '}' that closes nothing");
-      while (!regions_.empty() && regions_.back().depth > depth_) regions_.pop_back();
+      while (!regions_.empty() && regions_.back().depth > depth_) {
+        const Region closed = std::move(regions_.back());
+        regions_.pop_back();
+        onRegionClose(closed);
+      }
     } else if (ch == '#') {
       onHash();
     } else if (ch == '!' || ch == '%' || ch == '@' || ch == '^') {

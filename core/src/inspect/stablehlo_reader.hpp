@@ -2,7 +2,8 @@
 // Internal: the StableHLO (MLIR text) reader. One pass over the text as a stream of tokens: the
 // module's attributes, `sdy.mesh` ops, each `func.func` signature (arguments and results with their
 // attributes and locations), collectives (StableHLO's in manual computations, Shardy's own), and
-// the regions they sit in (manual computations give the mesh, while loops a note). Arguments are
+// the regions they sit in (manual computations give the mesh, while loops their trip count when the
+// loop counts a constant range: stablehlo_loops.cpp). Arguments are
 // resolved at the end, when every mesh and `#loc` alias is known (stablehlo_args.cpp).
 #pragma once
 
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -43,9 +45,33 @@ public:
     std::string memory_kind;
   };
   struct Region {
-    int depth = 0;       // brace depth of the region's body
-    bool manual = false; // a manual computation (else a while loop)
-    std::string mesh;    // the manual computation's mesh
+    int depth = 0;        // brace depth of the region's body
+    bool manual = false;  // a manual computation (else a while loop's cond or body)
+    std::string mesh;     // the manual computation's mesh
+    bool body = false;    // a while loop's body (else its cond)
+    std::size_t loop = 0; // the while loop's index in loops_
+  };
+  // A stablehlo.while being read, for its trip count: the counter pattern JAX's scan and fori_loop
+  // lower to (a carried integer from a constant, compared with a constant in the cond, advanced by a
+  // constant in the body). Values are resolved to constants when read, as names are reused.
+  struct WhileLoop {
+    struct Carried {
+      std::string name;                 // "%iterArg"
+      std::optional<std::int64_t> init; // the initial operand's value, when a constant
+    };
+    struct Step {
+      std::string result, carried; // %r = stablehlo.add %carried, <constant>
+      std::int64_t by = 0;
+    };
+    std::vector<Carried> carried;
+    std::string compared_lhs, compared_rhs, compare_result, cond_returned, direction;
+    std::optional<std::int64_t> lhs_constant, rhs_constant;
+    int compares = 0;
+    std::vector<Step> steps;
+    std::vector<std::string> body_returned;
+    std::size_t first_collective = 0, first_body_collective = 0;
+    int depth = 0;   // brace depth of the while op
+    int regions = 0; // regions opened so far (cond, then body)
   };
 
 private:
@@ -61,7 +87,8 @@ private:
   std::vector<std::string> publicFunctions_;
   std::vector<Region> regions_;
   int depth_ = 0;
-  int pendingWhile_ = 0, whileDepth_ = -1;
+  std::vector<WhileLoop> loops_;                            // the while loops open, outermost first
+  std::unordered_map<std::string, std::int64_t> constants_; // scalar integer constants by SSA name
   std::int64_t partitions_ = 0, replicas_ = 0;
   std::int64_t gspmdDevices_ = 0; // the largest tile count of a GSPMD sharding (no num_partitions)
   std::string function_;          // the function being read
@@ -99,12 +126,24 @@ private:
   GroupResolver& resolverFor(const InspectMesh* mesh);
   void finishCollective(InspectCollective& c, std::int64_t payloadBytes, bool moves);
 
+  // stablehlo_loops.cpp: while loops' trip counts
+  void readWhile();
+  void onRegionOpen();
+  void onRegionClose(const Region& region);
+  void readConstant(std::size_t at);
+  void readLoopOp(std::string_view op, std::size_t at);
+  void finishLoop(WhileLoop& loop);
+
   // stablehlo_args.cpp: arguments and results
   void finish();
   InspectArgument resolveValue(const RawValue& v);
   void placeSdy(InspectArgument& arg, const RawValue& v, const Shape& shape, const InspectElementType& type);
   void placeGspmd(InspectArgument& arg, const RawValue& v, const Shape& shape, const InspectElementType& type);
 };
+
+// The SSA name an op's result gets ("%3" of "%3 = stablehlo.all_gather ..." at `op`), else
+// "#<index>".
+std::string resultName(std::string_view text, std::size_t op, std::size_t index);
 
 // Whether the reader knows the op's dialect (an op of another dialect counts as skipped).
 bool knownMlirDialect(std::string_view op);
