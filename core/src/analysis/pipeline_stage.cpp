@@ -7,6 +7,7 @@
 #include "shardscope/analysis/pipeline_analysis.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_fields.hpp"
+#include "shardscope/mesh/axis_groups.hpp"
 #include "shardscope/pipeline/pipeline_memory.hpp"
 #include "shardscope/hardware/link_graph.hpp"
 
@@ -195,13 +196,11 @@ PipelinePlanned planPipeline(const Scenario& scenario, const Model* model, const
     {
       // The coordinate along the axis of every grid cell (MpmdMesh::groupOfGridPositions without
       // its constructor's process check, which stops at the first straddling process).
-      const auto& shape = out.mesh.shape();
-      std::int64_t inner = 1;
-      for (std::size_t a = static_cast<std::size_t>(p.axis_index) + 1; a < shape.size(); ++a) inner *= shape[a];
+      const AxisGroups along(out.mesh.shape(), static_cast<std::size_t>(p.axis_index));
       const auto& cells = out.mesh.grid.data();
       for (std::size_t c = 0; c < cells.size(); ++c)
-        p.ranks[static_cast<std::size_t>((static_cast<std::int64_t>(c) / inner) % p.rank_count)]
-            .device_positions.push_back(cells[c]);
+        p.ranks[static_cast<std::size_t>(along.coordinate(static_cast<std::int64_t>(c)))].device_positions.push_back(
+            cells[c]);
       for (std::size_t r = 0; r < p.ranks.size(); ++r) p.ranks[r].rank = static_cast<int>(r);
     }
     checkProcessGroups(p, out);

@@ -5,6 +5,7 @@
 #include "shardscope/cost/axis_report.hpp"
 
 #include "shardscope/base/errors.hpp"
+#include "shardscope/mesh/axis_groups.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -19,26 +20,22 @@ namespace {
 // consecutively and the same number of them (create_hybrid_device_mesh puts the DCN part of an
 // axis outside its ICI part), with at least two slices and two devices per slice; 0 otherwise.
 std::int64_t inSliceRun(const Mesh& mesh, std::size_t axis) {
-  const Shape& shape = mesh.shape();
-  const std::int64_t p = shape[axis];
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t d = 0; d < axis; ++d) outer *= shape[d];
-  for (std::size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+  const AxisGroups along(mesh.shape(), axis);
+  const std::int64_t p = along.size();
   const auto& cells = mesh.grid.data();
-  auto sliceAt = [&](std::int64_t o, std::int64_t j, std::int64_t in) {
-    const auto cell = static_cast<std::size_t>((o * p + j) * inner + in);
+  auto sliceAt = [&](std::int64_t g, std::int64_t j) {
+    const auto cell = static_cast<std::size_t>(along.cell(g, j));
     return mesh.devices[static_cast<std::size_t>(cells[cell])].slice_index.value_or(0);
   };
   std::int64_t run = 1;
-  while (run < p && sliceAt(0, run, 0) == sliceAt(0, 0, 0)) ++run;
+  while (run < p && sliceAt(0, run) == sliceAt(0, 0)) ++run;
   if (run < 2 || run >= p || p % run != 0) return 0;
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t in = 0; in < inner; ++in)
-      for (std::int64_t j = 0; j < p; ++j) {
-        const int block = sliceAt(o, j - j % run, in);
-        if (sliceAt(o, j, in) != block) return 0;
-        if (j % run == 0 && j > 0 && block == sliceAt(o, j - run, in)) return 0;
-      }
+  for (std::int64_t g = 0; g < along.count(); ++g)
+    for (std::int64_t j = 0; j < p; ++j) {
+      const int block = sliceAt(g, j - j % run);
+      if (sliceAt(g, j) != block) return 0;
+      if (j % run == 0 && j > 0 && block == sliceAt(g, j - run)) return 0;
+    }
   return run;
 }
 
@@ -100,31 +97,30 @@ void linkFigures(const LinkGraph& graph, const std::vector<int>& loadPlus, const
 // Boardfly: every ordered pair of chips of every group routed at once, a pair of chips carrying
 // (members on the one) x (members on the other) chunks; the busiest link in one direction sets the
 // all-to-all's bandwidth (AxisReport::a2a_*). Skipped beyond kMaxPairwiseRoutes chip pairs.
-void pairwiseFigures(const LinkGraph& graph, const std::vector<int>& nodeOfCell, std::int64_t outer, std::int64_t p,
-                     std::int64_t inner, AxisReport& r) {
+void pairwiseFigures(const LinkGraph& graph, const std::vector<int>& nodeOfCell, const AxisGroups& along,
+                     AxisReport& r) {
   // Each group's chips with their member counts, gathered once.
   std::vector<std::vector<std::pair<int, int>>> groups;
-  groups.reserve(static_cast<std::size_t>(outer * inner));
+  groups.reserve(static_cast<std::size_t>(along.count()));
   std::int64_t pairs = 0;
   std::vector<int> nodes;
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t in = 0; in < inner; ++in) {
-      nodes.clear();
-      for (std::int64_t j = 0; j < p; ++j)
-        nodes.push_back(nodeOfCell[static_cast<std::size_t>((o * p + j) * inner + in)]);
-      std::sort(nodes.begin(), nodes.end());
-      std::vector<std::pair<int, int>> counted;
-      for (int node : nodes) {
-        if (!counted.empty() && counted.back().first == node)
-          ++counted.back().second;
-        else
-          counted.emplace_back(node, 1);
-      }
-      const auto k = static_cast<std::int64_t>(counted.size());
-      pairs += k * (k - 1);
-      if (pairs > kMaxPairwiseRoutes) return;
-      groups.push_back(std::move(counted));
+  for (std::int64_t g = 0; g < along.count(); ++g) {
+    nodes.clear();
+    for (std::int64_t j = 0; j < along.size(); ++j)
+      nodes.push_back(nodeOfCell[static_cast<std::size_t>(along.cell(g, j))]);
+    std::sort(nodes.begin(), nodes.end());
+    std::vector<std::pair<int, int>> counted;
+    for (int node : nodes) {
+      if (!counted.empty() && counted.back().first == node)
+        ++counted.back().second;
+      else
+        counted.emplace_back(node, 1);
     }
+    const auto k = static_cast<std::int64_t>(counted.size());
+    pairs += k * (k - 1);
+    if (pairs > kMaxPairwiseRoutes) return;
+    groups.push_back(std::move(counted));
+  }
   const auto& links = graph.links();
   std::vector<double> plus(links.size(), 0.0), minus(links.size(), 0.0);
   std::vector<std::pair<int, int>> route;
@@ -167,12 +163,10 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
   r.axis = static_cast<std::size_t>(axisIndex) < mesh.axis_names.size()
                ? mesh.axis_names[static_cast<std::size_t>(axisIndex)]
                : std::string{};
-  const std::int64_t p = shape[static_cast<std::size_t>(axisIndex)];
-  std::int64_t outer = 1, inner = 1;
-  for (int a = 0; a < axisIndex; ++a) outer *= shape[static_cast<std::size_t>(a)];
-  for (std::size_t a = static_cast<std::size_t>(axisIndex) + 1; a < shape.size(); ++a) inner *= shape[a];
+  const AxisGroups along(shape, static_cast<std::size_t>(axisIndex));
+  const std::int64_t p = along.size();
   r.size = p;
-  r.group_count = outer * inner;
+  r.group_count = along.count();
 
   // Chip node and device of every grid cell, looked up once.
   const auto& cells = mesh.grid.data();
@@ -211,88 +205,88 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
   std::map<int, int> membersPerDomain;
   int nicsPerCrossing = std::numeric_limits<int>::max();
 
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t in = 0; in < inner; ++in) {
-      RingGroup g;
-      g.ring_closed = true;
-      auto cellAt = [&](std::int64_t j) { return static_cast<std::size_t>((o * p + j) * inner + in); };
-      const auto& first = mesh.devices[static_cast<std::size_t>(cells[cellAt(0)])];
-      int groupHopSum = 0;
-      double groupLatency = 0;
-      bool leavesSlice = false;
-      if (!tpu) membersPerDomain.clear();
-      for (std::int64_t j = 0; j < p; ++j) {
-        const auto& dev = mesh.devices[static_cast<std::size_t>(cells[cellAt(j)])];
-        if (!tpu) ++membersPerDomain[nodes[static_cast<std::size_t>(nodeOfCell[cellAt(j)])].slice];
-        if (keepGroups) g.device_ids.push_back(dev.id);
-        if (dev.process_index != first.process_index) g.crosses_hosts = true;
-        if (dev.slice_index.value_or(0) != first.slice_index.value_or(0)) g.crosses_slices = true;
-        if (p < 2) continue;
-        // Routes are shortest paths, their length the hop count; a ring of two uses its pair both ways.
-        const int a = nodeOfCell[cellAt(j)], b = nodeOfCell[cellAt((j + 1) % p)];
-        route.clear();
-        graph.route(a, b, route);
-        const int h = static_cast<int>(route.size());
-        if (keepGroups) g.hops.push_back(h);
-        if (h > 1) g.ring_closed = false;
-        g.max_hops = std::max(g.max_hops, h);
-        groupHopSum += h;
-        double latency = 0;
-        for (auto [id, dir] : route) {
-          (dir > 0 ? loadPlus : loadMinus)[static_cast<std::size_t>(id)]++;
-          latency += links[static_cast<std::size_t>(id)].latency;
-          if (links[static_cast<std::size_t>(id)].b < 0) r.uses_fabric = true;
-        }
-        r.step_latency = std::max(r.step_latency, latency);
-        groupLatency += latency;
-        if (nodes[static_cast<std::size_t>(a)].slice != nodes[static_cast<std::size_t>(b)].slice) leavesSlice = true;
+  for (std::int64_t gi = 0; gi < along.count(); ++gi) {
+    RingGroup g;
+    g.ring_closed = true;
+    const std::int64_t firstCell = along.first(gi), stride = along.stride();
+    auto cellAt = [&](std::int64_t j) { return static_cast<std::size_t>(firstCell + j * stride); };
+    const auto& first = mesh.devices[static_cast<std::size_t>(cells[cellAt(0)])];
+    int groupHopSum = 0;
+    double groupLatency = 0;
+    bool leavesSlice = false;
+    if (!tpu) membersPerDomain.clear();
+    for (std::int64_t j = 0; j < p; ++j) {
+      const auto& dev = mesh.devices[static_cast<std::size_t>(cells[cellAt(j)])];
+      if (!tpu) ++membersPerDomain[nodes[static_cast<std::size_t>(nodeOfCell[cellAt(j)])].slice];
+      if (keepGroups) g.device_ids.push_back(dev.id);
+      if (dev.process_index != first.process_index) g.crosses_hosts = true;
+      if (dev.slice_index.value_or(0) != first.slice_index.value_or(0)) g.crosses_slices = true;
+      if (p < 2) continue;
+      // Routes are shortest paths, their length the hop count; a ring of two uses its pair both ways.
+      const int a = nodeOfCell[cellAt(j)], b = nodeOfCell[cellAt((j + 1) % p)];
+      route.clear();
+      graph.route(a, b, route);
+      const int h = static_cast<int>(route.size());
+      if (keepGroups) g.hops.push_back(h);
+      if (h > 1) g.ring_closed = false;
+      g.max_hops = std::max(g.max_hops, h);
+      groupHopSum += h;
+      double latency = 0;
+      for (auto [id, dir] : route) {
+        (dir > 0 ? loadPlus : loadMinus)[static_cast<std::size_t>(id)]++;
+        latency += links[static_cast<std::size_t>(id)].latency;
+        if (links[static_cast<std::size_t>(id)].b < 0) r.uses_fabric = true;
       }
-      if (!tpu && membersPerDomain.size() > 1)
-        for (const auto& [domain, members] : membersPerDomain) nicsPerCrossing = std::min(nicsPerCrossing, members);
-      if (fullMesh)
-        for (const auto& [domain, members] : membersPerDomain)
-          if (members > 1) fanout = std::min(fanout, members - 1);
-      if (p >= 2) g.mean_hops = static_cast<double>(groupHopSum) / static_cast<double>(p);
-      if (p >= 2) r.ring_latency = std::max(r.ring_latency, groupLatency * (1 - 1.0 / static_cast<double>(p)));
-      hopSum += groupHopSum;
-      pairCount += p >= 2 ? p : 0;
-      allClose = allClose && g.ring_closed;
-      r.max_hops = std::max(r.max_hops, g.max_hops);
-      r.crosses_hosts = r.crosses_hosts || g.crosses_hosts;
-      r.crosses_slices = r.crosses_slices || g.crosses_slices;
-      // Physical extent of the group, for the TPU form of the cost.
-      if (torusGraph && !leavesSlice) {
-        int axes = 0, extentSum = 0;
-        for (std::size_t d = 0; d < 3; ++d) {
-          seenCoord.assign(static_cast<std::size_t>(dims[d]), 0);
-          int distinct = 0;
-          for (std::int64_t j = 0; j < p; ++j) {
-            const int c = nodes[static_cast<std::size_t>(nodeOfCell[cellAt(j)])].coords[d];
-            if (!seenCoord[static_cast<std::size_t>(c)]) {
-              seenCoord[static_cast<std::size_t>(c)] = 1;
-              ++distinct;
-            }
-          }
-          if (distinct > 1) {
-            ++axes;
-            extentSum += distinct;
-            // A closed torus ring needs the whole wrapped physical axis.
-            const bool whole = distinct == dims[d] && graph.wrap()[d];
-            if (!whole) allWrap = false;
-            if (r.extents[d] == 0) dimWraps[d] = whole;
-            dimWraps[d] = dimWraps[d] && whole;
-            r.extents[d] = std::max(r.extents[d], distinct);
-          }
-        }
-        r.physical_axes = std::max(r.physical_axes, axes);
-        r.physical_extent_sum = std::max(r.physical_extent_sum, extentSum);
-      } else {
-        allInSlice = false;
-        r.physical_axes = std::max(r.physical_axes, p > 1 ? 1 : 0);
-        r.physical_extent_sum = std::max<int>(r.physical_extent_sum, static_cast<int>(p > 1 ? p : 0));
-      }
-      if (keepGroups) r.groups.push_back(std::move(g));
+      r.step_latency = std::max(r.step_latency, latency);
+      groupLatency += latency;
+      if (nodes[static_cast<std::size_t>(a)].slice != nodes[static_cast<std::size_t>(b)].slice) leavesSlice = true;
     }
+    if (!tpu && membersPerDomain.size() > 1)
+      for (const auto& [domain, members] : membersPerDomain) nicsPerCrossing = std::min(nicsPerCrossing, members);
+    if (fullMesh)
+      for (const auto& [domain, members] : membersPerDomain)
+        if (members > 1) fanout = std::min(fanout, members - 1);
+    if (p >= 2) g.mean_hops = static_cast<double>(groupHopSum) / static_cast<double>(p);
+    if (p >= 2) r.ring_latency = std::max(r.ring_latency, groupLatency * (1 - 1.0 / static_cast<double>(p)));
+    hopSum += groupHopSum;
+    pairCount += p >= 2 ? p : 0;
+    allClose = allClose && g.ring_closed;
+    r.max_hops = std::max(r.max_hops, g.max_hops);
+    r.crosses_hosts = r.crosses_hosts || g.crosses_hosts;
+    r.crosses_slices = r.crosses_slices || g.crosses_slices;
+    // Physical extent of the group, for the TPU form of the cost.
+    if (torusGraph && !leavesSlice) {
+      int axes = 0, extentSum = 0;
+      for (std::size_t d = 0; d < 3; ++d) {
+        seenCoord.assign(static_cast<std::size_t>(dims[d]), 0);
+        int distinct = 0;
+        for (std::int64_t j = 0; j < p; ++j) {
+          const int c = nodes[static_cast<std::size_t>(nodeOfCell[cellAt(j)])].coords[d];
+          if (!seenCoord[static_cast<std::size_t>(c)]) {
+            seenCoord[static_cast<std::size_t>(c)] = 1;
+            ++distinct;
+          }
+        }
+        if (distinct > 1) {
+          ++axes;
+          extentSum += distinct;
+          // A closed torus ring needs the whole wrapped physical axis.
+          const bool whole = distinct == dims[d] && graph.wrap()[d];
+          if (!whole) allWrap = false;
+          if (r.extents[d] == 0) dimWraps[d] = whole;
+          dimWraps[d] = dimWraps[d] && whole;
+          r.extents[d] = std::max(r.extents[d], distinct);
+        }
+      }
+      r.physical_axes = std::max(r.physical_axes, axes);
+      r.physical_extent_sum = std::max(r.physical_extent_sum, extentSum);
+    } else {
+      allInSlice = false;
+      r.physical_axes = std::max(r.physical_axes, p > 1 ? 1 : 0);
+      r.physical_extent_sum = std::max<int>(r.physical_extent_sum, static_cast<int>(p > 1 ? p : 0));
+    }
+    if (keepGroups) r.groups.push_back(std::move(g));
+  }
   r.torus = torusGraph && allInSlice;
   r.wraps = r.torus && allWrap;
   for (std::size_t d = 0; d < 3; ++d) r.extent_wraps[d] = r.torus && r.extents[d] > 1 && dimWraps[d];
@@ -303,7 +297,7 @@ AxisReport axisReport(const LinkGraph& graph, const Mesh& mesh, int axisIndex, b
 
   if (fullMesh && fanout != std::numeric_limits<int>::max()) r.mesh_fanout = fanout;
   linkFigures(graph, loadPlus, loadMinus, nicsPerCrossing, r);
-  if (graph.fabric() == Fabric::Boardfly && p >= 2) pairwiseFigures(graph, nodeOfCell, outer, p, inner, r);
+  if (graph.fabric() == Fabric::Boardfly && p >= 2) pairwiseFigures(graph, nodeOfCell, along, r);
   if (tpu && r.crosses_slices) r.levels = sliceLevels(graph, mesh, r);
   return r;
 }

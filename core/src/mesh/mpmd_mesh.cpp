@@ -3,6 +3,7 @@
 #include "shardscope/mesh/mpmd_mesh.hpp"
 
 #include "shardscope/base/errors.hpp"
+#include "shardscope/mesh/axis_groups.hpp"
 
 #include <algorithm>
 #include <map>
@@ -25,32 +26,29 @@ Mesh derivedMesh(const Mesh& parent, const DeviceGrid& parentPositions) {
   return out;
 }
 
-// numpy's take(grid, indices, axis) for indices already within range.
+// numpy's take(grid, indices, axis) for indices already within range: for each coordinate before
+// the axis, the rows of the taken indices (each row the `stride` cells after the axis) in order.
 DeviceGrid takeAlongAxis(const DeviceGrid& grid, std::size_t axis, const std::vector<std::int64_t>& indices) {
-  const Shape& shape = grid.shape();
-  std::int64_t outer = 1, inner = 1;
-  for (std::size_t i = 0; i < axis; ++i) outer *= shape[i];
-  for (std::size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
-  const std::int64_t along = shape[axis];
+  const AxisGroups along(grid.shape(), axis);
+  const std::int64_t row = along.stride();
   std::vector<int> data;
-  data.reserve(static_cast<std::size_t>(outer * inner) * indices.size());
-  for (std::int64_t o = 0; o < outer; ++o)
+  data.reserve(static_cast<std::size_t>(along.count()) * indices.size());
+  for (std::int64_t o = 0; o < along.outer(); ++o)
     for (std::int64_t k : indices) {
-      const auto begin = grid.data().begin() + (o * along + k) * inner;
-      data.insert(data.end(), begin, begin + inner);
+      const auto begin = grid.data().begin() + along.cell(o * row, k);
+      data.insert(data.end(), begin, begin + row);
     }
-  Shape outShape = shape;
+  Shape outShape = grid.shape();
   outShape[axis] = static_cast<std::int64_t>(indices.size());
   return DeviceGrid(std::move(outShape), std::move(data));
 }
 
 // The coordinate along `axis` of every row-major grid position.
 std::vector<std::int64_t> coordinatesAlong(const Shape& shape, std::size_t axis) {
-  std::int64_t inner = 1;
-  for (std::size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+  const AxisGroups along(shape, axis);
   const std::int64_t total = shapeSize(shape);
   std::vector<std::int64_t> out(static_cast<std::size_t>(total));
-  for (std::int64_t p = 0; p < total; ++p) out[static_cast<std::size_t>(p)] = (p / inner) % shape[axis];
+  for (std::int64_t p = 0; p < total; ++p) out[static_cast<std::size_t>(p)] = along.coordinate(p);
   return out;
 }
 

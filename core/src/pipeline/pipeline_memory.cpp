@@ -4,6 +4,7 @@
 #include "shardscope/pipeline/pipeline_memory.hpp"
 
 #include "shardscope/base/errors.hpp"
+#include "shardscope/mesh/axis_groups.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -189,13 +190,11 @@ GroupTransferCost groupTransferCost(const LinkGraph& graph, const Mesh& mesh, in
     throwValueError("group transfer: groups " + std::to_string(from) + " and " + std::to_string(to) +
                     " must lie in [0, " + std::to_string(p) + ")");
   if (!(bytes >= 0)) throwValueError("group transfer: bytes must not be negative");
-  std::int64_t outer = 1, inner = 1;
-  for (int a = 0; a < axisIndex; ++a) outer *= shape[static_cast<std::size_t>(a)];
-  for (std::size_t a = static_cast<std::size_t>(axisIndex) + 1; a < shape.size(); ++a) inner *= shape[a];
+  const AxisGroups along(shape, static_cast<std::size_t>(axisIndex));
 
   const auto& cells = mesh.grid.data();
-  auto deviceAt = [&](std::int64_t o, std::int64_t j, std::int64_t in) -> const Device& {
-    const int pos = cells[static_cast<std::size_t>((o * p + j) * inner + in)];
+  auto deviceAt = [&](std::int64_t g, std::int64_t j) -> const Device& {
+    const int pos = cells[static_cast<std::size_t>(along.cell(g, j))];
     if (pos < 0 || static_cast<std::size_t>(pos) >= mesh.devices.size())
       throwValueError("group transfer: mesh grid entry " + std::to_string(pos) + " is not a device position");
     return mesh.devices[static_cast<std::size_t>(pos)];
@@ -210,26 +209,25 @@ GroupTransferCost groupTransferCost(const LinkGraph& graph, const Mesh& mesh, in
     std::vector<std::pair<int, int>> route;
   };
   std::vector<Pair> routes;
-  routes.reserve(static_cast<std::size_t>(outer * inner));
+  routes.reserve(static_cast<std::size_t>(along.count()));
   const auto& links = graph.links();
   const auto& nodes = graph.nodes();
   std::vector<int> loadPlus(links.size(), 0), loadMinus(links.size(), 0);
   GroupTransferCost out;
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t in = 0; in < inner; ++in) {
-      const Device& a = deviceAt(o, from, in);
-      const Device& b = deviceAt(o, to, in);
-      if (a.process_index != b.process_index) out.crosses_hosts = true;
-      if (a.slice_index.value_or(0) != b.slice_index.value_or(0)) out.crosses_slices = true;
-      const int na = nodeOf(a), nb = nodeOf(b);
-      Pair pair;
-      graph.route(na, nb, pair.route);
-      if (nodes[static_cast<std::size_t>(na)].slice != nodes[static_cast<std::size_t>(nb)].slice)
-        out.crosses_slices = true;
-      out.max_hops = std::max(out.max_hops, static_cast<int>(pair.route.size()));
-      for (auto [id, dir] : pair.route) (dir > 0 ? loadPlus : loadMinus)[static_cast<std::size_t>(id)]++;
-      routes.push_back(std::move(pair));
-    }
+  for (std::int64_t g = 0; g < along.count(); ++g) {
+    const Device& a = deviceAt(g, from);
+    const Device& b = deviceAt(g, to);
+    if (a.process_index != b.process_index) out.crosses_hosts = true;
+    if (a.slice_index.value_or(0) != b.slice_index.value_or(0)) out.crosses_slices = true;
+    const int na = nodeOf(a), nb = nodeOf(b);
+    Pair pair;
+    graph.route(na, nb, pair.route);
+    if (nodes[static_cast<std::size_t>(na)].slice != nodes[static_cast<std::size_t>(nb)].slice)
+      out.crosses_slices = true;
+    out.max_hops = std::max(out.max_hops, static_cast<int>(pair.route.size()));
+    for (auto [id, dir] : pair.route) (dir > 0 ? loadPlus : loadMinus)[static_cast<std::size_t>(id)]++;
+    routes.push_back(std::move(pair));
+  }
   double slowest = std::numeric_limits<double>::infinity();
   for (std::size_t id = 0; id < links.size(); ++id) {
     if (loadPlus[id] == 0 && loadMinus[id] == 0) continue;

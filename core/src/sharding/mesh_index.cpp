@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shardscope/sharding/mesh_index.hpp"
 
+#include "shardscope/mesh/axis_groups.hpp"
+
 #include <algorithm>
 
 namespace shardscope {
@@ -38,57 +40,39 @@ int MeshIndex::coordinate(int pos, int axis) const {
 }
 
 int MeshIndex::groupId(int pos, int axis) const {
-  if (!inMesh(pos)) return -1;
-  int id = 0;
-  for (int a = 0; a < axisCount(); ++a) {
-    if (a == axis) continue;
-    id = id * static_cast<int>(shape_[static_cast<std::size_t>(a)]) + coordinate(pos, a);
-  }
-  return id;
+  if (!inMesh(pos) || axis < 0 || axis >= axisCount()) return -1;
+  std::int64_t cell = 0; // row-major
+  for (int a = 0; a < axisCount(); ++a) cell = cell * shape_[static_cast<std::size_t>(a)] + coordinate(pos, a);
+  return static_cast<int>(AxisGroups(shape_, static_cast<std::size_t>(axis)).group(cell));
 }
 
 int MeshIndex::groupCount(int axis) const {
-  std::int64_t n = 1;
-  for (int a = 0; a < axisCount(); ++a)
-    if (a != axis) n *= shape_[static_cast<std::size_t>(a)];
-  return static_cast<int>(n);
+  if (axis < 0 || axis >= axisCount()) return 0;
+  return static_cast<int>(AxisGroups(shape_, static_cast<std::size_t>(axis)).count());
 }
 
 std::vector<int> MeshIndex::groupMembers(int pos, int axis) const {
   std::vector<int> members;
   if (!inMesh(pos) || axis < 0 || axis >= axisCount()) return members;
-  // Row-major: flat = sum(coord[a] * stride[a]); members vary only the coordinate on `axis`.
-  const std::size_t nd = shape_.size();
-  std::vector<std::int64_t> stride(nd, 1);
-  for (std::size_t a = nd; a-- > 1;) stride[a - 1] = stride[a] * shape_[a];
-  std::int64_t base = 0;
-  for (std::size_t a = 0; a < nd; ++a)
-    if (static_cast<int>(a) != axis) base += stride[a] * coordinate(pos, static_cast<int>(a));
-  const auto ax = static_cast<std::size_t>(axis);
-  for (std::int64_t k = 0; k < shape_[ax]; ++k)
-    members.push_back(gridPos_[static_cast<std::size_t>(base + k * stride[ax])]);
+  const AxisGroups along(shape_, static_cast<std::size_t>(axis));
+  const std::int64_t g = groupId(pos, axis);
+  for (std::int64_t k = 0; k < along.size(); ++k)
+    members.push_back(gridPos_[static_cast<std::size_t>(along.cell(g, k))]);
   return members;
 }
 
 std::vector<std::vector<int>> MeshIndex::groups(int axis) const {
   std::vector<std::vector<int>> out;
   if (axis < 0 || axis >= axisCount()) return out;
-  // Row-major: the axis' stride is the product of the later extents; the groups run over the
-  // earlier (outer) and later (inner) coordinates in order, which is groupId's order.
-  const auto ax = static_cast<std::size_t>(axis);
-  const std::int64_t size = shape_[ax];
-  std::int64_t inner = 1;
-  for (std::size_t a = ax + 1; a < shape_.size(); ++a) inner *= shape_[a];
-  const std::int64_t outer = size * inner > 0 ? static_cast<std::int64_t>(gridPos_.size()) / (size * inner) : 0;
-  out.reserve(static_cast<std::size_t>(outer * inner));
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t i = 0; i < inner; ++i) {
-      std::vector<int> group;
-      group.reserve(static_cast<std::size_t>(size));
-      for (std::int64_t k = 0; k < size; ++k)
-        group.push_back(gridPos_[static_cast<std::size_t>((o * size + k) * inner + i)]);
-      out.push_back(std::move(group));
-    }
+  const AxisGroups along(shape_, static_cast<std::size_t>(axis));
+  out.reserve(static_cast<std::size_t>(along.count()));
+  for (std::int64_t g = 0; g < along.count(); ++g) {
+    std::vector<int> group;
+    group.reserve(static_cast<std::size_t>(along.size()));
+    for (std::int64_t k = 0; k < along.size(); ++k)
+      group.push_back(gridPos_[static_cast<std::size_t>(along.cell(g, k))]);
+    out.push_back(std::move(group));
+  }
   return out;
 }
 

@@ -26,7 +26,8 @@ public:
   // Coordinate of device position `pos` along `axis`; -1 when the device is not in the mesh.
   int coordinate(int pos, int axis) const;
   bool inMesh(int pos) const;
-  // All coordinates except `axis`, flattened: equal ids share the axis' collectives.
+  // All coordinates except `axis`, flattened (AxisGroups' group order): equal ids share the axis'
+  // collectives. -1 for a device not in the mesh or an unknown axis; 0 groups of an unknown axis.
   int groupId(int pos, int axis) const;
   int groupCount(int axis) const;
   // The devices of `pos`' group along `axis`, ordered by their coordinate on it.
