@@ -589,7 +589,7 @@ LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOpt
   const auto families = rankOutcomes(candidates, outcomes, options.top, result);
   result.current = currentRow(scenario, cancel);
   if (result.current && !result.current->fits && !(cancel && cancel->load())) try {
-      result.fixes = memoryFixes(scenario, 8, cancel);
+      result.fixes = memoryFixes(scenario, 8, cancel, options.threads);
     } catch (const Error&) {
       // the workspace's own layout does not analyse: no edits of it to offer
     }

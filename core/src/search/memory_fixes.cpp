@@ -2,12 +2,16 @@
 // The smallest edits that make a layout fit (memory_fixes.hpp).
 #include "shardscope/search/memory_fixes.hpp"
 
+#include "analysis/analysis_stages.hpp"
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/analysis_cache.hpp"
+#include "shardscope/base/parallel_for.hpp"
 #include "shardscope/base/units.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <functional>
+#include <optional>
 
 namespace shardscope {
 
@@ -41,44 +45,78 @@ std::vector<Edit> singleEdits(const Scenario& s) {
   return edits;
 }
 
+// Whether an edited layout may fit, from the stages up to the memory estimate: the step stage costs
+// as much again and runs only for the edits that fit. Without a verdict here (a pipeline, whose
+// memory is the pipeline stage's; a layout the stages refuse) the whole analysis decides.
+bool mayFit(const Scenario& s, AnalysisCache& cache) {
+  if (s.pipeline) return true;
+  Analysis a;
+  try {
+    analysis::buildMesh(s, a);
+    const auto model = analysis::loadModel(s.model, cache.memo(), a);
+    if (!model) return true;
+    const auto plan = analysis::shardModel(s, model, cache.memo(), a);
+    if (!plan) return true;
+    analysis::estimateDeviceMemory(s, *model, *plan, nullptr, a);
+  } catch (const Error&) {
+    return true;
+  }
+  return !a.memory.out_of_memory;
+}
+
 } // namespace
 
-std::vector<MemoryFix> memoryFixes(const Scenario& scenario, std::size_t top, const std::atomic<bool>* cancel) {
+std::vector<MemoryFix> memoryFixes(const Scenario& scenario, std::size_t top, const std::atomic<bool>* cancel,
+                                   int threads) {
   AnalysisCache cache;
   const Analysis before = analyze(scenario, cache, cancel);
   if (!before.memory.out_of_memory) return {};
   const auto singles = singleEdits(scenario);
-  std::vector<std::vector<std::size_t>> tries;
-  for (std::size_t i = 0; i < singles.size(); ++i) tries.push_back({i});
-  std::vector<MemoryFix> fits;
-  auto evaluate = [&](const std::vector<std::size_t>& combo) {
+  // One edited layout through the analysis; nullopt when it does not fit.
+  auto evaluate = [&](const std::vector<std::size_t>& combo, AnalysisCache& own) -> std::optional<MemoryFix> {
     MemoryFix fix;
     fix.scenario = scenario;
     for (std::size_t i : combo) {
       singles[i].apply(fix.scenario);
       fix.edit += (fix.edit.empty() ? "" : "; ") + singles[i].what;
     }
-    const Analysis after = analyze(fix.scenario, cache, cancel);
-    if (after.memory.out_of_memory || after.memory.hbm_bytes <= 0) return;
+    if (!mayFit(fix.scenario, own)) return std::nullopt;
+    const Analysis after = analyze(fix.scenario, own, cancel);
+    if (after.memory.out_of_memory || after.memory.hbm_bytes <= 0) return std::nullopt;
     fix.max_bytes = after.memory.max_bytes;
     fix.hbm_bytes = after.memory.hbm_bytes;
     fix.saved_bytes = before.memory.max_bytes - after.memory.max_bytes;
     if (after.step.estimated) fix.step_time_s = after.step.time_s;
     if (after.step.estimated && before.step.estimated) fix.step_time_change_s = after.step.time_s - before.step.time_s;
-    fits.push_back(std::move(fix));
+    return fix;
   };
-  for (const auto& combo : tries) {
-    if (cancel && cancel->load()) return {};
-    evaluate(combo);
-  }
-  // No single edit fits: pairs of edits of different kinds (a split and a remat, a remat and ZeRO...).
-  if (fits.empty())
-    for (std::size_t i = 0; i < singles.size(); ++i)
-      for (std::size_t j = i + 1; j < singles.size(); ++j) {
-        if (singles[i].what.substr(0, 4) == singles[j].what.substr(0, 4)) continue; // same kind
-        if (cancel && cancel->load()) return {};
-        evaluate({i, j});
+  // The edits on the worker threads, each worker with its own cache; kept in the order tried.
+  std::vector<MemoryFix> fits;
+  auto evaluateAll = [&](const std::vector<std::vector<std::size_t>>& combos) {
+    std::vector<std::optional<MemoryFix>> found(combos.size());
+    std::vector<AnalysisCache> caches(static_cast<std::size_t>(workerCount(combos.size(), threads)));
+    parallelFor(combos.size(), threads, cancel, [&](std::size_t k, int worker) {
+      try {
+        found[k] = evaluate(combos[k], caches[static_cast<std::size_t>(worker)]);
+      } catch (const std::exception&) {
+        // an edit the analysis refuses fixes nothing
       }
+    });
+    for (auto& f : found)
+      if (f) fits.push_back(std::move(*f));
+  };
+  std::vector<std::vector<std::size_t>> tries;
+  for (std::size_t i = 0; i < singles.size(); ++i) tries.push_back({i});
+  evaluateAll(tries);
+  // No single edit fits: pairs of edits of different kinds (a split and a remat, a remat and ZeRO...).
+  if (fits.empty()) {
+    tries.clear();
+    for (std::size_t i = 0; i < singles.size(); ++i)
+      for (std::size_t j = i + 1; j < singles.size(); ++j)
+        if (singles[i].what.substr(0, 4) != singles[j].what.substr(0, 4)) tries.push_back({i, j});
+    evaluateAll(tries);
+  }
+  if (cancel && cancel->load()) return {};
   // Cheapest in step time first (an unestimated step last), then the most memory saved.
   std::stable_sort(fits.begin(), fits.end(), [](const MemoryFix& a, const MemoryFix& b) {
     const double ta = a.step_time_change_s.value_or(1e300), tb = b.step_time_change_s.value_or(1e300);

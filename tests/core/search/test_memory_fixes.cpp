@@ -33,6 +33,13 @@ TEST_CASE("a layout over its HBM gets the edits of it that fit, cheapest first",
     REQUIRE(f.step_time_change_s);
     if (i > 0) CHECK(*fixes[i - 1].step_time_change_s <= *f.step_time_change_s);
   }
+  // Two worker threads give the same edits in the same order.
+  const auto twoThreads = memoryFixes(s, 8, nullptr, 2);
+  REQUIRE(twoThreads.size() == fixes.size());
+  for (std::size_t i = 0; i < fixes.size(); ++i) {
+    CHECK(twoThreads[i].edit == fixes[i].edit);
+    CHECK(twoThreads[i].max_bytes == fixes[i].max_bytes);
+  }
   // A layout that fits needs no edit.
   Scenario roomy = s;
   roomy.training.hbm_bytes_override.reset();

@@ -26,9 +26,10 @@ struct MemoryFix {
 };
 
 // The edits that make `scenario` fit, best first (at most `top`); empty when it already fits, or
-// when no edit of one or two of these kinds does. Throws what analyze() throws for a workspace that
-// does not load.
+// when no edit of one or two of these kinds does. The edits run on up to `threads` worker threads;
+// the answer does not depend on how many. Throws what analyze() throws for a workspace that does
+// not load.
 std::vector<MemoryFix> memoryFixes(const Scenario& scenario, std::size_t top = 8,
-                                   const std::atomic<bool>* cancel = nullptr);
+                                   const std::atomic<bool>* cancel = nullptr, int threads = 1);
 
 } // namespace shardscope
