@@ -38,6 +38,16 @@ TEST_CASE("comm says when an axis over slices runs in two levels", "[cli][comm]"
   CHECK(text.find("over the 16 devices in each slice") != std::string::npos);
   CHECK(text.find("on 1/16 of it (DCN)") != std::string::npos);
   CHECK(text.find("tp crosses") == std::string::npos);
+  // The same as numbers: data's 32 devices run 16 to a slice; tp stays in its slice.
+  out.str("");
+  REQUIRE(cli::run({"comm", "--topology", "v4:4x4x4:slices=2", "--mesh", "data:-1,tp:4", "--format", "json"},
+                   {in, out, err}) == 0);
+  const Json j = Json::parse(out.str());
+  CHECK(j["axes"][0]["axis"] == "data");
+  CHECK(j["axes"][0]["size"] == 32);
+  CHECK(j["axes"][0]["in_slice"] == 16);
+  CHECK(j["axes"][0]["crosses_slices"] == true);
+  CHECK(j["axes"][1]["crosses_slices"] == false);
 }
 
 TEST_CASE("comm --format json is the axis_report result", "[cli][comm]") {

@@ -94,6 +94,14 @@ TEST_CASE("search under --max-candidates says what it did not analyse", "[cli][s
   CHECK(capped.out.find("no analysed candidate layout fits in HBM; 13 candidates over the limit were not analysed") !=
         std::string::npos);
   CHECK(capped.out.find("13 over the candidate limit") != std::string::npos);
+  // The counts as numbers: 15 candidates, 2 analysed (both over HBM), 13 left.
+  const Run json = run({"search", file, "--no-orders", "--max-candidates", "2", "--format", "json"});
+  REQUIRE(json.code == 0);
+  const Json j = Json::parse(json.out);
+  CHECK(j["candidates_total"].get<std::int64_t>() == 15);
+  CHECK(j["evaluated"].get<std::int64_t>() == 2);
+  CHECK(j["rejected"]["does not fit in HBM"].get<std::int64_t>() == 2);
+  CHECK(j["rejected"]["over the candidate limit"].get<std::int64_t>() == 13);
   std::filesystem::remove_all(dir);
 }
 

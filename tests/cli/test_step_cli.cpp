@@ -59,15 +59,27 @@ TEST_CASE("step on a bare safetensors header says what it cannot estimate and st
 
 TEST_CASE("step takes the batch from flags and names padded replicas", "[cli][step]") {
   // 2 sequences on 4 fsdp replicas: half the devices compute padding.
-  const Run padded = run({"step", "--topology", "v4:2x2x1", "--mesh", "fsdp:-1", "--model", "gpt2", "--rules", "fsdp",
-                          "--micro-batch", "2", "--seq-len", "1024"});
+  const cli::Args common = {"step", "--topology", "v4:2x2x1", "--mesh",    "fsdp:-1", "--model",
+                            "gpt2", "--rules",    "fsdp",     "--seq-len", "1024"};
+  const auto with = [&](cli::Args extra) {
+    cli::Args a = common;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const Run padded = run(with({"--micro-batch", "2"}));
   REQUIRE(padded.code == 0);
-  CHECK(padded.out.find("(2048 tokens per step)") != std::string::npos);
+  CHECK(padded.out.find("(2048 tokens per step)") != std::string::npos); // the table says what the JSON holds
   CHECK(padded.out.find("only 2 of the 4 batch replicas have a sequence (the rest compute padding)") !=
         std::string::npos);
-  const Run accumulated = run({"step", "--topology", "v4:2x2x1", "--mesh", "fsdp:-1", "--model", "gpt2", "--rules",
-                               "fsdp", "--micro-batch", "8", "--microbatches", "3", "--seq-len", "1024"});
-  CHECK(accumulated.out.find("(24576 tokens per step)") != std::string::npos);
+  const Run paddedJson = run(with({"--micro-batch", "2", "--format", "json"}));
+  REQUIRE(paddedJson.code == 0);
+  const Json p = Json::parse(paddedJson.out)["step"];
+  CHECK(p["tokens_per_step"].get<double>() == 2.0 * 1024);
+  // 8 sequences per micro-batch, 3 accumulation steps, 1024 tokens each; 8 divides over 4 replicas.
+  const Run accumulated = run(with({"--micro-batch", "8", "--microbatches", "3", "--format", "json"}));
+  REQUIRE(accumulated.code == 0);
+  const Json a = Json::parse(accumulated.out)["step"];
+  CHECK(a["tokens_per_step"].get<double>() == 8.0 * 3 * 1024);
   CHECK(run({"step", "--micro-batch", "0"}).err.find("--micro-batch must be a positive integer, got '0'") !=
         std::string::npos);
 }
@@ -101,4 +113,11 @@ TEST_CASE("comm's table quotes the price the step estimate uses (the scaling boo
       CHECK(line.find("23.3 us") != std::string::npos);
     }
   CHECK(found);
+  // The same figure as a number: X is the first axis.
+  const Run j =
+      run({"comm", "--topology", "v4:4x4x4", "--mesh", "X:4,Y:4,Z:4", "--bytes", "2097152", "--format", "json"});
+  REQUIRE(j.code == 0);
+  const Json x = Json::parse(j.out)["axes"][0];
+  CHECK(x["axis"].get<std::string>() == "X");
+  CHECK(x["collectives"]["all_gather"]["time_s"].get<double>() == Approx(2097152 / 9e10).epsilon(1e-4));
 }
