@@ -132,9 +132,11 @@ int main(int argc, char** argv) {
   }
 
   if (parser.isSet(options.lesson)) {
-    if (window.lessonPanel()->showLesson(parser.value(options.lesson)))
+    if (window.lessonPanel()->showLesson(parser.value(options.lesson))) {
       window.raiseDock("Learn");
-    else
+      // Without a file, a lesson written for an example starts on it.
+      if (files.isEmpty()) window.lessonPanel()->openExampleIfNeeded();
+    } else
       std::fprintf(stderr, "shardscope: no lesson named %s (shardscope-cli lesson lists them)\n",
                    qPrintable(parser.value(options.lesson)));
   }

@@ -241,6 +241,7 @@ void MainWindow::createDocks() {
   suggest_->addButtonFor(compare_->pinAction());
   // Learn: the lessons, each step an undoable edit of this workspace (View > Learn, or --lesson).
   lesson_ = new LessonPanel(document_, this);
+  connect(lesson_, &LessonPanel::exampleWanted, this, &MainWindow::openLessonExample);
   tabifyDockWidget(shardingDock, makeDock(tr("Learn"), "LearnDock", scrollable(lesson_), Qt::RightDockWidgetArea));
   shardingDock->raise();
   memory_ = new MemoryChart(selection_, this);
@@ -988,6 +989,18 @@ void MainWindow::showGettingStarted() {
                                      tr("MaxText configs (*.yml *.yaml);;All files (*)"));
     if (!path.isEmpty()) openInteractively(path);
   }
+}
+
+void MainWindow::openLessonExample(const QString& fileName) {
+  if (!maybeSave()) return;
+  QString path, error;
+  try {
+    path = QString::fromStdString((resourcePath("scenarios") / fileName.toStdString()).string());
+  } catch (const std::exception& e) {
+    error = QString::fromStdString(e.what());
+  }
+  if (error.isEmpty() && openFile(path, &error)) return;
+  QMessageBox::warning(this, tr("Open the lesson's example"), tr("Could not open %1: %2").arg(fileName, error));
 }
 
 void MainWindow::showAbout() {

@@ -54,6 +54,9 @@ public:
   // What File > Open, a drop and Recent Files do: a workspace opens; a MaxText config first shows
   // the import dialog (base, model, topology, overrides), which stays until it imports or the user
   // cancels. Returns whether a file was opened.
+  // Opens a lesson's example (a file in resources/scenarios) as an untitled copy, after offering to
+  // save the workspace.
+  void openLessonExample(const QString& fileName);
   bool openInteractively(const QString& path);
   // A compiled program or an OOM report (.hlo, .mlir, or a .txt/.log the inspect readers recognise):
   // shown in the Inspect dock beside the workspace, which it does not replace.

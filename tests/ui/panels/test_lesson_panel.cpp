@@ -102,13 +102,29 @@ TEST_CASE("every lesson's every step applies in the app, draws, and undoes back 
   REQUIRE(window.waitForAnalysis(60000));
   LessonPanel* panel = window.lessonPanel();
   QUndoStack* undo = window.document()->undoStack();
-  const Scenario original = window.document()->scenario();
   REQUIRE(panel->lessonBox()->count() == 8);
+  const auto lessons = builtinLessons();
+  REQUIRE(lessons.size() == 8);
   for (int l = 0; l < panel->lessonBox()->count(); ++l) {
     panel->lessonBox()->setCurrentIndex(l);
     const int steps = panel->stepList()->count();
     INFO("lesson " << panel->lessonBox()->currentText().toStdString());
     REQUIRE(steps > 0);
+    const QString start = QString::fromStdString(lessons[static_cast<std::size_t>(l)].start);
+    // A lesson written for an example offers it; its first Apply elsewhere opens it and edits nothing.
+    CHECK(panel->exampleButton()->isHidden() == start.isEmpty());
+    if (!start.isEmpty() && window.document()->copyOf() != start) {
+      CHECK(panel->exampleButton()->isEnabled());
+      panel->stepList()->setCurrentRow(0);
+      QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+      REQUIRE(window.waitForAnalysis(60000));
+      CHECK(window.document()->copyOf() == start);
+      CHECK(undo->count() == 0); // a fresh copy of the example
+      CHECK(panel->textView()->toPlainText().startsWith("Opened the example " + start));
+      CHECK(panel->figureTable()->rowCount() == 0);
+      CHECK_FALSE(panel->exampleButton()->isEnabled());
+    }
+    const Scenario original = window.document()->scenario();
     const int edits = undo->index();
     for (int s = 0; s < steps; ++s) {
       panel->stepList()->setCurrentRow(s);
@@ -134,4 +150,31 @@ TEST_CASE("every lesson's every step applies in the app, draws, and undoes back 
     REQUIRE(window.waitForAnalysis(60000));
     CHECK(window.document()->scenario() == original);
   }
+}
+
+TEST_CASE("a lesson written for an example opens it on request, as --lesson does without a file", "[ui][lessons]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  LessonPanel* panel = window.lessonPanel();
+  REQUIRE(panel->showLesson("fsdp")); // written for any workspace: nothing to open
+  CHECK(panel->exampleButton()->isHidden());
+  panel->openExampleIfNeeded();
+  CHECK(window.document()->copyOf().isEmpty());
+  REQUIRE(panel->showLesson("pipelines"));
+  CHECK_FALSE(panel->exampleButton()->isHidden());
+  CHECK_FALSE(panel->onLessonExample());
+  QTest::mouseClick(panel->exampleButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(window.document()->copyOf() == "llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json");
+  CHECK(panel->onLessonExample());
+  CHECK_FALSE(panel->exampleButton()->isEnabled());
+  // On its example the pipeline lesson's first step applies: one edit, no "not on this workspace".
+  const int edits = window.document()->undoStack()->count();
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(window.document()->undoStack()->count() == edits + 1);
+  for (int r = 0; r < panel->figureTable()->rowCount(); ++r)
+    CHECK_FALSE(panel->figureTable()->item(r, 3)->text().contains("not on this workspace"));
 }

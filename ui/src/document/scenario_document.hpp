@@ -29,6 +29,8 @@ public:
   QString filePath() const { return filePath_; }
   // The file name, "Untitled" before the first save, "<example> (copy)" for a detached example.
   QString displayName() const;
+  // The example this untitled workspace was opened from (its file name), or empty.
+  QString copyOf() const { return copyOf_; }
   // Forgets the file the workspace was read from, so Save asks where (a bundled example opens as
   // an untitled copy: an Enter in a prompt can never overwrite it). The title keeps its name.
   void detachFromFile();

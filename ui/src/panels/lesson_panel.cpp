@@ -6,6 +6,8 @@
 #include "shardscope/base/units.hpp"
 
 #include <QComboBox>
+#include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
@@ -41,6 +43,10 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   text_->setMinimumHeight(90);
   apply_ = new QPushButton(tr("Apply step"), this);
   apply_->setToolTip(tr("Make this step's edit on the current workspace (one undo step: Ctrl+Z takes it back)"));
+  example_ = new QPushButton(tr("Open its example"), this);
+  example_->setObjectName("lessonExampleButton");
+  example_->setToolTip(tr("Open the example this lesson is written for, as an untitled copy (your workspace is "
+                          "offered for saving first)"));
   figures_ = new QTableWidget(0, 4, this);
   figures_->setHorizontalHeaderLabels({tr("Figure"), tr("Before"), tr("After"), tr("Lesson says")});
   figures_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -52,7 +58,10 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   layout->addWidget(summary_);
   layout->addWidget(steps_);
   layout->addWidget(text_, 1);
-  layout->addWidget(apply_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(apply_, 1);
+  buttons->addWidget(example_);
+  layout->addLayout(buttons);
   layout->addWidget(figures_);
 
   try {
@@ -64,6 +73,8 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   connect(lessons_, &QComboBox::currentIndexChanged, this, &LessonPanel::onLessonChosen);
   connect(steps_, &QListWidget::currentRowChanged, this, &LessonPanel::onStepChosen);
   connect(apply_, &QPushButton::clicked, this, &LessonPanel::applyStep);
+  connect(example_, &QPushButton::clicked, this, &LessonPanel::openExampleIfNeeded);
+  connect(document_, &ScenarioDocument::replaced, this, &LessonPanel::updateExampleButton);
   apply_->setEnabled(!all_.empty());
   if (!all_.empty()) onLessonChosen(0);
 }
@@ -84,6 +95,29 @@ void LessonPanel::forgetStep() {
   figures_->setRowCount(0);
 }
 
+const Lesson* LessonPanel::currentLesson() const {
+  const int index = lessons_->currentIndex();
+  return index < 0 || index >= static_cast<int>(all_.size()) ? nullptr : &all_[static_cast<std::size_t>(index)];
+}
+
+bool LessonPanel::onLessonExample() const {
+  const Lesson* lesson = currentLesson();
+  if (!lesson || lesson->start.empty()) return true;
+  const QString start = QString::fromStdString(lesson->start);
+  return document_->copyOf() == start || QFileInfo(document_->filePath()).fileName() == start;
+}
+
+void LessonPanel::openExampleIfNeeded() {
+  if (const Lesson* l = currentLesson(); l && !onLessonExample()) emit exampleWanted(QString::fromStdString(l->start));
+  updateExampleButton();
+}
+
+void LessonPanel::updateExampleButton() {
+  const Lesson* lesson = currentLesson();
+  example_->setVisible(lesson && !lesson->start.empty());
+  example_->setEnabled(!onLessonExample());
+}
+
 void LessonPanel::onLessonChosen(int index) {
   forgetStep(); // the previous lesson's table is not this one's
   steps_->clear();
@@ -91,9 +125,11 @@ void LessonPanel::onLessonChosen(int index) {
   const Lesson& lesson = all_[static_cast<std::size_t>(index)];
   QString summary = QString::fromStdString(lesson.summary);
   if (!lesson.start.empty())
-    summary +=
-        tr(" Written for the example %1; its steps apply to any workspace.").arg(QString::fromStdString(lesson.start));
+    summary += tr(" Written for the example %1: applying its first step elsewhere opens that example as an untitled "
+                  "copy.")
+                   .arg(QString::fromStdString(lesson.start));
   summary_->setText(summary);
+  updateExampleButton();
   for (std::size_t i = 0; i < lesson.steps.size(); ++i)
     steps_->addItem(QStringLiteral("%1. %2").arg(i + 1).arg(QString::fromStdString(lesson.steps[i].title)));
   steps_->setCurrentRow(0);
@@ -116,6 +152,20 @@ void LessonPanel::applyStep() {
   const auto& steps = all_[static_cast<std::size_t>(index)].steps;
   if (row >= static_cast<int>(steps.size())) return;
   const LessonStep step = steps[static_cast<std::size_t>(row)];
+  // The first step of a lesson written for an example starts on that example: it opens, and the
+  // step waits for the next Apply, so its "before" figures are the example's own.
+  if (row == 0 && !onLessonExample()) {
+    const QString start = QString::fromStdString(all_[static_cast<std::size_t>(index)].start);
+    emit exampleWanted(start);
+    if (onLessonExample()) {
+      forgetStep();
+      text_->setPlainText(tr("Opened the example %1 as an untitled copy: this lesson is written for it. Press Apply "
+                             "step to make this step's edit on it.\n\n")
+                              .arg(start) +
+                          QString::fromStdString(step.text));
+    }
+    return; // opened, or the user kept the workspace (cancelled saving it)
+  }
   Scenario next;
   try {
     next = applyLessonStep(document_->scenario(), step);

@@ -2,7 +2,8 @@
 // The Learn dock: the built-in lessons (core: teaching/lessons.hpp). Pick a lesson and a step, read
 // why, and "Apply step" makes the step's edit on the current workspace as one undo step; when its
 // analysis arrives, the table shows each watched figure before and after, with the direction the
-// lesson expects.
+// lesson expects. A lesson written for an example (its `start`) opens that example as an untitled
+// copy when its first step is applied elsewhere (the window asks to save first), and says so.
 #pragma once
 
 #include "shardscope/analysis/scenario.hpp"
@@ -42,6 +43,15 @@ public:
   QPushButton* applyButton() const { return apply_; }
   QTableWidget* figureTable() const { return figures_; }
   QTextBrowser* textView() const { return text_; }
+  QPushButton* exampleButton() const { return example_; }
+  // Whether the workspace is the chosen lesson's example (or the lesson needs none).
+  bool onLessonExample() const;
+  // Asks for the chosen lesson's example when the workspace is not it (exampleWanted).
+  void openExampleIfNeeded();
+
+signals:
+  // The lesson wants its example (a file name in resources/scenarios) open as the workspace.
+  void exampleWanted(const QString& fileName);
 
 private:
   void onLessonChosen(int index);
@@ -50,6 +60,8 @@ private:
   // Forgets the applied step: its table no longer describes the workspace (another lesson, an
   // undo, an edit of the user's).
   void forgetStep();
+  const Lesson* currentLesson() const;
+  void updateExampleButton();
 
   ScenarioDocument* document_;
   std::vector<Lesson> all_;
@@ -58,6 +70,7 @@ private:
   QListWidget* steps_;
   QTextBrowser* text_;
   QPushButton* apply_;
+  QPushButton* example_;
   QTableWidget* figures_;
   std::shared_ptr<const Analysis> analysis_;
   // The step applied last and the analysis before it: the table compares them with the next one.
