@@ -5,11 +5,15 @@
 #include "cli_options.hpp"
 #include "text_table.hpp"
 
+#include "shardscope/teaching/lesson_answers.hpp"
 #include "shardscope/teaching/lessons.hpp"
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_text.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <ostream>
 
 namespace shardscope::cli {
@@ -18,9 +22,12 @@ namespace {
 
 void usage(std::ostream& out) {
   out << "Usage: shardscope-cli lesson                      list the lessons\n"
-         "       shardscope-cli lesson NAME [WORKSPACE] [--format text|json]\n\n"
+         "       shardscope-cli lesson NAME [WORKSPACE] [--answers N=VALUE,...] [--format text|json]\n\n"
          "Walks a lesson's steps on WORKSPACE (default: the lesson's own example): each step's title,\n"
          "why, and the figures it moves (before -> after, and the direction the lesson expects).\n"
+         "A step that asks for a prediction prints its question and then the answer the workspace\n"
+         "gives; --answers grades yours first (step number = value with an optional unit, e.g.\n"
+         "--answers 1=23us,2=46us).\n"
          "Lessons are files in resources/lessons (docs/lessons.md says how to write one).\n";
 }
 
@@ -33,6 +40,26 @@ std::string value(const std::string& figure, const std::optional<double>& v) {
     return buf;
   }
   return formatSeconds(*v);
+}
+
+// --answers 1=23us,3=46us: a prediction per step number.
+std::map<std::size_t, std::string> answersOf(const std::string& text, std::size_t steps) {
+  std::map<std::size_t, std::string> out;
+  if (text.empty()) return out;
+  std::size_t i = 0;
+  while (i <= text.size()) {
+    const std::size_t end = std::min(text.find(',', i), text.size());
+    const std::string item = text.substr(i, end - i);
+    const auto eq = item.find('=');
+    char* stop = nullptr;
+    const unsigned long n = eq == std::string::npos ? 0 : std::strtoul(item.c_str(), &stop, 10);
+    if (eq == std::string::npos || stop != item.c_str() + eq || n < 1 || n > steps || eq + 1 >= item.size())
+      throw UsageError("--answers takes STEP=VALUE pairs for steps 1 to " + std::to_string(steps) + ", got '" + item +
+                       "'");
+    out[n] = item.substr(eq + 1);
+    i = end + 1;
+  }
+  return out;
 }
 
 // Paragraphs wrapped at 96 columns, indented.
@@ -61,7 +88,7 @@ int runLesson(const Args& args, Streams io) {
     usage(io.out);
     return 0;
   }
-  static constexpr Flag kFlags[] = {{"--format"}};
+  static constexpr Flag kFlags[] = {{"--format"}, {"--answers"}};
   const ParsedArgs opts = parseArgs(args, kFlags, 2, "lesson name and workspace file");
   const std::string format = opts.valueOr("--format", "text");
   if (format != "text" && format != "json") throw UsageError("--format must be text or json, got '" + format + "'");
@@ -75,7 +102,24 @@ int runLesson(const Args& args, Streams io) {
   const Lesson lesson = builtinLesson(opts.positionals()[0]);
   const Scenario start =
       opts.positionals().size() > 1 ? loadScenarioFile(opts.positionals()[1]) : lessonStartScenario(lesson);
+  const auto answers = answersOf(opts.valueOr("--answers", ""), lesson.steps.size());
+  for (const auto& [n, text] : answers)
+    if (!lesson.steps[n - 1].predict)
+      throw UsageError("--answers: step " + std::to_string(n) + " asks for no prediction");
   const auto results = walkLesson(lesson, start);
+  // The grade of each answered step: parsed in the question's unit, against the walked figure.
+  std::map<std::size_t, LessonGrade> grades;
+  for (const auto& [n, text] : answers) {
+    const LessonPredict& p = *lesson.steps[n - 1].predict;
+    double yours = 0;
+    try {
+      yours = parseLessonAnswer(text, p.unit);
+    } catch (const Error& e) {
+      throw UsageError("--answers: step " + std::to_string(n) + ": " + e.what());
+    }
+    if (n - 1 < results.size() && results[n - 1].predict_answer)
+      grades[n] = gradeLessonAnswer(yours, *results[n - 1].predict_answer, p);
+  }
   bool failed = false;
   if (format == "json") {
     Json steps = Json::array();
@@ -89,6 +133,16 @@ int runLesson(const Args& args, Streams io) {
                            {"expected", f.expected ? Json(lessonChangeName(*f.expected)) : Json()},
                            {"holds", f.holds()}});
       Json step{{"title", lesson.steps[i].title}, {"figures", figures}};
+      if (const auto& p = lesson.steps[i].predict) {
+        Json predict{{"question", p->question},
+                     {"figure", lessonFigureName(p->figure)},
+                     {"unit", p->unit},
+                     {"answer", results[i].predict_answer ? Json(*results[i].predict_answer) : Json()},
+                     {"worked", p->worked}};
+        if (const auto g = grades.find(i + 1); g != grades.end())
+          predict["grade"] = {{"yours", g->second.answer}, {"right", g->second.right}, {"verdict", g->second.verdict}};
+        step["predict"] = std::move(predict);
+      }
       if (!results[i].error.empty()) step["error"] = results[i].error;
       steps.push_back(std::move(step));
     }
@@ -102,6 +156,14 @@ int runLesson(const Args& args, Streams io) {
       if (!results[i].error.empty()) {
         io.out << "  this step does not apply to the workspace: " << results[i].error << "\n";
         continue;
+      }
+      if (const auto& p = lesson.steps[i].predict) {
+        io.out << "\n  Predict: " << p->question << "\n";
+        if (const auto g = grades.find(i + 1); g != grades.end())
+          io.out << "  " << g->second.verdict << "\n";
+        else if (results[i].predict_answer)
+          io.out << "  Answer: " << value(lessonFigureName(p->figure), results[i].predict_answer) << "\n";
+        if (!p->worked.empty()) wrapped(io.out, "Worked: " + p->worked);
       }
       TextTable t;
       t.header = {"figure", "before", "after", "change", "lesson says"};

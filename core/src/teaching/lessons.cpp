@@ -7,6 +7,8 @@
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/json_fields.hpp"
 #include "shardscope/base/resources.hpp"
+#include "shardscope/cost/axis_report.hpp"
+#include "shardscope/teaching/lesson_answers.hpp"
 
 #include <algorithm>
 #include <array>
@@ -38,24 +40,58 @@ constexpr std::array<std::pair<std::string_view, LessonChange>, 3> kChangeNames{
 // Bounds: lessons are short by design; a file far beyond these is a mistake.
 constexpr std::size_t kMaxSteps = 32, kMaxWatches = 16;
 
-LessonWatch readWatch(const JsonField& f) {
+// A figure's name and, for a collective, its bytes: "collective.all_gather.X" with "bytes".
+LessonWatch readFigure(const JsonField& f) {
   LessonWatch w;
   const std::string name = f["figure"].toNonEmptyString();
   if (name.rfind("comm.", 0) == 0 && name.size() > 5) {
     w.figure = LessonFigure::AxisComm;
     w.axis = name.substr(5);
+  } else if (name.rfind("collective.", 0) == 0) {
+    w.figure = LessonFigure::Collective;
+    const std::string rest = name.substr(11);
+    const auto dot = rest.find('.');
+    bool known = false;
+    for (const auto& [n, c] : kCollectiveNames)
+      if (dot != std::string::npos && rest.substr(0, dot) == n) {
+        w.collective = c;
+        known = true;
+      }
+    if (!known || dot + 1 >= rest.size())
+      f["figure"].fail("must be collective.<all_gather|reduce_scatter|all_reduce|all_to_all>.<mesh axis>, got " +
+                       shardscope::quoted(name));
+    w.axis = rest.substr(dot + 1);
+    w.bytes = f["bytes"].toNumber({0, 1e18, true, false});
   } else {
     std::vector<std::string_view> names;
     for (const auto& [n, v] : kFigureNames) names.push_back(n);
     w.figure = kFigureNames[f["figure"].toChoice(names)].second;
   }
+  return w;
+}
+
+LessonWatch readWatch(const JsonField& f) {
+  LessonWatch w = readFigure(f);
   if (f["expect"].present()) {
     std::vector<std::string_view> names;
     for (const auto& [n, v] : kChangeNames) names.push_back(n);
     w.expect = kChangeNames[f["expect"].toChoice(names)].second;
   }
-  f.checkKeys({"figure", "expect"});
+  f.checkKeys({"figure", "expect", "bytes"});
   return w;
+}
+
+LessonPredict readPredict(const JsonField& f) {
+  f.toObject();
+  f.checkKeys({"question", "figure", "bytes", "unit", "tolerance", "worked"});
+  LessonPredict p;
+  p.question = f["question"].toNonEmptyString();
+  p.figure = readFigure(f);
+  p.unit = f["unit"].toNonEmptyString();
+  if (!lessonAnswerUnitKnown(p.unit)) f["unit"].fail("is not a unit an answer can be read in: " + lessonAnswerUnits());
+  p.tolerance = f["tolerance"].numberOr(0.15, {0, 1, true, false});
+  p.worked = f["worked"].stringOr("");
+  return p;
 }
 
 // RFC 7396: objects merge member by member, null removes, anything else replaces.
@@ -77,7 +113,14 @@ void mergePatch(Json& target, const Json& patch) {
 
 std::string lessonFigureName(LessonFigure figure, const std::string& axis) {
   if (figure == LessonFigure::AxisComm) return "comm." + axis;
+  if (figure == LessonFigure::Collective) return "collective." + axis; // the op: the LessonWatch overload
   return std::string(nameOf(figure, kFigureNames));
+}
+
+std::string lessonFigureName(const LessonWatch& watch) {
+  if (watch.figure == LessonFigure::Collective)
+    return "collective." + std::string(collectiveName(watch.collective)) + "." + watch.axis;
+  return lessonFigureName(watch.figure, watch.axis);
 }
 
 std::string lessonChangeName(LessonChange change) { return std::string(nameOf(change, kChangeNames)); }
@@ -109,7 +152,7 @@ Lesson lessonFromJson(const Json& root, const std::string& name, const std::stri
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const JsonField s = f["steps"][i];
     s.toObject();
-    s.checkKeys({"title", "text", "mesh", "patch", "watch"});
+    s.checkKeys({"title", "text", "mesh", "patch", "watch", "predict"});
     LessonStep step;
     step.title = s["title"].toNonEmptyString();
     step.text = s["text"].toNonEmptyString();
@@ -120,6 +163,7 @@ Lesson lessonFromJson(const Json& root, const std::string& name, const std::stri
       if (watch.size() > kMaxWatches) s["watch"].fail("holds more than " + std::to_string(kMaxWatches) + " figures");
       for (std::size_t k = 0; k < watch.size(); ++k) step.watch.push_back(readWatch(s["watch"][k]));
     }
+    if (s["predict"].present()) step.predict = readPredict(s["predict"]);
     lesson.steps.push_back(std::move(step));
   }
   return lesson;
@@ -177,6 +221,14 @@ std::optional<double> lessonFigureValue(const Analysis& a, const LessonWatch& wa
     return fullest ? std::optional<double>(fullest->optimizer) : std::nullopt;
   case LessonFigure::MemoryActivations:
     return fullest ? std::optional<double>(fullest->activations) : std::nullopt;
+  case LessonFigure::Collective: {
+    // Priced as the comm command prices it: the axis' rings on the links, the array's full bytes.
+    const auto& names = a.mesh.axis_names;
+    const auto it = std::find(names.begin(), names.end(), watch.axis);
+    if (it == names.end() || !a.links) return std::nullopt;
+    const AxisReport report = axisReport(*a.links, a.mesh, static_cast<int>(it - names.begin()));
+    return collectiveTime(watch.collective, watch.bytes, report).seconds;
+  }
   default:
     break;
   }
@@ -224,13 +276,14 @@ std::vector<LessonStepResult> walkLesson(const Lesson& lesson, const Scenario& s
         if (d.severity == Diagnostic::Severity::Error) throwValueError("[" + sectionName(d.section) + "] " + d.message);
       for (const auto& w : step.watch) {
         LessonFigureChange f;
-        f.figure = lessonFigureName(w.figure, w.axis);
+        f.figure = lessonFigureName(w);
         f.before = lessonFigureValue(before, w);
         f.after = lessonFigureValue(after, w);
         if (f.before && f.after) f.change = lessonChange(*f.before, *f.after);
         f.expected = w.expect;
         r.figures.push_back(std::move(f));
       }
+      if (step.predict) r.predict_answer = lessonFigureValue(after, step.predict->figure);
       current = r.scenario;
       before = after;
     } catch (const Error& e) {

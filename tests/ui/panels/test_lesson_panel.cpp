@@ -30,7 +30,7 @@ TEST_CASE("a lesson step applies as one undo step and shows its figures", "[ui][
   window.show();
   REQUIRE(window.waitForAnalysis(60000));
   LessonPanel* panel = window.lessonPanel();
-  REQUIRE(panel->lessonBox()->count() == 8);
+  REQUIRE(panel->lessonBox()->count() == 9);
   REQUIRE(panel->showLesson("fsdp"));
   CHECK_FALSE(panel->showLesson("zero-4"));
   CHECK(panel->stepList()->count() == 2);
@@ -102,9 +102,9 @@ TEST_CASE("every lesson's every step applies in the app, draws, and undoes back 
   REQUIRE(window.waitForAnalysis(60000));
   LessonPanel* panel = window.lessonPanel();
   QUndoStack* undo = window.document()->undoStack();
-  REQUIRE(panel->lessonBox()->count() == 8);
+  REQUIRE(panel->lessonBox()->count() == 9);
   const auto lessons = builtinLessons();
-  REQUIRE(lessons.size() == 8);
+  REQUIRE(lessons.size() == 9);
   for (int l = 0; l < panel->lessonBox()->count(); ++l) {
     panel->lessonBox()->setCurrentIndex(l);
     const int steps = panel->stepList()->count();
@@ -145,7 +145,10 @@ TEST_CASE("every lesson's every step applies in the app, draws, and undoes back 
       CHECK(coloured > 20);
       CHECK_FALSE(window.runner()->lastValid()->mesh.devices.empty());
     }
-    CHECK(undo->index() == edits + steps);
+    // One edit per step, but for a question asked of the workspace as it stands.
+    int editing = 0;
+    for (const auto& step : lessons[static_cast<std::size_t>(l)].steps) editing += !step.patch.is_null() || step.mesh;
+    CHECK(undo->index() == edits + editing);
     while (undo->index() > edits) undo->undo();
     REQUIRE(window.waitForAnalysis(60000));
     CHECK(window.document()->scenario() == original);
@@ -177,4 +180,43 @@ TEST_CASE("a lesson written for an example opens it on request, as --lesson does
   CHECK(window.document()->undoStack()->count() == edits + 1);
   for (int r = 0; r < panel->figureTable()->rowCount(); ++r)
     CHECK_FALSE(panel->figureTable()->item(r, 3)->text().contains("not on this workspace"));
+}
+
+TEST_CASE("predict, then reveal: Check applies the step and grades the answer on its workspace", "[ui][lessons]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  LessonPanel* panel = window.lessonPanel();
+  REQUIRE(panel->showLesson("collectives"));
+  CHECK_FALSE(panel->answerEdit()->isHidden());
+  CHECK_FALSE(panel->checkButton()->isHidden());
+  QUndoStack* undo = window.document()->undoStack();
+  const int edits = undo->count();
+  // An answer in the wrong kind of unit is refused where the verdict goes; nothing is applied.
+  panel->answerEdit()->setText("2 GiB");
+  QTest::mouseClick(panel->checkButton(), Qt::LeftButton);
+  CHECK(panel->verdictLabel()->text().contains("asks in us, not in GiB"));
+  CHECK(undo->count() == edits);
+  // Step 1: 2 MiB over v4's wrapped X ring at 90 GB/s both ways is 23.3 µs; 23 is right.
+  panel->answerEdit()->setText("23");
+  QTest::mouseClick(panel->checkButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(undo->count() == edits + 1);
+  CHECK(panel->verdictLabel()->text().contains("Right: 23.3 µs (yours: 23 µs)."));
+  CHECK(panel->verdictLabel()->text().contains("Worked: T = V / W"));
+  // Step 2: the same shards over two axes take 46.6 µs; 23 is half of it.
+  REQUIRE(panel->stepList()->currentRow() == 1);
+  panel->answerEdit()->setText("23 us");
+  QTest::mouseClick(panel->checkButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(panel->verdictLabel()->text().contains("Not quite: 46.6 µs; yours (23 µs) is 2.0x too small."));
+  // Step 3 applied without an answer: the answer is shown.
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(panel->verdictLabel()->text().contains("the answer is 46.6 µs."));
+  // An undo forgets the step and its verdict.
+  undo->undo();
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(panel->verdictLabel()->isHidden());
 }

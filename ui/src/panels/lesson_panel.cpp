@@ -4,17 +4,21 @@
 #include "document/scenario_document.hpp"
 #include "views/device_overlay.hpp"
 #include "shardscope/base/units.hpp"
+#include "shardscope/teaching/lesson_answers.hpp"
 
 #include <QComboBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+
+#include <utility>
 
 namespace shardscope::ui {
 
@@ -47,6 +51,18 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   example_->setObjectName("lessonExampleButton");
   example_->setToolTip(tr("Open the example this lesson is written for, as an untitled copy (your workspace is "
                           "offered for saving first)"));
+  question_ = new QLabel(this);
+  question_->setWordWrap(true);
+  question_->setObjectName("lessonQuestion");
+  answer_ = new QLineEdit(this);
+  answer_->setObjectName("lessonAnswer");
+  answer_->setToolTip(tr("Your prediction: a number, with a unit or in the question's unit"));
+  check_ = new QPushButton(tr("Check"), this);
+  check_->setToolTip(tr("Apply this step and grade your prediction against the figure the app computes for it"));
+  verdict_ = new QLabel(this);
+  verdict_->setWordWrap(true);
+  verdict_->setObjectName("lessonVerdict");
+  verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   figures_ = new QTableWidget(0, 4, this);
   figures_->setHorizontalHeaderLabels({tr("Figure"), tr("Before"), tr("After"), tr("Lesson says")});
   figures_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -58,6 +74,12 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   layout->addWidget(summary_);
   layout->addWidget(steps_);
   layout->addWidget(text_, 1);
+  layout->addWidget(question_);
+  auto* answerRow = new QHBoxLayout;
+  answerRow->addWidget(answer_, 1);
+  answerRow->addWidget(check_);
+  layout->addLayout(answerRow);
+  layout->addWidget(verdict_);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(apply_, 1);
   buttons->addWidget(example_);
@@ -74,6 +96,8 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   connect(steps_, &QListWidget::currentRowChanged, this, &LessonPanel::onStepChosen);
   connect(apply_, &QPushButton::clicked, this, &LessonPanel::applyStep);
   connect(example_, &QPushButton::clicked, this, &LessonPanel::openExampleIfNeeded);
+  connect(check_, &QPushButton::clicked, this, &LessonPanel::checkAnswer);
+  connect(answer_, &QLineEdit::returnPressed, this, &LessonPanel::checkAnswer);
   connect(document_, &ScenarioDocument::replaced, this, &LessonPanel::updateExampleButton);
   apply_->setEnabled(!all_.empty());
   if (!all_.empty()) onLessonChosen(0);
@@ -92,6 +116,10 @@ void LessonPanel::forgetStep() {
   before_.reset();
   after_.reset();
   waiting_ = false;
+  pendingAnswer_.reset();
+  revealPending_ = false;
+  verdict_->clear();
+  verdict_->hide();
   figures_->setRowCount(0);
 }
 
@@ -137,13 +165,64 @@ void LessonPanel::onLessonChosen(int index) {
 
 void LessonPanel::onStepChosen(int row) {
   const int index = lessons_->currentIndex();
+  question_->hide();
+  answer_->hide();
+  check_->hide();
   if (index < 0 || row < 0 || index >= static_cast<int>(all_.size())) {
     text_->clear();
     return;
   }
   const auto& steps = all_[static_cast<std::size_t>(index)].steps;
   if (row >= static_cast<int>(steps.size())) return;
-  text_->setPlainText(QString::fromStdString(steps[static_cast<std::size_t>(row)].text));
+  const LessonStep& step = steps[static_cast<std::size_t>(row)];
+  text_->setPlainText(QString::fromStdString(step.text));
+  if (step.predict) {
+    question_->setText(tr("<b>Predict:</b> %1").arg(QString::fromStdString(step.predict->question).toHtmlEscaped()));
+    answer_->clear();
+    answer_->setPlaceholderText(tr("your answer, in %1").arg(QString::fromStdString(step.predict->unit)));
+    question_->show();
+    answer_->show();
+    check_->show();
+  }
+}
+
+void LessonPanel::checkAnswer() {
+  const int index = lessons_->currentIndex(), row = steps_->currentRow();
+  if (index < 0 || row < 0 || index >= static_cast<int>(all_.size())) return;
+  const auto& steps = all_[static_cast<std::size_t>(index)].steps;
+  if (row >= static_cast<int>(steps.size()) || !steps[static_cast<std::size_t>(row)].predict) return;
+  const LessonPredict& predict = *steps[static_cast<std::size_t>(row)].predict;
+  double answer = 0;
+  try {
+    answer = parseLessonAnswer(answer_->text().toStdString(), predict.unit);
+  } catch (const std::exception& e) {
+    verdict_->setText(QString::fromStdString(e.what()));
+    verdict_->show();
+    return;
+  }
+  answerForApply_ = answer;
+  applyStep();
+  answerForApply_.reset();
+}
+
+void LessonPanel::revealAnswer() {
+  if (!revealPending_ || !applied_ || !applied_->predict || !after_) return;
+  revealPending_ = false;
+  const LessonPredict& predict = *applied_->predict;
+  const auto value = lessonFigureValue(*after_, predict.figure);
+  QString text = QStringLiteral("<b>%1</b>: ").arg(QString::fromStdString(applied_->title).toHtmlEscaped());
+  if (!value)
+    text += tr("this workspace gives no %1 (no such axis, or no estimate)")
+                .arg(QString::fromStdString(lessonFigureName(predict.figure)));
+  else if (pendingAnswer_)
+    text += QString::fromStdString(gradeLessonAnswer(*pendingAnswer_, *value, predict, "µs").verdict).toHtmlEscaped();
+  else
+    text += tr("the answer is %1.").arg(QString::fromStdString(lessonAnswerText(*value, predict, "µs")));
+  if (!predict.worked.empty())
+    text += "<br>" + tr("Worked: %1").arg(QString::fromStdString(predict.worked).toHtmlEscaped());
+  pendingAnswer_.reset();
+  verdict_->setText(text);
+  verdict_->show();
 }
 
 void LessonPanel::applyStep() {
@@ -177,6 +256,9 @@ void LessonPanel::applyStep() {
   applied_ = step;
   before_ = analysis_;
   after_.reset();
+  pendingAnswer_ = std::exchange(answerForApply_, std::nullopt); // Check's answer, or none for Apply
+  revealPending_ = step.predict.has_value();
+  verdict_->hide();
   appliedScenario_ = next;
   // A step the workspace already has changes nothing (no edit, no new analysis): its figures are
   // the current ones, never "computing…" forever.
@@ -207,8 +289,9 @@ void LessonPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
 void LessonPanel::showFigures() {
   figures_->setRowCount(0);
   if (!applied_) return;
+  revealAnswer();
   for (const auto& w : applied_->watch) {
-    const std::string name = lessonFigureName(w.figure, w.axis);
+    const std::string name = lessonFigureName(w);
     const auto before = before_ ? lessonFigureValue(*before_, w) : std::nullopt;
     const auto after = after_ ? lessonFigureValue(*after_, w) : std::nullopt;
     const int r = figures_->rowCount();

@@ -3,7 +3,10 @@
 // why, and "Apply step" makes the step's edit on the current workspace as one undo step; when its
 // analysis arrives, the table shows each watched figure before and after, with the direction the
 // lesson expects. A lesson written for an example (its `start`) opens that example as an untitled
-// copy when its first step is applied elsewhere (the window asks to save first), and says so.
+// copy when its first step is applied elsewhere (the window asks to save first), and says so. A step
+// that asks for a prediction shows its question and an answer box: "Check" applies the step and,
+// once its analysis arrives, grades the answer against the figure computed for that workspace
+// (Apply alone reveals the answer).
 #pragma once
 
 #include "shardscope/analysis/scenario.hpp"
@@ -17,6 +20,7 @@
 
 class QComboBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QTableWidget;
@@ -44,6 +48,11 @@ public:
   QTableWidget* figureTable() const { return figures_; }
   QTextBrowser* textView() const { return text_; }
   QPushButton* exampleButton() const { return example_; }
+  QLineEdit* answerEdit() const { return answer_; }
+  QPushButton* checkButton() const { return check_; }
+  QLabel* verdictLabel() const { return verdict_; }
+  // Reads the answer box and applies the selected step; the verdict follows its analysis.
+  void checkAnswer();
   // Whether the workspace is the chosen lesson's example (or the lesson needs none).
   bool onLessonExample() const;
   // Asks for the chosen lesson's example when the workspace is not it (exampleWanted).
@@ -62,6 +71,8 @@ private:
   void forgetStep();
   const Lesson* currentLesson() const;
   void updateExampleButton();
+  // The applied step's prediction graded (or its answer shown) once its analysis is in.
+  void revealAnswer();
 
   ScenarioDocument* document_;
   std::vector<Lesson> all_;
@@ -71,6 +82,13 @@ private:
   QTextBrowser* text_;
   QPushButton* apply_;
   QPushButton* example_;
+  QLabel* question_;
+  QLineEdit* answer_;
+  QPushButton* check_;
+  QLabel* verdict_;
+  std::optional<double> pendingAnswer_;  // the learner's answer to the step being applied
+  std::optional<double> answerForApply_; // Check's answer, handed to applyStep
+  bool revealPending_ = false;           // the applied step's prediction awaits its analysis
   QTableWidget* figures_;
   std::shared_ptr<const Analysis> analysis_;
   // The step applied last and the analysis before it: the table compares them with the next one.

@@ -8,6 +8,7 @@
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/json.hpp"
+#include "shardscope/cost/collectives.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -30,17 +31,32 @@ enum class LessonFigure {
   ExposedComm,       // communication seconds compute does not hide
   Bubble,            // a pipeline's idle seconds per step (0 without a pipeline)
   AxisComm,          // one axis' collective seconds per step (LessonWatch::axis)
+  Collective,        // one collective's seconds over one mesh axis (LessonWatch::collective, axis, bytes)
 };
 // "memory.max", "memory.params", ..., "step.time", "step.mfu", "step.compute", "step.exposed_comm",
-// "step.bubble", "comm.<axis>".
+// "step.bubble", "comm.<axis>", "collective.<all_gather|reduce_scatter|all_reduce|all_to_all>.<axis>".
 std::string lessonFigureName(LessonFigure figure, const std::string& axis = {});
 
 enum class LessonChange { Up, Down, Same };
 
 struct LessonWatch {
   LessonFigure figure = LessonFigure::StepTime;
-  std::string axis;                   // for AxisComm
-  std::optional<LessonChange> expect; // the direction the step moves it (checked by the tests)
+  std::string axis;                              // for AxisComm and Collective
+  std::optional<LessonChange> expect;            // the direction the step moves it (checked by the tests)
+  Collective collective = Collective::AllGather; // for Collective: which one,
+  double bytes = 0;                              // and the full array's bytes (collectives.hpp)
+};
+std::string lessonFigureName(const LessonWatch& watch);
+
+// A question a step asks before it shows the answer (predict, then reveal): the learner predicts a
+// figure of the workspace the step makes, and the app grades the prediction against its own
+// computation of that workspace, whatever chip and mesh it is on (lesson_answers.hpp).
+struct LessonPredict {
+  std::string question;
+  LessonWatch figure;
+  std::string unit;        // the unit an answer without one is read in: "us", "ms", "s", "GiB", "%"...
+  double tolerance = 0.15; // a prediction within this fraction of the figure is right
+  std::string worked;      // how to work it out, shown with the answer (may be empty)
 };
 
 struct LessonStep {
@@ -49,6 +65,7 @@ struct LessonStep {
   std::optional<std::string> mesh; // a --mesh text or mesh preset ("fsdp-tp", "dp:2,fsdp:-1")
   Json patch;                      // a JSON merge patch (RFC 7396) on the workspace; null = none
   std::vector<LessonWatch> watch;
+  std::optional<LessonPredict> predict;
 };
 
 struct Lesson {
@@ -90,7 +107,8 @@ struct LessonFigureChange {
 struct LessonStepResult {
   Scenario scenario; // the workspace after the step
   std::vector<LessonFigureChange> figures;
-  std::string error; // set when the step's workspace does not analyse (the walk stops there)
+  std::string error;                    // set when the step's workspace does not analyse (the walk stops there)
+  std::optional<double> predict_answer; // the predicted figure on the step's workspace
 };
 // The lesson's own start workspace: resources/scenarios/<start>, or the default workspace.
 Scenario lessonStartScenario(const Lesson& lesson);
