@@ -16,8 +16,9 @@ TEST_CASE("the built-in lessons cover the parallelism strategies, in order", "[l
   const auto lessons = builtinLessons();
   std::vector<std::string> names;
   for (const auto& l : lessons) names.push_back(l.name);
-  CHECK(names == std::vector<std::string>{"data-parallel", "fsdp", "tensor-parallel", "sequence-parallel", "pipelines",
-                                          "expert-parallel", "multi-slice", "scaling-book-checks", "collectives"});
+  CHECK(names == std::vector<std::string>{"data-parallel", "fsdp", "tensor-parallel", "sequence-parallel",
+                                          "context-parallel", "pipelines", "expert-parallel", "multi-slice",
+                                          "scaling-book-checks", "collectives"});
   for (const auto& l : lessons) {
     INFO(l.name);
     CHECK_FALSE(l.steps.empty());
