@@ -143,6 +143,16 @@ int runLesson(const Args& args, Streams io) {
           predict["grade"] = {{"yours", g->second.answer}, {"right", g->second.right}, {"verdict", g->second.verdict}};
         step["predict"] = std::move(predict);
       }
+      if (const auto& r = results[i].inspected) {
+        Json inspected{{"file", lesson.steps[i].inspect}, {"kind", inspectKindName(r->kind)}};
+        if (r->oom) {
+          const auto bytes = [](const std::optional<std::int64_t>& v) { return v ? Json(*v) : Json(); };
+          inspected["used_bytes"] = bytes(r->oom->used_bytes);
+          inspected["capacity_bytes"] = bytes(r->oom->capacity_bytes);
+          inspected["exceeded_bytes"] = bytes(r->oom->exceeded_bytes);
+        }
+        step["inspect"] = std::move(inspected);
+      }
       if (!results[i].error.empty()) step["error"] = results[i].error;
       steps.push_back(std::move(step));
     }
@@ -156,6 +166,17 @@ int runLesson(const Args& args, Streams io) {
       if (!results[i].error.empty()) {
         io.out << "  this step does not apply to the workspace: " << results[i].error << "\n";
         continue;
+      }
+      if (const auto& r = results[i].inspected) {
+        io.out << "\n  Read " << lesson.steps[i].inspect << " (shardscope-cli inspect reads it whole)";
+        if (r->oom && r->oom->used_bytes && r->oom->capacity_bytes)
+          io.out << ": used " << formatBytes(static_cast<double>(*r->oom->used_bytes)) << " of "
+                 << formatBytes(static_cast<double>(*r->oom->capacity_bytes));
+        io.out << "\n";
+        if (r->oom)
+          for (const auto& a : r->oom->allocations)
+            io.out << "    " << a.rank << ". " << formatBytes(static_cast<double>(a.bytes)) << "  " << a.shape
+                   << (a.what.empty() ? "" : "  (" + a.what + ")") << "\n";
       }
       if (const auto& p = lesson.steps[i].predict) {
         io.out << "\n  Predict: " << p->question << "\n";

@@ -242,6 +242,7 @@ void MainWindow::createDocks() {
   // Learn: the lessons, each step an undoable edit of this workspace (View > Learn, or --lesson).
   lesson_ = new LessonPanel(document_, this);
   connect(lesson_, &LessonPanel::exampleWanted, this, &MainWindow::openLessonExample);
+  connect(lesson_, &LessonPanel::inspectWanted, this, [this](const QString& path) { inspectFile(path); });
   tabifyDockWidget(shardingDock, makeDock(tr("Learn"), "LearnDock", scrollable(lesson_), Qt::RightDockWidgetArea));
   shardingDock->raise();
   memory_ = new MemoryChart(selection_, this);

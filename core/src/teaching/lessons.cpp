@@ -8,6 +8,8 @@
 #include "shardscope/base/json_fields.hpp"
 #include "shardscope/base/resources.hpp"
 #include "shardscope/cost/axis_report.hpp"
+#include "shardscope/inspect/inspect.hpp"
+#include "shardscope/inspect/inspect_pricing.hpp"
 #include "shardscope/teaching/lesson_answers.hpp"
 
 #include <algorithm>
@@ -109,6 +111,13 @@ void mergePatch(Json& target, const Json& patch) {
   }
 }
 
+// A file name of a resources folder: never a path that leaves it (a lesson file is data; it must
+// not open /etc/passwd).
+bool plainFileName(const std::string& name) {
+  return name.find_first_of("/\\") == std::string::npos && name != "." && name != ".." &&
+         name.find('\0') == std::string::npos && name.size() <= 255;
+}
+
 } // namespace
 
 std::string lessonFigureName(LessonFigure figure, const std::string& axis) {
@@ -140,10 +149,7 @@ Lesson lessonFromJson(const Json& root, const std::string& name, const std::stri
   lesson.title = f["title"].toNonEmptyString();
   lesson.summary = f["summary"].stringOr("");
   lesson.start = f["start"].stringOr("");
-  // The start is one of the built-in example workspaces, by file name: never a path that leaves
-  // the scenarios folder (a lesson file is data; it must not open /etc/passwd).
-  if (lesson.start.find_first_of("/\\") != std::string::npos || lesson.start == "." || lesson.start == ".." ||
-      lesson.start.find('\0') != std::string::npos || lesson.start.size() > 255)
+  if (!plainFileName(lesson.start))
     f["start"].fail("must name a workspace file in the scenarios folder (a file name, no path), got " +
                     shardscope::quoted(lesson.start));
   const Json& steps = f["steps"].toArray("a list of steps");
@@ -152,7 +158,7 @@ Lesson lessonFromJson(const Json& root, const std::string& name, const std::stri
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const JsonField s = f["steps"][i];
     s.toObject();
-    s.checkKeys({"title", "text", "mesh", "patch", "watch", "predict"});
+    s.checkKeys({"title", "text", "mesh", "patch", "watch", "predict", "inspect"});
     LessonStep step;
     step.title = s["title"].toNonEmptyString();
     step.text = s["text"].toNonEmptyString();
@@ -164,6 +170,10 @@ Lesson lessonFromJson(const Json& root, const std::string& name, const std::stri
       for (std::size_t k = 0; k < watch.size(); ++k) step.watch.push_back(readWatch(s["watch"][k]));
     }
     if (s["predict"].present()) step.predict = readPredict(s["predict"]);
+    step.inspect = s["inspect"].stringOr("");
+    if (!plainFileName(step.inspect))
+      s["inspect"].fail("must name a file in the inspect folder (a file name, no path), got " +
+                        shardscope::quoted(step.inspect));
     lesson.steps.push_back(std::move(step));
   }
   return lesson;
@@ -257,6 +267,8 @@ std::optional<double> lessonFigureValue(const Analysis& a, const LessonWatch& wa
   }
 }
 
+std::filesystem::path lessonInspectPath(const LessonStep& step) { return resourcePath("inspect/" + step.inspect); }
+
 Scenario lessonStartScenario(const Lesson& lesson) {
   if (lesson.start.empty()) return defaultScenario();
   return loadScenarioFile(resourcePath("scenarios/" + lesson.start));
@@ -284,6 +296,12 @@ std::vector<LessonStepResult> walkLesson(const Lesson& lesson, const Scenario& s
         r.figures.push_back(std::move(f));
       }
       if (step.predict) r.predict_answer = lessonFigureValue(after, step.predict->figure);
+      if (!step.inspect.empty()) {
+        const std::filesystem::path file = lessonInspectPath(step);
+        InspectOptions options;
+        options.source_name = step.inspect;
+        r.inspected = inspectText(readInspectFile(file.string()), options);
+      }
       current = r.scenario;
       before = after;
     } catch (const Error& e) {

@@ -18,7 +18,7 @@ TEST_CASE("the built-in lessons cover the parallelism strategies, in order", "[l
   for (const auto& l : lessons) names.push_back(l.name);
   CHECK(names == std::vector<std::string>{"data-parallel", "fsdp", "tensor-parallel", "sequence-parallel",
                                           "context-parallel", "pipelines", "expert-parallel", "multi-slice",
-                                          "scaling-book-checks", "collectives"});
+                                          "scaling-book-checks", "collectives", "out-of-memory"});
   for (const auto& l : lessons) {
     INFO(l.name);
     CHECK_FALSE(l.steps.empty());
@@ -102,4 +102,42 @@ TEST_CASE("a bad lesson file gets one error naming the file and key", "[lessons]
                       Catch::Contains("start must name a workspace file in the scenarios folder"));
   }
   std::filesystem::remove(file);
+}
+
+TEST_CASE("the out-of-memory lesson's report is its workspace as XLA would report it", "[lessons]") {
+  const Lesson lesson = builtinLesson("out-of-memory");
+  const auto results = walkLesson(lesson, lessonStartScenario(lesson));
+  REQUIRE(results.size() == 4);
+  for (const auto& r : results) REQUIRE(r.error.empty());
+  // Step 1 does not fit; step 2 reads the report written from it: used and capacity agree with the
+  // Memory dock's figures (XLA's G is GiB: 37.59G and 32.00G).
+  const auto& used = results[0].figures[0];
+  REQUIRE(used.figure == "memory.max");
+  REQUIRE(used.after);
+  REQUIRE(results[1].inspected);
+  REQUIRE(results[1].inspected->oom);
+  const InspectOom& oom = *results[1].inspected->oom;
+  CHECK(static_cast<double>(*oom.used_bytes) == Approx(*used.after).epsilon(0.001));
+  CHECK(*oom.capacity_bytes == std::int64_t{32} << 30);
+  CHECK(static_cast<double>(*oom.exceeded_bytes) ==
+        Approx(static_cast<double>(*oom.used_bytes - *oom.capacity_bytes)).margin(0.01 * (1 << 30)));
+  REQUIRE(oom.allocations.size() == 4);
+  CHECK(oom.allocations[0].what == "activations");
+  CHECK(oom.allocations[3].what == "logits");
+  // The stacked residual stream: 32 layers x 4 sequences x 4096 tokens x 4096 wide, bf16.
+  CHECK(oom.allocations[0].bytes == std::int64_t{32} * 4 * 4096 * 4096 * 2);
+  // The prediction of step 1 is the same figure.
+  REQUIRE(results[0].predict_answer);
+  CHECK(*results[0].predict_answer == *used.after);
+  // The first fix fits.
+  REQUIRE(results[2].figures[1].figure == "memory.max");
+  REQUIRE(results[2].figures[1].after);
+  CHECK(*results[2].figures[1].after < 32.0 * (1 << 30));
+}
+
+TEST_CASE("a lesson step's inspect names a file of the inspect folder, no path", "[lessons]") {
+  const Json lesson = Json::parse(R"({"format": "shardscope-lesson", "title": "t",
+    "steps": [{"title": "s", "text": "x", "inspect": "../../etc/passwd"}]})");
+  CHECK_THROWS_WITH(lessonFromJson(lesson, "l", "l.json"),
+                    Catch::Contains("steps[0].inspect must name a file in the inspect folder"));
 }

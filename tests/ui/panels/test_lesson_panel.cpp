@@ -5,12 +5,14 @@
 
 #include "document/scenario_document.hpp"
 #include "main_window.hpp"
+#include "panels/inspect_panel.hpp"
 #include "panels/lesson_panel.hpp"
 #include "document/analysis_runner.hpp"
 #include "views/physical_view.hpp"
 
 #include <QComboBox>
 #include <QImage>
+#include <QLabel>
 #include <QPainter>
 #include <QUndoStack>
 #include <QListWidget>
@@ -18,6 +20,7 @@
 #include <QTableWidget>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTreeWidget>
 
 #include <catch2/catch.hpp>
 
@@ -30,7 +33,7 @@ TEST_CASE("a lesson step applies as one undo step and shows its figures", "[ui][
   window.show();
   REQUIRE(window.waitForAnalysis(60000));
   LessonPanel* panel = window.lessonPanel();
-  REQUIRE(panel->lessonBox()->count() == 10);
+  REQUIRE(panel->lessonBox()->count() == 11);
   REQUIRE(panel->showLesson("fsdp"));
   CHECK_FALSE(panel->showLesson("zero-4"));
   CHECK(panel->stepList()->count() == 2);
@@ -102,9 +105,9 @@ TEST_CASE("every lesson's every step applies in the app, draws, and undoes back 
   REQUIRE(window.waitForAnalysis(60000));
   LessonPanel* panel = window.lessonPanel();
   QUndoStack* undo = window.document()->undoStack();
-  REQUIRE(panel->lessonBox()->count() == 10);
+  REQUIRE(panel->lessonBox()->count() == 11);
   const auto lessons = builtinLessons();
-  REQUIRE(lessons.size() == 10);
+  REQUIRE(lessons.size() == 11);
   for (int l = 0; l < panel->lessonBox()->count(); ++l) {
     panel->lessonBox()->setCurrentIndex(l);
     const int steps = panel->stepList()->count();
@@ -219,4 +222,18 @@ TEST_CASE("predict, then reveal: Check applies the step and grades the answer on
   undo->undo();
   REQUIRE(window.waitForAnalysis(60000));
   CHECK(panel->verdictLabel()->isHidden());
+}
+
+TEST_CASE("a lesson step that reads a report opens it in the Inspect dock", "[ui][lessons]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  LessonPanel* panel = window.lessonPanel();
+  REQUIRE(panel->showLesson("out-of-memory"));
+  panel->stepList()->setCurrentRow(1);
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(window.inspectPanel()->header()->text().contains("oom-llama-3.1-8b-v4-micro-batch-128.txt"));
+  CHECK(window.inspectPanel()->tree()->topLevelItemCount() > 0);
 }

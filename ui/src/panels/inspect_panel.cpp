@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "panels/inspect_panel.hpp"
 
+#include <algorithm>
+
 #include "views/device_overlay.hpp"
 
 #include "shardscope/base/units.hpp"
@@ -136,7 +138,7 @@ void addOom(QTreeWidget* tree, const InspectOom& o) {
     auto* row =
         new QTreeWidgetItem(top, {QObject::tr("%1. %2").arg(a.rank).arg(text(a.op_name.empty() ? a.label : a.op_name)),
                                   text(a.shape), what, formatBytes(static_cast<double>(a.bytes)), QString()});
-    row->setToolTip(0, text(a.label));
+    row->setToolTip(0, text(a.op_name.empty() ? a.label : a.op_name + "\n" + a.label));
   }
 }
 
@@ -157,7 +159,12 @@ InspectPanel::InspectPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
   tree_->setColumnCount(5);
   tree_->setHeaderLabels({tr("Name"), tr("Shape"), tr("Spec / axes"), tr("Bytes per device"), tr("Time")});
   tree_->setUniformRowHeights(true);
+  tree_->setTextElideMode(Qt::ElideMiddle); // a long op name keeps its last op: ".../mlp/wi_0/dot_general"
   tree_->header()->setSectionResizeMode(QHeaderView::Interactive);
+  // The figures first, then the long texts: Name, Bytes per device, Time, Shape, Spec / axes (the
+  // columns keep their indices; only the view's order changes).
+  tree_->header()->moveSection(3, 1);
+  tree_->header()->moveSection(4, 2);
   layout->addWidget(tree_, 1);
   connect(tree_, &QTreeWidget::itemSelectionChanged, this, [this] {
     const auto items = tree_->selectedItems();
@@ -219,6 +226,11 @@ void InspectPanel::showResult(const InspectResult& r, const QString& file, const
   if (r.oom) addOom(tree_, *r.oom);
   tree_->expandAll();
   for (int c = 0; c < tree_->columnCount(); ++c) tree_->resizeColumnToContents(c);
+  // Names as long as JAX's name stacks would push every figure out of a laptop's dock: the name
+  // column takes at most a third of the view (elided in the middle; its tooltip has it whole, and
+  // the column can be widened by hand).
+  const int nameCap = std::max(260, tree_->viewport()->width() / 3);
+  if (tree_->columnWidth(0) > nameCap) tree_->setColumnWidth(0, nameCap);
 }
 
 } // namespace shardscope::ui

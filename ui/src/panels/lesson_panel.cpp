@@ -267,6 +267,13 @@ void LessonPanel::applyStep() {
     document_->edit(tr("Lesson step: %1").arg(QString::fromStdString(step.title)), [next](Scenario& s) { s = next; });
   else
     after_ = analysis_;
+  if (!step.inspect.empty()) {
+    try {
+      emit inspectWanted(QString::fromStdString(lessonInspectPath(step).string()));
+    } catch (const std::exception& e) { // no resources folder
+      text_->append(tr("\nThis step's report cannot be found: %1").arg(QString::fromStdString(e.what())));
+    }
+  }
   if (row + 1 < steps_->count()) steps_->setCurrentRow(row + 1);
   showFigures();
 }

@@ -61,6 +61,8 @@ public:
 signals:
   // The lesson wants its example (a file name in resources/scenarios) open as the workspace.
   void exampleWanted(const QString& fileName);
+  // A step reads a report or compiled program (its `inspect`): the path to open in the Inspect dock.
+  void inspectWanted(const QString& path);
 
 private:
   void onLessonChosen(int index);

@@ -9,6 +9,7 @@
 #include "shardscope/analysis/scenario.hpp"
 #include "shardscope/base/json.hpp"
 #include "shardscope/cost/collectives.hpp"
+#include "shardscope/inspect/inspect_result.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -66,7 +67,12 @@ struct LessonStep {
   Json patch;                      // a JSON merge patch (RFC 7396) on the workspace; null = none
   std::vector<LessonWatch> watch;
   std::optional<LessonPredict> predict;
+  // A report or compiled program the step reads with the inspect readers (a file name in
+  // resources/inspect/, opened in the Inspect dock in the app); "" for none.
+  std::string inspect;
 };
+// The file a step's `inspect` names.
+std::filesystem::path lessonInspectPath(const LessonStep& step);
 
 struct Lesson {
   std::string name; // the file's stem: "fsdp"
@@ -107,8 +113,9 @@ struct LessonFigureChange {
 struct LessonStepResult {
   Scenario scenario; // the workspace after the step
   std::vector<LessonFigureChange> figures;
-  std::string error;                    // set when the step's workspace does not analyse (the walk stops there)
-  std::optional<double> predict_answer; // the predicted figure on the step's workspace
+  std::string error;                      // set when the step's workspace does not analyse (the walk stops there)
+  std::optional<double> predict_answer;   // the predicted figure on the step's workspace
+  std::optional<InspectResult> inspected; // the step's `inspect` file, read
 };
 // The lesson's own start workspace: resources/scenarios/<start>, or the default workspace.
 Scenario lessonStartScenario(const Lesson& lesson);
