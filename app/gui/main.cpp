@@ -176,6 +176,11 @@ int main(int argc, char** argv) {
   window.show();
   window.enableAutosave();
   // A crash left unsaved work behind: offer it, unless the user asked for a particular file.
-  if (files.isEmpty()) QTimer::singleShot(0, &window, [&] { window.offerCrashRestore(); });
+  // A first start with nothing asked for opens Help > Getting Started: the ways in.
+  const bool lessonAsked = parser.isSet(options.lesson);
+  if (files.isEmpty())
+    QTimer::singleShot(0, &window, [&window, lessonAsked] {
+      if (!window.offerCrashRestore() && !lessonAsked) window.showGettingStartedOnFirstRun();
+    });
   return app.exec();
 }

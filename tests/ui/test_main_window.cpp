@@ -4,6 +4,7 @@
 #include "document/analysis_runner.hpp"
 #include "models/logical_axes_model.hpp"
 #include "panels/logical_mesh_panel.hpp"
+#include "document/app_settings.hpp"
 #include "main_window.hpp"
 #include "charts/comm_chart.hpp"
 #include "charts/memory_chart.hpp"
@@ -275,6 +276,28 @@ TEST_CASE("Help > Getting Started offers the ways in and Start a Lesson opens th
   CHECK(buttons.contains("Open an Example…"));
   CHECK(buttons.contains("Import a MaxText Config…"));
   CHECK_FALSE(learn->isHidden());
+}
+
+TEST_CASE("Getting Started opens by itself on the first start, and only then", "[ui][newcomer]") {
+  test::app();
+  MainWindow window;
+  AppSettings().setGettingStartedShown(false); // a first start
+  int shown = 0;
+  const auto closeBox = [&] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        box && box->objectName() == "gettingStartedBox") {
+      ++shown;
+      box->done(0);
+    }
+  };
+  QTimer::singleShot(0, &window, closeBox);
+  CHECK(window.showGettingStartedOnFirstRun());
+  CHECK(shown == 1);
+  QTimer::singleShot(0, &window, closeBox); // would close a second one; none comes
+  CHECK_FALSE(window.showGettingStartedOnFirstRun());
+  QApplication::processEvents();
+  CHECK(shown == 1);
+  CHECK(AppSettings().gettingStartedShown());
 }
 
 TEST_CASE("opening a compiled program fills the Inspect dock beside the workspace", "[ui][inspect]") {

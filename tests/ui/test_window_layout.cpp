@@ -75,10 +75,12 @@ TEST_CASE("the main window fits 1366x768 with its default docks and never resize
 }
 
 TEST_CASE("the default size fits the screen it opens on", "[ui][layout]") {
-  // 1600x1000 where there is room; a 1366x768 laptop (about 1366x740 available under a panel)
-  // gets the available size less the frame.
-  CHECK(MainWindow::defaultSizeFor({1920, 1170}) == QSize(1600, 1000));
+  // The available size less the frame (16 px across, 40 down), up to 2560x1600: a 1366x768 laptop
+  // (about 1366x740 available under a panel), a 1920x1080 monitor and a 4K one.
   CHECK(MainWindow::defaultSizeFor({1366, 740}) == QSize(1350, 700));
+  CHECK(MainWindow::defaultSizeFor({1920, 1050}) == QSize(1904, 1010));
+  CHECK(MainWindow::defaultSizeFor({1920, 1170}) == QSize(1904, 1130));
+  CHECK(MainWindow::defaultSizeFor({3840, 2130}) == QSize(2560, 1600));
 }
 
 TEST_CASE("the toolbar's Undo button keeps its width whatever the last edit was", "[ui][layout]") {

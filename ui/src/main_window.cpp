@@ -161,8 +161,10 @@ MainWindow::~MainWindow() {
 }
 
 QSize MainWindow::defaultSizeFor(const QSize& available) {
-  // 16 px of frame at the sides, 40 px for the title bar and frame at the top and bottom.
-  return {std::clamp(available.width() - 16, 640, 1600), std::clamp(available.height() - 40, 480, 1000)};
+  // The screen it opens on, less 16 px of frame at the sides and 40 px for the title bar and frame
+  // at the top and bottom, up to 2560x1600: a 1920x1080 monitor is filled, and on a 4K one the
+  // window stays a size the eye can take in without turning the head.
+  return {std::clamp(available.width() - 16, 640, 2560), std::clamp(available.height() - 40, 480, 1600)};
 }
 
 void MainWindow::applyDefaultDockSizes() {
@@ -1002,6 +1004,14 @@ void MainWindow::openLessonExample(const QString& fileName) {
   }
   if (error.isEmpty() && openFile(path, &error)) return;
   QMessageBox::warning(this, tr("Open the lesson's example"), tr("Could not open %1: %2").arg(fileName, error));
+}
+
+bool MainWindow::showGettingStartedOnFirstRun() {
+  AppSettings settings;
+  if (settings.gettingStartedShown()) return false;
+  settings.setGettingStartedShown(true);
+  showGettingStarted();
+  return true;
 }
 
 void MainWindow::showAbout() {

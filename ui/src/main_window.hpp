@@ -57,6 +57,9 @@ public:
   // Opens a lesson's example (a file in resources/scenarios) as an untitled copy, after offering to
   // save the workspace.
   void openLessonExample(const QString& fileName);
+  // On the first start (nothing opened, no lesson asked for), Help > Getting Started, once; true
+  // when it was shown.
+  bool showGettingStartedOnFirstRun();
   bool openInteractively(const QString& path);
   // A compiled program or an OOM report (.hlo, .mlir, or a .txt/.log the inspect readers recognise):
   // shown in the Inspect dock beside the workspace, which it does not replace.

@@ -10,6 +10,7 @@ namespace shardscope::ui {
 namespace {
 constexpr auto kRecent = "files/recent";
 constexpr auto kDark = "view/darkTheme";
+constexpr auto kGettingStarted = "help/gettingStartedShown";
 constexpr auto kGeometry = "window/geometry";
 constexpr auto kState = "window/state";
 constexpr auto kLastDir = "files/lastDirectory";
@@ -39,6 +40,8 @@ void AppSettings::removeRecentFile(const QString& path) {
 }
 
 bool AppSettings::darkTheme() const { return settings_.value(kDark, false).toBool(); }
+bool AppSettings::gettingStartedShown() const { return settings_.value(kGettingStarted, false).toBool(); }
+void AppSettings::setGettingStartedShown(bool shown) { settings_.setValue(kGettingStarted, shown); }
 void AppSettings::setDarkTheme(bool dark) { settings_.setValue(kDark, dark); }
 QByteArray AppSettings::windowGeometry() const { return settings_.value(kGeometry).toByteArray(); }
 void AppSettings::setWindowGeometry(const QByteArray& geometry) { settings_.setValue(kGeometry, geometry); }

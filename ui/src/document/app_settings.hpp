@@ -33,6 +33,10 @@ public:
   int overlayMode() const;
   void setOverlayMode(int mode);
 
+  // Whether Help > Getting Started has been shown on a first start (it is shown once).
+  bool gettingStartedShown() const;
+  void setGettingStartedShown(bool shown);
+
   // The MaxText import dialog's last values: base config, compile topology, slices, overrides.
   struct MaxTextImport {
     QString base, topology;
