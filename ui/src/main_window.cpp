@@ -254,6 +254,16 @@ void MainWindow::createDocks() {
   splitDockWidget(memoryDock, commDock, Qt::Horizontal);
   // Step time: tabbed with the communication it breaks down (View > Step, or --dock Step).
   step_ = new StepPanel(selection_, this);
+  // The verdict's fix for an axis that splits neither the batch nor any weight, as one undo step.
+  connect(step_, &StepPanel::batchAxesWanted, this, [this](const QStringList& axes) {
+    document_->edit(tr("Add %1 to the batch axes").arg(axes.join(tr(" and "))), [axes](Scenario& s) {
+      for (const auto& a : axes) {
+        const std::string name = a.toStdString();
+        auto& list = s.training.batch_axes;
+        if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+      }
+    });
+  });
   tabifyDockWidget(commDock, makeDock(tr("Step"), "StepDock", scrollable(step_), Qt::BottomDockWidgetArea));
   // Play: the step in time, drawn on the physical view (View > Play Step, F5).
   player_ = new StepPlayer(selection_, this);

@@ -234,6 +234,7 @@ Json stepToJson(const StepEstimate& s) {
   out["timeline"] = timeline;
   out["summary"] = s.summary;
   out["notes"] = s.notes;
+  out["idle_axes"] = s.idle_axes;
   out["devices"] = s.devices;
   out["chip"] = {{"peak_flops", sourced(s.peak_flops)},
                  {"hbm_bandwidth", sourced(s.hbm_bandwidth)},

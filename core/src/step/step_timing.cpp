@@ -265,6 +265,7 @@ StepEstimate estimateStep(const StepInputs& in, const StepOptions& o) {
     e.notes.push_back("axis '" + mesh.name[a] + "' (" + std::to_string(mesh.size[a]) +
                       ") splits neither the batch nor any weight: every device along it repeats the same work");
     idleAxes.push_back(mesh.name[a] + " (" + std::to_string(mesh.size[a]) + ")");
+    e.idle_axes.push_back(mesh.name[a]);
   }
   if (o.devices_per_chip > 1)
     e.notes.push_back("each device is one of the chip's " + std::to_string(o.devices_per_chip) +

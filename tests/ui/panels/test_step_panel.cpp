@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "charts/step_bar.hpp"
+#include "document/analysis_runner.hpp"
 #include "document/scenario_document.hpp"
 #include "main_window.hpp"
 #include "panels/step_panel.hpp"
@@ -32,6 +33,7 @@
 #include <QMouseEvent>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QPushButton>
 #include <QUndoStack>
 
 #include <catch2/catch.hpp>
@@ -333,4 +335,28 @@ TEST_CASE("on a two-device chip the Step dock gives the device's share of the ch
   INFO(sources.toStdString());
   CHECK(sources.contains("peak 1.15 PFLOP/s (chip / 2 devices)"));
   CHECK(sources.contains("HBM 3.69 TB/s (chip / 2 devices)"));
+}
+
+TEST_CASE("an axis that splits neither the batch nor any weight: the Step dock offers the fix", "[ui][step]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  StepPanel* panel = window.stepPanel();
+  CHECK(panel->batchAxesButton()->isHidden()); // the default workspace splits the batch over dp and fsdp
+  // The batch over fsdp alone: dp (2) neither splits the batch nor shards a weight under fsdp-tp.
+  window.document()->edit("batch over fsdp", [](Scenario& s) { s.training.batch_axes = {"fsdp"}; });
+  REQUIRE(window.waitForAnalysis(60000));
+  REQUIRE_FALSE(panel->batchAxesButton()->isHidden());
+  CHECK(panel->batchAxesButton()->text() == "Add dp to the batch axes");
+  const double repeated = window.runner()->lastValid()->step.time_s;
+  const int edits = window.document()->undoStack()->count();
+  panel->batchAxesButton()->click();
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(window.document()->undoStack()->count() == edits + 1);
+  CHECK(window.document()->scenario().training.batch_axes == std::vector<std::string>{"fsdp", "dp"});
+  CHECK(panel->batchAxesButton()->isHidden());
+  CHECK(window.runner()->lastValid()->step.idle_axes.empty());
+  // Each dp replica now trains half the batch: the step is shorter.
+  CHECK(window.runner()->lastValid()->step.time_s < repeated);
 }

@@ -12,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QStackedLayout>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -85,6 +86,15 @@ StepPanel::StepPanel(ViewSelection* selection, QWidget* parent) : QWidget(parent
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(summary_);
+  batchAxes_ = new QPushButton(page_);
+  batchAxes_->setObjectName("stepBatchAxesButton");
+  batchAxes_->setToolTip(tr("Split the batch over these axes too (training.batch_axes), so the devices along them "
+                            "stop repeating each other's work; one undoable edit"));
+  batchAxes_->hide();
+  connect(batchAxes_, &QPushButton::clicked, this, [this] {
+    if (!idleAxes_.isEmpty()) emit batchAxesWanted(idleAxes_);
+  });
+  layout->addWidget(batchAxes_, 0, Qt::AlignLeft);
   sources_ = new QLabel(page_);
   sources_->setWordWrap(true);
   sources_->setTextFormat(Qt::RichText);
@@ -143,6 +153,8 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   analysis_ = std::move(analysis);
   auto* stack = static_cast<QStackedLayout*>(layout());
   const StepEstimate* step = analysis_ ? &analysis_->step : nullptr;
+  idleAxes_.clear();
+  batchAxes_->hide();
   if (!step || !step->estimated) {
     bar_->setSegments({});
     highlightAxis({});
@@ -195,6 +207,11 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   summary_->setText(summary);
   summary_->setToolTip(tr("Bound by %1 (the largest of compute, HBM and each axis' exposed communication)")
                            .arg(QString::fromStdString(boundText(step->bound_by))));
+  for (const auto& axis : step->idle_axes) idleAxes_ << QString::fromStdString(axis);
+  if (!idleAxes_.isEmpty()) {
+    batchAxes_->setText(tr("Add %1 to the batch axes").arg(idleAxes_.join(tr(" and "))));
+    batchAxes_->show();
+  }
 
   const StepCalibration& c = step->calibration;
   QStringList figures;

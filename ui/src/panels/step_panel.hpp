@@ -17,6 +17,7 @@
 #include <memory>
 
 class QLabel;
+class QPushButton;
 class QTableWidget;
 
 namespace shardscope::ui {
@@ -38,6 +39,14 @@ public:
   QLabel* sourcesLabel() const { return sources_; }
   QLabel* reasonLabel() const { return reason_; }
   QTableWidget* axisTable() const { return table_; }
+  // Shown when a mesh axis splits neither the batch nor any weight (StepEstimate::idle_axes).
+  QPushButton* batchAxesButton() const { return batchAxes_; }
+
+signals:
+  // The user asks to add these mesh axes to training.batch_axes (the verdict's fix).
+  void batchAxesWanted(const QStringList& axes);
+
+public:
   // The axis whose groups the physical view shows because of a hover, empty when none.
   const QString& highlightedAxis() const { return highlighted_; }
 
@@ -57,6 +66,8 @@ private:
   StepBar* bar_;
   QLabel* legend_;
   QLabel* summary_;
+  QPushButton* batchAxes_;
+  QStringList idleAxes_;
   QLabel* sources_;
   QTableWidget* table_;
   QLabel* reason_;

@@ -300,6 +300,10 @@ struct StepEstimate {
   std::string verdict;            // the summary without its figures: "Bound by ..." (the Step dock's sentence)
   std::string bound_phrase;       // what bounds it in words: "compute", "HBM bandwidth", "the tp ..."
   std::vector<std::string> notes; // repeated work, assumptions that apply to this layout
+  // Mesh axes (size > 1) that split neither the batch nor any weight: every device along one
+  // repeats the others' work (the verdict names them first; the Step dock offers to add them to
+  // training.batch_axes).
+  std::vector<std::string> idle_axes;
   // The figures used, with their sources.
   StepCalibration calibration;
   SourcedValue peak_flops, hbm_bandwidth, link_bandwidth, uplink_bandwidth;
