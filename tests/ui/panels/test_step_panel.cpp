@@ -359,4 +359,9 @@ TEST_CASE("an axis that splits neither the batch nor any weight: the Step dock o
   CHECK(window.runner()->lastValid()->step.idle_axes.empty());
   // Each dp replica now trains half the batch: the step is shorter.
   CHECK(window.runner()->lastValid()->step.time_s < repeated);
+  // Undo puts the batch back on fsdp alone, and the offer with it.
+  window.document()->undoStack()->undo();
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(window.document()->scenario().training.batch_axes == std::vector<std::string>{"fsdp"});
+  CHECK_FALSE(panel->batchAxesButton()->isHidden());
 }
