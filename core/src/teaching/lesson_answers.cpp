@@ -8,7 +8,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <charconv>
+#include <system_error>
 
 namespace shardscope {
 
@@ -72,13 +73,15 @@ double parseLessonAnswer(std::string_view text, std::string_view unit) {
     throwValueError("unknown unit " + shardscope::quoted(std::string(unit)) + " (units: " + lessonAnswerUnits() + ")");
   const std::string_view t = trimmed(text);
   if (t.empty()) throwValueError("an answer is a number, optionally with a unit (" + std::string(unit) + ")");
-  const std::string s(t.substr(0, 64));
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || !std::isfinite(v))
+  // from_chars, not strtod: the app runs under the user's locale, where "23.3" may not be a number.
+  const std::string_view s = t.substr(0, 64);
+  const std::string_view digits = s.substr(s.starts_with('+') ? 1 : 0);
+  double v = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (error != std::errc() || end == digits.data() || !std::isfinite(v))
     throwValueError("an answer is a number, optionally with a unit (" + std::string(unit) + "), got " +
-                    shardscope::quoted(s));
-  const std::string_view rest = trimmed(std::string_view(s).substr(static_cast<std::size_t>(end - s.c_str())));
+                    shardscope::quoted(std::string(s)));
+  const std::string_view rest = trimmed(digits.substr(static_cast<std::size_t>(end - digits.data())));
   const Unit* given = rest.empty() ? asked : unitNamed(rest);
   if (!given)
     throwValueError("unknown unit " + shardscope::quoted(std::string(rest)) + " (units: " + lessonAnswerUnits() + ")");

@@ -236,8 +236,12 @@ std::optional<double> lessonFigureValue(const Analysis& a, const LessonWatch& wa
     const auto& names = a.mesh.axis_names;
     const auto it = std::find(names.begin(), names.end(), watch.axis);
     if (it == names.end() || !a.links) return std::nullopt;
-    const AxisReport report = axisReport(*a.links, a.mesh, static_cast<int>(it - names.begin()));
-    return collectiveTime(watch.collective, watch.bytes, report).seconds;
+    try {
+      const AxisReport report = axisReport(*a.links, a.mesh, static_cast<int>(it - names.begin()));
+      return collectiveTime(watch.collective, watch.bytes, report).seconds;
+    } catch (const Error&) { // a mesh the links cannot route: no figure, as for a missing axis
+      return std::nullopt;
+    }
   }
   default:
     break;

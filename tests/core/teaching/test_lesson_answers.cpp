@@ -24,6 +24,10 @@ TEST_CASE("lesson answers: numbers with units, in the question's unit by default
   CHECK_THROWS_WITH(parseLessonAnswer("", "us"), Catch::Contains("an answer is a number"));
   CHECK_THROWS_WITH(parseLessonAnswer("3 parsecs", "us"), Catch::Contains("unknown unit"));
   CHECK_THROWS_WITH(parseLessonAnswer("nan", "us"), Catch::Contains("an answer is a number"));
+  CHECK(parseLessonAnswer("+23", "us") == Approx(23e-6));
+  CHECK(parseLessonAnswer("2.5e1us", "us") == Approx(25e-6));
+  // The reading does not follow the locale: a comma is not a decimal point here.
+  CHECK_THROWS_WITH(parseLessonAnswer("23,3", "us"), Catch::Contains("unknown unit ',3'"));
 }
 
 TEST_CASE("lesson answers: graded within the tolerance, the verdict says by how much") {

@@ -62,6 +62,7 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   verdict_ = new QLabel(this);
   verdict_->setWordWrap(true);
   verdict_->setObjectName("lessonVerdict");
+  verdict_->setTextFormat(Qt::RichText);
   verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   figures_ = new QTableWidget(0, 4, this);
   figures_->setHorizontalHeaderLabels({tr("Figure"), tr("Before"), tr("After"), tr("Lesson says")});
@@ -196,7 +197,7 @@ void LessonPanel::checkAnswer() {
   try {
     answer = parseLessonAnswer(answer_->text().toStdString(), predict.unit);
   } catch (const std::exception& e) {
-    verdict_->setText(QString::fromStdString(e.what()));
+    verdict_->setText(QString::fromStdString(e.what()).toHtmlEscaped()); // the answer typed is quoted in it
     verdict_->show();
     return;
   }
