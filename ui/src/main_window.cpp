@@ -634,6 +634,7 @@ void MainWindow::onAnalysisFinished() {
 
 void MainWindow::onAnalysisFailed(const QString& message) {
   logical_->setError(message, runner_->errorKind(), runner_->lastValid() != nullptr);
+  lesson_->setAnalysisFailed(message);
   if (freshDocument_) { // the new workspace never placed: nothing of the previous one stays on show
     freshDocument_ = false;
     showAnalysis(nullptr);

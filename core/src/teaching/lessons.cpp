@@ -212,7 +212,16 @@ Scenario applyLessonStep(const Scenario& scenario, const LessonStep& step) {
     mergePatch(json, step.patch);
     out = scenarioFromJson(json);
   }
-  if (step.mesh) out.mesh.axes = meshAxesFromText(*step.mesh, out.topology);
+  if (step.mesh) {
+    out.mesh.axes = meshAxesFromText(*step.mesh, out.topology);
+    // A lesson's mesh is about the split, not about where JAX may place it: it may split physical
+    // axes (the workspace default) even on a workspace that forbids it, and a pipeline whose axis
+    // the new mesh lacks is dropped with it.
+    out.mesh.allow_split_physical_axes = true;
+    if (out.pipeline && std::none_of(out.mesh.axes.begin(), out.mesh.axes.end(),
+                                     [&](const MeshAxis& a) { return a.name == out.pipeline->axis; }))
+      out.pipeline.reset();
+  }
   return out;
 }
 

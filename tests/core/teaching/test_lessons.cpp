@@ -68,6 +68,36 @@ TEST_CASE("every lesson step applies to every example workspace", "[lessons]") {
   }
 }
 
+TEST_CASE("every lesson for any workspace walks on every example and on the default workspace", "[lessons]") {
+  // A lesson with a `start` opens its example (the app and `lesson NAME` do); the others run on the
+  // workspace at hand, so each must analyse on every shipped example.
+  std::vector<std::pair<std::string, Scenario>> workspaces{{"default", defaultScenario()}};
+  for (const auto& entry : std::filesystem::directory_iterator(resourceDir() / "scenarios"))
+    workspaces.emplace_back(entry.path().filename().string(), loadScenarioFile(entry.path()));
+  for (const auto& lesson : builtinLessons()) {
+    if (!lesson.start.empty()) continue;
+    for (const auto& [name, workspace] : workspaces) {
+      INFO(lesson.name << " on " << name);
+      const auto results = walkLesson(lesson, workspace);
+      REQUIRE(results.size() == lesson.steps.size());
+      for (std::size_t i = 0; i < results.size(); ++i) CHECK(results[i].error == "");
+    }
+  }
+}
+
+TEST_CASE("a step's mesh may split physical axes and drops a pipeline it has no axis for", "[lessons]") {
+  Scenario s = loadScenarioFile(resourceDir() / "scenarios" / "llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json");
+  REQUIRE(s.pipeline);
+  s.mesh.allow_split_physical_axes = false;
+  LessonStep step;
+  step.mesh = "fsdp";
+  const Scenario after = applyLessonStep(s, step);
+  CHECK_FALSE(after.pipeline);
+  CHECK(after.mesh.allow_split_physical_axes);
+  step.mesh = "pp:4,fsdp:-1";
+  CHECK(applyLessonStep(s, step).pipeline); // its axis stays: so does the pipeline
+}
+
 TEST_CASE("a lesson step's merge patch: objects merge, null removes, the mesh follows the topology", "[lessons]") {
   LessonStep step;
   step.patch = Json::parse(R"({"training": {"zero_stage": 2, "micro_batch": 64}, "pipeline": null})");
@@ -129,6 +159,14 @@ TEST_CASE("the out-of-memory lesson's report is its workspace as XLA would repor
   // The prediction of step 1 is the same figure.
   REQUIRE(results[0].predict_answer);
   CHECK(*results[0].predict_answer == *used.after);
+  // Its first step sets the whole workload, so the report holds whatever workspace it starts on.
+  for (const auto& entry : std::filesystem::directory_iterator(resourceDir() / "scenarios")) {
+    INFO(entry.path().filename().string());
+    const auto elsewhere = walkLesson(lesson, loadScenarioFile(entry.path()));
+    REQUIRE(elsewhere.size() == 4);
+    REQUIRE(elsewhere[0].figures[0].after);
+    CHECK(*elsewhere[0].figures[0].after == Approx(*used.after).epsilon(1e-9));
+  }
   // The first fix fits.
   REQUIRE(results[2].figures[1].figure == "memory.max");
   REQUIRE(results[2].figures[1].after);

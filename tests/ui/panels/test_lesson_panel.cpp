@@ -237,3 +237,19 @@ TEST_CASE("a lesson step that reads a report opens it in the Inspect dock", "[ui
   CHECK(window.inspectPanel()->header()->text().contains("oom-llama-3.1-8b-v4-micro-batch-128.txt"));
   CHECK(window.inspectPanel()->tree()->topLevelItemCount() > 0);
 }
+
+TEST_CASE("a step whose workspace cannot be analysed says so instead of 'computing…'", "[ui][lessons]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  LessonPanel* panel = window.lessonPanel();
+  REQUIRE(panel->showLesson("fsdp"));
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton); // the edit is made; its analysis is pending
+  REQUIRE(panel->figureTable()->rowCount() > 0);
+  CHECK(panel->figureTable()->item(0, 2)->text() == "computing…");
+  panel->setAnalysisFailed("Failed to find assignment for logical_axis_index 1");
+  CHECK(panel->figureTable()->item(0, 2)->text() == "not analysed");
+  CHECK(panel->verdictLabel()->text().contains("cannot be analysed: Failed to find assignment"));
+  REQUIRE(window.waitForAnalysis(60000)); // the real analysis arrives later: nothing waits for it
+}

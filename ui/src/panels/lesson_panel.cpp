@@ -294,6 +294,16 @@ void LessonPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   showFigures();
 }
 
+void LessonPanel::setAnalysisFailed(const QString& why) {
+  if (!waiting_ || !applied_ || !(document_->scenario() == appliedScenario_)) return;
+  waiting_ = false;
+  revealPending_ = false;
+  for (int r = 0; r < figures_->rowCount(); ++r) figures_->setItem(r, 2, new QTableWidgetItem(tr("not analysed")));
+  verdict_->setText(tr("<b>%1</b>: this step's workspace cannot be analysed: %2")
+                        .arg(QString::fromStdString(applied_->title).toHtmlEscaped(), why.toHtmlEscaped()));
+  verdict_->show();
+}
+
 void LessonPanel::showFigures() {
   figures_->setRowCount(0);
   if (!applied_) return;

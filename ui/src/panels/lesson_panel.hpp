@@ -37,6 +37,9 @@ public:
 
   // The newest analysis; the window calls this on every analysis.
   void setAnalysis(std::shared_ptr<const Analysis> analysis);
+  // The workspace an applied step made cannot be analysed (its mesh does not place): the table
+  // says so instead of waiting.
+  void setAnalysisFailed(const QString& why);
   // Selects a lesson by name (false when there is none) and its first step.
   bool showLesson(const QString& name);
   // Applies the selected step to the workspace (one undo step) and selects the next.

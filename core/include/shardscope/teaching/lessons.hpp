@@ -91,8 +91,9 @@ std::vector<Lesson> builtinLessons();
 // A built-in lesson by name; ValueError listing the names when there is none.
 Lesson builtinLesson(const std::string& name);
 
-// The workspace after `step`: the merge patch, then the mesh (on the workspace's topology). Throws
-// ValueError when the result is not a valid workspace.
+// The workspace after `step`: the merge patch, then the mesh (on the workspace's topology; a step's
+// mesh may split physical axes, and drops a pipeline section whose axis it lacks). Throws ValueError
+// when the result is not a valid workspace.
 Scenario applyLessonStep(const Scenario& scenario, const LessonStep& step);
 
 // A figure's value in an analysis; nullopt when the analysis lacks it (no step estimate, no axis).
