@@ -197,6 +197,35 @@ TEST_CASE("shardscope-cli render --at and --animate draw the played step", "[ui]
   CHECK(cli({"render", "--at", "0.5", "--frames", "3", "--out", still}).code == 2);
 }
 
+TEST_CASE("a ring over z is drawn as stubs at its chips, not as diagonals across the panels", "[ui][render][play]") {
+  test::app();
+  // The default workspace 3% into its step: the fsdp all-gather runs over y and z (8 panels, two
+  // rows of four). Its z hops join chips in different panels; drawn whole they crossed the band
+  // between the two rows of panels as long diagonals. Nothing of the collective's colour (orange:
+  // saturated, hue 15-45 degrees) may be in that band now.
+  QTemporaryDir dir;
+  const QString out = dir.filePath("play.png");
+  REQUIRE(cli({"render", "--at", "0.03", "--size", "1366x768", "--out", out}).code == 0);
+  const QImage image(out);
+  REQUIRE(image.size() == QSize(1366, 768));
+  int orange = 0;
+  for (int y = 380; y < 440; ++y)
+    for (int x = 0; x < image.width(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      const int hue = c.hslHue();
+      if (hue >= 15 && hue <= 45 && c.hslSaturation() > 100 && c.lightness() > 70 && c.lightness() < 200) ++orange;
+    }
+  CHECK(orange == 0);
+  // The rings are still drawn: the panels hold the collective's colour.
+  int inPanels = 0;
+  for (int y = 100; y < 340; ++y)
+    for (int x = 0; x < image.width(); ++x) {
+      const QColor c = image.pixelColor(x, y);
+      if (c.hslHue() >= 15 && c.hslHue() <= 45 && c.hslSaturation() > 100) ++inPanels;
+    }
+  CHECK(inPanels > 500);
+}
+
 TEST_CASE("a 4-device ring all-gather's chunks are drawn where the hop count puts them", "[ui][play]") {
   test::app();
   // v4 2x2x1 with one fsdp axis of 4: every weight is all-gathered over a ring of 4 each forward.

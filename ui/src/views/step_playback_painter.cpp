@@ -124,6 +124,46 @@ void paintLinkLoads(QPainter& painter, const Analysis& analysis, const RingLinkL
   }
 }
 
+// One ring edge as the player draws it: chips drawn side by side joined by a line; chips the view
+// draws apart (z between panels, a ring that closes round the row) by two short stubs at the ends,
+// pointing out of the slice for a wraparound link and towards each other otherwise, so a collective
+// over z is no tangle of diagonals across the panels. A chunk moves out along the first stub and in
+// along the second.
+struct RingEdge {
+  QPointF a, b, stub_a, stub_b;
+  bool split = false;
+  double along = 0;
+  bool both = false;
+  QPointF at(double t) const {
+    if (!split) return a + (b - a) * t;
+    return t < 0.5 ? a + (stub_a - a) * (2 * t) : stub_b + (b - stub_b) * (2 * t - 1);
+  }
+};
+
+RingEdge ringEdge(const Analysis& analysis, int from, int to, QPointF a, QPointF b, double pixelsPerChip, double along,
+                  bool both) {
+  RingEdge e{a, b, a, b, false, along, both};
+  const QPointF d = b - a;
+  const double length = std::hypot(d.x(), d.y());
+  if (length <= 2.5 * pixelsPerChip || length <= 0) return e;
+  bool wrap = false;
+  if (analysis.links) {
+    const auto& devices = analysis.mesh.devices;
+    const int na = analysis.links->nodeOfDevice(devices[static_cast<std::size_t>(from)].id);
+    const int nb = analysis.links->nodeOfDevice(devices[static_cast<std::size_t>(to)].id);
+    if (na >= 0 && nb >= 0) {
+      std::vector<std::pair<int, int>> route;
+      analysis.links->route(na, nb, route);
+      wrap = route.size() == 1 && analysis.links->links()[static_cast<std::size_t>(route.front().first)].wrap;
+    }
+  }
+  const QPointF stub = d / length * (pixelsPerChip * 0.6) * (wrap ? -1.0 : 1.0);
+  e.split = true;
+  e.stub_a = a + stub;
+  e.stub_b = b - stub;
+  return e;
+}
+
 } // namespace
 
 QString stepMomentText(const StepEstimate& step, double seconds) {
@@ -270,23 +310,31 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
     const bool closedAxis = static_cast<std::size_t>(axis) < analysis.comm.size() &&
                             (analysis.comm[static_cast<std::size_t>(axis)].ring_closed ||
                              analysis.comm[static_cast<std::size_t>(axis)].wraps);
-    QVector<QLineF> links;
-    std::vector<std::pair<double, bool>> chunks; // per link: along, both ways
+    std::vector<RingEdge> edges;
     for (const auto& ring : axisRings) {
       if (ring.size() < 2) continue;
       const int steps = ringStepsOf(s.kind, static_cast<std::int64_t>(ring.size()));
       const double hop = progress * steps;
       const double along = hop >= steps ? 1.0 : hop - std::floor(hop);
       const bool both = ring.size() > 2 && closedAxis;
-      const std::size_t edges = ring.size() == 2 ? 1 : ring.size();
-      for (std::size_t k = 0; k < edges; ++k) {
-        const QRectF a = chipRect(ring[k]), b = chipRect(ring[(k + 1) % ring.size()]);
+      const std::size_t count = ring.size() == 2 ? 1 : ring.size();
+      for (std::size_t k = 0; k < count; ++k) {
+        const int from = ring[k], to = ring[(k + 1) % ring.size()];
+        const QRectF a = chipRect(from), b = chipRect(to);
         if (a.isNull() || b.isNull()) continue;
-        links.append(QLineF(a.center(), b.center()));
-        chunks.push_back({along, both});
+        edges.push_back(ringEdge(analysis, from, to, a.center(), b.center(), pixelsPerChip, along, both));
       }
     }
-    if (links.isEmpty()) continue;
+    if (edges.empty()) continue;
+    QVector<QLineF> links;
+    for (const auto& e : edges) {
+      if (e.split) {
+        links.append(QLineF(e.a, e.stub_a));
+        links.append(QLineF(e.stub_b, e.b));
+      } else {
+        links.append(QLineF(e.a, e.b));
+      }
+    }
     const bool detailed = links.size() + drawn <= kMaxAnimatedRingLinks && pixelsPerChip >= 6;
     drawn += static_cast<int>(links.size());
     QColor line = color;
@@ -306,10 +354,9 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
     const double radius = std::clamp(pixelsPerChip * 0.12, 2.0, 6.0);
     painter.setPen(QPen(color.darker(160), 1));
     painter.setBrush(color);
-    for (qsizetype k = 0; k < links.size(); ++k) {
-      const auto [along, both] = chunks[static_cast<std::size_t>(k)];
-      painter.drawEllipse(links[k].pointAt(along), radius, radius);
-      if (both) painter.drawEllipse(links[k].pointAt(1.0 - along), radius * 0.8, radius * 0.8);
+    for (const auto& e : edges) {
+      painter.drawEllipse(e.at(e.along), radius, radius);
+      if (e.both) painter.drawEllipse(e.at(1.0 - e.along), radius * 0.8, radius * 0.8);
     }
     painter.setBrush(Qt::NoBrush);
   }
