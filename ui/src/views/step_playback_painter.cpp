@@ -208,6 +208,85 @@ QString stepMomentText(const StepEstimate& step, double seconds) {
   return parts.join(QStringLiteral(" · "));
 }
 
+namespace {
+
+// The running collectives: each span's axis, its rings, and the chunks in flight.
+void paintCollectiveRings(QPainter& painter, const Analysis& analysis, const AxisRings& rings, const MeshIndex& index,
+                          double seconds, const std::vector<std::size_t>& running,
+                          const std::function<QRectF(int)>& chipRect, double pixelsPerChip) {
+  const StepEstimate& step = analysis.step;
+  painter.setRenderHint(QPainter::Antialiasing, true);
+  int drawn = 0;
+  for (std::size_t i : running) {
+    const StepSpan& s = step.timeline[i];
+    if (s.part != StepPart::Comm) continue;
+    const int axis = index.axisIndex(s.axis);
+    if (axis < 0 || static_cast<std::size_t>(axis) >= rings.size()) continue;
+    const auto& axisRings = rings[static_cast<std::size_t>(axis)];
+    if (axisRings.empty()) continue;
+    const QColor color = commColor(axis);
+    // Each link with how far along it the chunk is: a ring of p takes ringStepsOf(kind, p) hand-overs
+    // over the span, and at hop progress x the fraction past the last whole hop is how far along.
+    // Closed rings on a torus run both ways at once (the bidirectional ring the cost form prices),
+    // a second chunk going back; rings over whole wrapped dimensions are closed.
+    const double progress = spanProgress(s, seconds);
+    const bool closedAxis = static_cast<std::size_t>(axis) < analysis.comm.size() &&
+                            (analysis.comm[static_cast<std::size_t>(axis)].ring_closed ||
+                             analysis.comm[static_cast<std::size_t>(axis)].wraps);
+    std::vector<RingEdge> edges;
+    for (const auto& ring : axisRings) {
+      if (ring.size() < 2) continue;
+      const int steps = ringStepsOf(s.kind, static_cast<std::int64_t>(ring.size()));
+      const double hop = progress * steps;
+      const double along = hop >= steps ? 1.0 : hop - std::floor(hop);
+      const bool both = ring.size() > 2 && closedAxis;
+      const std::size_t count = ring.size() == 2 ? 1 : ring.size();
+      for (std::size_t k = 0; k < count; ++k) {
+        const int from = ring[k], to = ring[(k + 1) % ring.size()];
+        const QRectF a = chipRect(from), b = chipRect(to);
+        if (a.isNull() || b.isNull()) continue;
+        edges.push_back(ringEdge(analysis, from, to, a.center(), b.center(), pixelsPerChip, along, both));
+      }
+    }
+    if (edges.empty()) continue;
+    QVector<QLineF> links;
+    for (const auto& e : edges) {
+      if (e.split) {
+        links.append(QLineF(e.a, e.stub_a));
+        links.append(QLineF(e.stub_b, e.b));
+      } else {
+        links.append(QLineF(e.a, e.b));
+      }
+    }
+    const bool detailed = links.size() + drawn <= kMaxAnimatedRingLinks && pixelsPerChip >= 6;
+    drawn += static_cast<int>(links.size());
+    QColor line = color;
+    line.setAlpha(detailed ? 200 : 110);
+    if (!detailed) {
+      // Too many to follow one by one: the rings as link heat, thin, solid and not antialiased
+      // (a full pod's axis is thousands of links; dashed antialiased lines would take the frame).
+      painter.setRenderHint(QPainter::Antialiasing, false);
+      painter.setPen(QPen(line, 1));
+      painter.drawLines(links);
+      painter.setRenderHint(QPainter::Antialiasing, true);
+      continue;
+    }
+    painter.setPen(
+        QPen(line, std::clamp(pixelsPerChip * 0.08, 1.0, 3.0), s.exposed ? Qt::SolidLine : Qt::DashLine, Qt::RoundCap));
+    painter.drawLines(links);
+    const double radius = std::clamp(pixelsPerChip * 0.12, 2.0, 6.0);
+    painter.setPen(QPen(color.darker(160), 1));
+    painter.setBrush(color);
+    for (const auto& e : edges) {
+      painter.drawEllipse(e.at(e.along), radius, radius);
+      if (e.both) painter.drawEllipse(e.at(1.0 - e.along), radius * 0.8, radius * 0.8);
+    }
+    painter.setBrush(Qt::NoBrush);
+  }
+}
+
+} // namespace
+
 void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRings& rings, const MeshIndex& index,
                        double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip,
                        const RingLinkLoads* loads) {
@@ -291,75 +370,7 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
     paintLinkLoads(painter, analysis, *loads, runningAxes, chipRect, pixelsPerChip);
   }
 
-  // Collectives: each running span's axis, its rings, and the chunks in flight.
-  painter.setRenderHint(QPainter::Antialiasing, true);
-  int drawn = 0;
-  for (std::size_t i : running) {
-    const StepSpan& s = step.timeline[i];
-    if (s.part != StepPart::Comm) continue;
-    const int axis = index.axisIndex(s.axis);
-    if (axis < 0 || static_cast<std::size_t>(axis) >= rings.size()) continue;
-    const auto& axisRings = rings[static_cast<std::size_t>(axis)];
-    if (axisRings.empty()) continue;
-    const QColor color = commColor(axis);
-    // Each link with how far along it the chunk is: a ring of p takes ringStepsOf(kind, p) hand-overs
-    // over the span, and at hop progress x the fraction past the last whole hop is how far along.
-    // Closed rings on a torus run both ways at once (the bidirectional ring the cost form prices),
-    // a second chunk going back; rings over whole wrapped dimensions are closed.
-    const double progress = spanProgress(s, seconds);
-    const bool closedAxis = static_cast<std::size_t>(axis) < analysis.comm.size() &&
-                            (analysis.comm[static_cast<std::size_t>(axis)].ring_closed ||
-                             analysis.comm[static_cast<std::size_t>(axis)].wraps);
-    std::vector<RingEdge> edges;
-    for (const auto& ring : axisRings) {
-      if (ring.size() < 2) continue;
-      const int steps = ringStepsOf(s.kind, static_cast<std::int64_t>(ring.size()));
-      const double hop = progress * steps;
-      const double along = hop >= steps ? 1.0 : hop - std::floor(hop);
-      const bool both = ring.size() > 2 && closedAxis;
-      const std::size_t count = ring.size() == 2 ? 1 : ring.size();
-      for (std::size_t k = 0; k < count; ++k) {
-        const int from = ring[k], to = ring[(k + 1) % ring.size()];
-        const QRectF a = chipRect(from), b = chipRect(to);
-        if (a.isNull() || b.isNull()) continue;
-        edges.push_back(ringEdge(analysis, from, to, a.center(), b.center(), pixelsPerChip, along, both));
-      }
-    }
-    if (edges.empty()) continue;
-    QVector<QLineF> links;
-    for (const auto& e : edges) {
-      if (e.split) {
-        links.append(QLineF(e.a, e.stub_a));
-        links.append(QLineF(e.stub_b, e.b));
-      } else {
-        links.append(QLineF(e.a, e.b));
-      }
-    }
-    const bool detailed = links.size() + drawn <= kMaxAnimatedRingLinks && pixelsPerChip >= 6;
-    drawn += static_cast<int>(links.size());
-    QColor line = color;
-    line.setAlpha(detailed ? 200 : 110);
-    if (!detailed) {
-      // Too many to follow one by one: the rings as link heat, thin, solid and not antialiased
-      // (a full pod's axis is thousands of links; dashed antialiased lines would take the frame).
-      painter.setRenderHint(QPainter::Antialiasing, false);
-      painter.setPen(QPen(line, 1));
-      painter.drawLines(links);
-      painter.setRenderHint(QPainter::Antialiasing, true);
-      continue;
-    }
-    painter.setPen(
-        QPen(line, std::clamp(pixelsPerChip * 0.08, 1.0, 3.0), s.exposed ? Qt::SolidLine : Qt::DashLine, Qt::RoundCap));
-    painter.drawLines(links);
-    const double radius = std::clamp(pixelsPerChip * 0.12, 2.0, 6.0);
-    painter.setPen(QPen(color.darker(160), 1));
-    painter.setBrush(color);
-    for (const auto& e : edges) {
-      painter.drawEllipse(e.at(e.along), radius, radius);
-      if (e.both) painter.drawEllipse(e.at(1.0 - e.along), radius * 0.8, radius * 0.8);
-    }
-    painter.setBrush(Qt::NoBrush);
-  }
+  paintCollectiveRings(painter, analysis, rings, index, seconds, running, chipRect, pixelsPerChip);
 
   painter.restore();
 }
