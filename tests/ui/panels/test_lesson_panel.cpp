@@ -13,6 +13,7 @@
 #include <QComboBox>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPainter>
 #include <QUndoStack>
 #include <QListWidget>
