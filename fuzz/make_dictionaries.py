@@ -15,7 +15,7 @@ SOURCES = {
     "scenario": ["core/src/analysis/scenario.cpp", "core/src/analysis/mesh_presets.cpp"],
     "eval": ["core/src/eval/*.cpp", "core/src/analysis/scenario.cpp"],
     "validation": ["core/src/validation/validation.cpp"],
-    "lesson": ["core/src/teaching/lessons.cpp", "core/src/analysis/scenario.cpp"],
+    "lesson": ["core/src/teaching/lessons.cpp", "core/src/teaching/lesson_answers.cpp", "core/src/analysis/scenario.cpp"],
     "model_json": ["core/src/models/model_json.cpp", "core/src/models/model.cpp"],
     "hf_config": ["core/src/models/hf_config.cpp", "core/src/models/hf_synthesis.cpp"],
     "safetensors": ["core/src/models/safetensors_header.cpp", "core/src/base/dtype.cpp"],
