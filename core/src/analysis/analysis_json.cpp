@@ -217,7 +217,9 @@ Json stepToJson(const StepEstimate& s) {
            {"microbatch", span.microbatch},
            {"microbatches", span.microbatches},
            {"start_s", span.start},
-           {"end_s", span.end}};
+           {"end_s", span.end},
+           {"pulses", span.pulses},
+           {"pulse_s", span.pulses > 1 ? span.pulse_s : span.end - span.start}};
     if (span.rank >= 0) {
       j["rank"] = span.rank;
       j["stage"] = span.stage;

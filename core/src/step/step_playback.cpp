@@ -19,6 +19,8 @@ namespace {
 // Beyond this many micro-batches the identical middle passes are one merged pass each way: a step
 // of 10,000 micro-batches is still a few hundred spans.
 constexpr std::int64_t kMaxPlayedMicrobatches = 64;
+// At most this many slices of compute per layer, each followed by its collectives.
+constexpr std::int64_t kMaxSlotsPerLayer = 4;
 
 struct PassGroup {
   std::int64_t first = 0;
@@ -34,11 +36,24 @@ std::vector<PassGroup> passGroups(std::int64_t m) {
   return {{0, 1}, {1, m - 2}, {m - 1, 1}};
 }
 
+// How many times per layer and pass the critical-path collectives run: the most calls per layer
+// and pass of any of them (two for a block's tensor-parallel all-reduces: one after attention, one
+// after the MLP), at least one.
+std::int64_t slotsPerLayer(const std::vector<Bucket>& buckets, std::int64_t m, std::int64_t layers) {
+  std::int64_t slots = 1;
+  const double passLayers = 2.0 * static_cast<double>(m) * static_cast<double>(std::max<std::int64_t>(1, layers));
+  for (const auto& b : buckets)
+    if (b.phase == Phase::Critical && b.seconds > 0)
+      slots = std::max<std::int64_t>(slots, std::llround(b.calls / passLayers));
+  return std::min(slots, kMaxSlotsPerLayer);
+}
+
 } // namespace
 
 std::vector<StepSpan> stepTimeline(const std::vector<Bucket>& buckets, const Work& work, const MeshRoles& mesh,
                                    std::int64_t microbatches, std::int64_t layers, double optimizerSeconds) {
   const std::int64_t m = std::max<std::int64_t>(1, microbatches);
+  const std::int64_t perLayer = slotsPerLayer(buckets, m, layers);
   // Critical-path collectives: each pass carries a share in proportion to its compute.
   const double allWindows = static_cast<double>(m) * (work.fwd_roofline_s + work.bwd_roofline_s);
   auto criticalShare = [&](const Bucket& b, double window) {
@@ -60,6 +75,13 @@ std::vector<StepSpan> stepTimeline(const std::vector<Bucket>& buckets, const Wor
     s.end = end;
     return s;
   };
+  // `slots` pulses of `busy` seconds, `period` apart, from `start`.
+  auto pulse = [](StepSpan& s, double start, std::int64_t slots, double busy, double period) {
+    s.start = start;
+    s.pulses = slots;
+    s.pulse_s = busy;
+    s.end = start + static_cast<double>(slots - 1) * period + busy;
+  };
 
   std::vector<StepSpan> spans;
   double t = 0;
@@ -76,23 +98,39 @@ std::vector<StepSpan> stepTimeline(const std::vector<Bucket>& buckets, const Wor
         at += p.instance[i] * r;
       }
       const double lead = std::min(p.exposed, p.first);
+      double critical = 0;
+      for (const auto& b : buckets) critical += criticalShare(b, p.window);
       StepSpan compute;
       compute.part = StepPart::Compute;
       compute.microbatch = g.first;
       compute.microbatches = g.repeats;
       compute.forward = forward;
-      compute.start = t + lead * r;
-      compute.end = compute.start + p.window * r;
-      if (p.window > 0) spans.push_back(compute);
-      // Then what the compute could not hide, then the critical path's collectives.
-      at = t + (p.window + p.exposed) * r;
-      for (const auto& b : buckets) {
-        const double share = criticalShare(b, p.window);
-        if (share <= 0) continue;
-        spans.push_back(comm(b, at, at + share * r, g, forward, true));
-        at += share * r;
+      if (critical <= 0 || layers <= 0) {
+        // Compute, then what it could not hide.
+        compute.start = t + lead * r;
+        compute.end = compute.start + p.window * r;
+        if (p.window > 0) spans.push_back(compute);
+        t += (p.window + p.exposed) * r;
+        continue;
       }
-      t = at;
+      // Layer by layer: each of the layer's `perLayer` slices of compute (and of the wait for
+      // traffic it could not hide) is followed by its share of every critical-path collective.
+      const std::int64_t slots = g.repeats * layers * perLayer;
+      const double share = 1.0 / static_cast<double>(layers * perLayer);
+      const double period = (p.window + p.exposed - lead + critical) * share;
+      const double first = t + lead * r;
+      pulse(compute, first, slots, p.window * share, period);
+      if (p.window > 0) spans.push_back(compute);
+      double offset = (p.window + p.exposed - lead) * share;
+      for (const auto& b : buckets) {
+        const double seconds = criticalShare(b, p.window);
+        if (seconds <= 0) continue;
+        StepSpan s = comm(b, 0, 0, g, forward, true);
+        pulse(s, first + offset, slots, seconds * share, period);
+        spans.push_back(s);
+        offset += seconds * share;
+      }
+      t = first + static_cast<double>(slots) * period;
     }
   }
   finishTimeline(spans, t, optimizerSeconds, m - 1);
@@ -132,6 +170,16 @@ std::vector<std::size_t> spansAt(const StepEstimate& step, double t) {
     if (t < s.end || (t >= last && s.end >= last)) out.push_back(i);
   }
   return out;
+}
+
+double spanBusy(const StepSpan& span) {
+  if (span.pulses <= 1) return span.end - span.start;
+  return static_cast<double>(span.pulses) * span.pulse_s;
+}
+
+double spanPeriod(const StepSpan& span) {
+  if (span.pulses <= 1) return 0;
+  return (span.end - span.start - span.pulse_s) / static_cast<double>(span.pulses - 1);
 }
 
 double spanProgress(const StepSpan& span, double t) {

@@ -230,6 +230,17 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
 
 namespace shardscope {
 
+std::string payloadOf(const std::string& purpose) {
+  if (purpose == "fsdp_weights" || purpose == "zero_weights") return "weight shards";
+  if (purpose == "fsdp_grads" || purpose == "zero_grads") return "gradient shards";
+  if (purpose == "dp_grads") return "gradients";
+  if (purpose == "tp_activations") return "activations";
+  if (purpose == "ep_tokens") return "tokens to and from their experts";
+  if (purpose == "ep_combine") return "the experts' outputs";
+  if (purpose == "cp_kv") return "keys and values";
+  return purpose;
+}
+
 void setSummary(StepEstimate& e, const std::string& verdict) {
   e.summary = formatSeconds(e.time_s) + " per step, " + formatPercent(e.mfu) + " MFU, " + verdict;
   e.verdict = verdict;

@@ -36,7 +36,8 @@ TEST_CASE("the played step: passes, streamed gathers, critical collectives and t
   mesh.name = {"fsdp", "tensor"};
   mesh.size = {4, 2};
   // A weight all-gather every forward (0.8 s per step: 0.4 s per micro-batch) on fsdp, and tensor
-  // all-reduces on the critical path (0.6 s per step) on tensor.
+  // all-reduces on the critical path (0.6 s per step) on tensor: two per layer and pass, 2 x 4
+  // layers x 2 passes x 2 micro-batches = 32 calls.
   std::vector<step::Bucket> buckets(2);
   buckets[0].axis = 0;
   buckets[0].kind = Collective::AllGather;
@@ -48,18 +49,31 @@ TEST_CASE("the played step: passes, streamed gathers, critical collectives and t
   buckets[1].purpose = "tp_activations";
   buckets[1].phase = step::Phase::Critical;
   buckets[1].seconds = 0.6;
+  buckets[1].calls = 32;
   const auto spans = step::stepTimeline(buckets, work, mesh, 2, 4, 0.5);
-  // Forward 0: the gather streams 0..0.4; compute waits for the first layer's quarter (0.1 s) and
-  // runs 0.1..1.1 (exposed max(0.4 - 1, 0.1) = 0.1); the critical share is 0.6 x 1/6 = 0.1: 1.1..1.2.
-  // Backward 0: no gather; compute 1.2..3.2; critical 0.6 x 2/6 = 0.2: 3.2..3.4. Micro-batch 1
+  // Forward 0: the gather streams 0..0.4; compute waits for the first layer's quarter (0.1 s); the
+  // exposed time is max(0.4 - 1, 0.1) = 0.1, all of it that wait. The critical share is
+  // 0.6 x 1/6 = 0.1 s. Then 4 layers x 2 slices = 8 slots of (1 + 0.1) / 8 = 0.1375 s from 0.1:
+  // compute 1/8 = 0.125 s, then an all-reduce of 0.1/8 = 0.0125 s. Compute: 0.1 .. 0.1 + 7 x
+  // 0.1375 + 0.125 = 1.1875; all-reduces 0.225 .. 1.2.
+  // Backward 0: no gather, lead 0; critical 0.6 x 2/6 = 0.2 s; 8 slots of 2.2/8 = 0.275 s:
+  // compute 0.25 s from 1.2 (to 3.375), all-reduces of 0.025 s from 1.45 (to 3.4). Micro-batch 1
   // repeats from 3.4; the optimizer update runs 6.8..7.3 = 2 x 3 s + 0.2 + 0.6 + 0.5.
-  const std::vector<Expected> expected{
-      {StepPart::Comm, true, 0, 0.0, 0.4},       {StepPart::Compute, true, 0, 0.1, 1.1},
-      {StepPart::Comm, true, 0, 1.1, 1.2},       {StepPart::Compute, false, 0, 1.2, 3.2},
-      {StepPart::Comm, false, 0, 3.2, 3.4},      {StepPart::Comm, true, 1, 3.4, 3.8},
-      {StepPart::Compute, true, 1, 3.5, 4.5},    {StepPart::Comm, true, 1, 4.5, 4.6},
-      {StepPart::Compute, false, 1, 4.6, 6.6},   {StepPart::Comm, false, 1, 6.6, 6.8},
-      {StepPart::Optimizer, false, 1, 6.8, 7.3},
+  struct Pulsed {
+    StepPart part;
+    bool forward;
+    std::int64_t microbatch;
+    double start, end;
+    std::int64_t pulses;
+    double pulse;
+  };
+  const std::vector<Pulsed> expected{
+      {StepPart::Comm, true, 0, 0.0, 0.4, 1, 0.0},         {StepPart::Compute, true, 0, 0.1, 1.1875, 8, 0.125},
+      {StepPart::Comm, true, 0, 0.225, 1.2, 8, 0.0125},    {StepPart::Compute, false, 0, 1.2, 3.375, 8, 0.25},
+      {StepPart::Comm, false, 0, 1.45, 3.4, 8, 0.025},     {StepPart::Comm, true, 1, 3.4, 3.8, 1, 0.0},
+      {StepPart::Compute, true, 1, 3.5, 4.5875, 8, 0.125}, {StepPart::Comm, true, 1, 3.625, 4.6, 8, 0.0125},
+      {StepPart::Compute, false, 1, 4.6, 6.775, 8, 0.25},  {StepPart::Comm, false, 1, 4.85, 6.8, 8, 0.025},
+      {StepPart::Optimizer, false, 1, 6.8, 7.3, 1, 0.0},
   };
   REQUIRE(spans.size() == expected.size());
   for (std::size_t i = 0; i < spans.size(); ++i) {
@@ -69,27 +83,71 @@ TEST_CASE("the played step: passes, streamed gathers, critical collectives and t
     CHECK(spans[i].microbatch == expected[i].microbatch);
     CHECK(spans[i].start == Approx(expected[i].start));
     CHECK(spans[i].end == Approx(expected[i].end));
+    CHECK(spans[i].pulses == expected[i].pulses);
+    if (expected[i].pulses > 1) CHECK(spans[i].pulse_s == Approx(expected[i].pulse));
   }
   CHECK(spans[0].axis == "fsdp");
   CHECK_FALSE(spans[0].exposed);
   CHECK(spans[2].axis == "tensor");
   CHECK(spans[2].kind == Collective::AllReduce);
   CHECK(spans[2].exposed);
+  // Two all-reduces per layer, each after a slice of compute, never overlapping it.
+  CHECK(spanPeriod(spans[1]) == Approx(0.1375));
+  CHECK(spanPeriod(spans[2]) == Approx(0.1375));
+  CHECK(spanBusy(spans[1]) == Approx(1.0));
+  CHECK(spanBusy(spans[2]) == Approx(0.1));
+  CHECK(spanBusy(spans[0]) == Approx(0.4));
 
   StepEstimate step;
   step.timeline = spans;
   CHECK(stepTimelineEnd(step) == Approx(7.3));
-  // At 0.25 s the gather and the first forward run together, the gather a little over half done.
+  // At 0.25 s the gather runs beside the first forward's compute and all-reduces (their envelopes),
+  // the gather a little over half done.
   const auto at = spansAt(step, 0.25);
-  REQUIRE(at.size() == 2);
+  REQUIRE(at.size() == 3);
   CHECK(spanProgress(spans[at[0]], 0.25) == Approx(0.625));
   CHECK(nextSpanEdge(step, 0.25) == Approx(0.4));
-  CHECK(previousSpanEdge(step, 0.25) == Approx(0.1));
+  CHECK(previousSpanEdge(step, 0.25) == Approx(0.225));
   CHECK(nextSpanEdge(step, 7.3) == Approx(7.3));
   CHECK(spansAt(step, 7.3).size() == 1); // the update, finished
   CHECK(ringStepsOf(Collective::AllGather, 4) == 3);
   CHECK(ringStepsOf(Collective::AllReduce, 4) == 6);
   CHECK(ringStepsOf(Collective::ReduceScatter, 1) == 0);
+}
+
+TEST_CASE("the played step: compute that waits for its gathers waits in every slice", "[step][playback]") {
+  // One micro-batch of a 2-layer model, forward 1 s of compute; a weight gather of 1.6 s per
+  // forward (the compute hides 1 s of it) and 0.2 s of critical all-reduces, one per layer and pass
+  // (4 calls): forward exposed = max(1.6 - 1, 0.8) = 0.8, of which the lead is the first layer's
+  // 0.8. So no wait in the slices: 2 slots of (1 + 0 + 0.2 x 1/3) / 2 from 0.8.
+  step::Work work;
+  work.fwd_roofline_s = 1.0;
+  work.bwd_roofline_s = 2.0;
+  step::MeshRoles mesh;
+  mesh.name = {"fsdp", "tensor"};
+  mesh.size = {4, 2};
+  std::vector<step::Bucket> buckets(2);
+  buckets[0].axis = 0;
+  buckets[0].phase = step::Phase::FwdEach;
+  buckets[0].seconds = 1.6;
+  buckets[1].axis = 1;
+  buckets[1].kind = Collective::AllReduce;
+  buckets[1].phase = step::Phase::Critical;
+  buckets[1].seconds = 0.2;
+  buckets[1].calls = 4;
+  const auto spans = step::stepTimeline(buckets, work, mesh, 1, 2, 0);
+  REQUIRE(spans.size() == 5);
+  const double slot = (1.0 + 0.2 / 3.0) / 2.0;
+  CHECK(spans[1].part == StepPart::Compute);
+  CHECK(spans[1].start == Approx(0.8));
+  CHECK(spans[1].pulses == 2);
+  CHECK(spanPeriod(spans[1]) == Approx(slot));
+  CHECK(spans[2].start == Approx(0.8 + 0.5));
+  CHECK(spans[2].end == Approx(0.8 + 2 * slot));
+  // The forward ends at 1 + 0.8 + 0.2/3; the backward (2 s, 0.2 x 2/3 s of all-reduces) after it.
+  StepEstimate step;
+  step.timeline = spans;
+  CHECK(stepTimelineEnd(step) == Approx(1.0 + 0.8 + 2.0 + 0.2));
 }
 
 TEST_CASE("the played step: identical middle micro-batches merge beyond 64, the total stays", "[step][playback]") {
@@ -131,14 +189,24 @@ TEST_CASE("the default workspace's played step adds up to its step figures", "[s
   double compute = 0, update = 0;
   for (const auto& s : step.timeline) {
     CHECK(s.end >= s.start);
-    if (s.part == StepPart::Comm) perAxis[s.axis] += s.end - s.start;
-    if (s.part == StepPart::Compute) compute += s.end - s.start;
-    if (s.part == StepPart::Optimizer) update += s.end - s.start;
+    if (s.part == StepPart::Comm) perAxis[s.axis] += spanBusy(s);
+    if (s.part == StepPart::Compute) compute += spanBusy(s);
+    if (s.part == StepPart::Optimizer) update += spanBusy(s);
   }
   for (const auto& axis : step.per_axis) CHECK(perAxis[axis.axis] == Approx(axis.seconds).epsilon(1e-9));
   CHECK(compute == Approx(step.compute_s + step.hbm_s - step.optimizer_s).epsilon(1e-9));
   CHECK(update == Approx(step.optimizer_s).epsilon(1e-9));
   for (std::size_t i = 1; i < step.timeline.size(); ++i) CHECK(step.timeline[i - 1].start <= step.timeline[i].start);
+  // The default workspace's tensor axis: two all-reduces per layer in every pass (after attention
+  // and after the MLP), between 2 x 32 slices of compute (Llama 3.1 8B has 32 layers).
+  const std::int64_t layers = 32;
+  int pulsedTp = 0;
+  for (const auto& s : step.timeline)
+    if (s.part == StepPart::Comm && s.axis == "tp") {
+      CHECK(s.pulses == 2 * layers);
+      ++pulsedTp;
+    }
+  CHECK(pulsedTp == 2);
 }
 
 TEST_CASE("under a pipeline the played step is the schedule: each rank's tasks and its hand-overs",

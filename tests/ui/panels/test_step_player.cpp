@@ -419,3 +419,74 @@ TEST_CASE("the links a played collective loads: ring edges routed over the physi
   CHECK(hops > 16);    // the open ring's closing edge comes back across the slice
   CHECK(busiest == 2); // so some links carry two of its edges: drawn hotter than the rest
 }
+
+namespace {
+
+// The most separate runs of exactly `colour` along any one row of `image`.
+int mostRunsInARow(const QImage& image, QColor colour) {
+  int most = 0;
+  for (int y = 0; y < image.height(); ++y) {
+    int runs = 0;
+    bool inside = false;
+    for (int x = 0; x < image.width(); ++x) {
+      const bool match = image.pixelColor(x, y).rgb() == colour.rgb();
+      if (match && !inside) ++runs;
+      inside = match;
+    }
+    most = std::max(most, runs);
+  }
+  return most;
+}
+
+int pixelsOf(const QImage& image, QColor colour, int top) {
+  int n = 0;
+  for (int y = top; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x)
+      if (image.pixelColor(x, y).rgb() == colour.rgb()) ++n;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("the Play strip draws two tensor all-reduces per layer between slices of compute", "[ui][play]") {
+  test::app();
+  // The default workspace: Llama 3.1 8B (32 layers) with tp = 4 (the third mesh axis), its
+  // activation all-reduces on the critical path, one micro-batch. Each pass is 32 x 2 slices of
+  // compute, each followed by an all-reduce: 64 tp bursts per pass, 128 in the step, each a run of
+  // the tp colour of its own at 1600 px.
+  auto analysis = std::make_shared<const Analysis>(analyze(defaultScenario()));
+  REQUIRE(analysis->step.estimated);
+  REQUIRE(analysis->mesh.axis_names.at(2) == "tp");
+  StepTimelineStrip strip;
+  strip.setAnalysis(analysis);
+  strip.resize(1600, strip.sizeHint().height());
+  const QImage image = strip.grab().toImage();
+  CHECK(mostRunsInARow(image, commColor(2)) == 128);
+  CHECK(mostRunsInARow(image, computeColor()) >= 128);
+}
+
+TEST_CASE("while the step plays, the legend names each running collective in its colour and what it moves",
+          "[ui][play]") {
+  test::app();
+  auto analysis = std::make_shared<const Analysis>(analyze(defaultScenario()));
+  REQUIRE(analysis->step.estimated);
+  // Halfway through the fsdp reduce-scatter of the gradients, in the backward pass, its tp
+  // all-reduces run too (between its slices of compute).
+  const StepSpan* scatter = nullptr;
+  for (const auto& s : analysis->step.timeline)
+    if (s.part == StepPart::Comm && s.axis == "fsdp" && s.kind == Collective::ReduceScatter) scatter = &s;
+  REQUIRE(scatter);
+  ViewSelection selection;
+  PhysicalView view(&selection);
+  const QImage image = grabAt(view, selection, analysis, QSize(1366, 700), *scatter, 0.5);
+  std::set<std::string> running;
+  for (std::size_t i : spansAt(analysis->step, selection.playTime()))
+    if (analysis->step.timeline[i].part == StepPart::Comm) running.insert(analysis->step.timeline[i].axis);
+  REQUIRE(running == std::set<std::string>{"fsdp", "tp"});
+  // The legend is the bottom 30 px: a 13 x 13 swatch of each running axis' colour (fsdp the second
+  // axis, tp the third), none of the idle dp's.
+  CHECK(pixelsOf(image, commColor(1), image.height() - 30) >= 13 * 13);
+  CHECK(pixelsOf(image, commColor(2), image.height() - 30) >= 13 * 13);
+  CHECK(pixelsOf(image, commColor(0), image.height() - 30) == 0);
+  CHECK(QString::fromStdString(payloadOf("fsdp_grads")) == QStringLiteral("gradient shards"));
+}

@@ -51,6 +51,28 @@ std::vector<std::pair<LaneKey, QString>> lanesOf(const StepEstimate& step) {
   return {lanes.begin(), lanes.end()};
 }
 
+// Fills the span's rectangle `r` (its whole envelope) with `color`: one rectangle, or each pulse of
+// a pulsed span while they are at least 2 px apart; closer than that, the envelope with the
+// colour's share of time (busy / envelope) as its alpha.
+void fillSpan(QPainter& p, const StepSpan& s, const QRectF& r, const QColor& color) {
+  const double envelope = s.end - s.start;
+  if (s.pulses <= 1 || envelope <= 0) {
+    p.fillRect(r, color);
+    return;
+  }
+  const double pxPerSecond = r.width() / envelope;
+  const double period = spanPeriod(s) * pxPerSecond;
+  if (period < 2.0) {
+    QColor faint = color;
+    faint.setAlphaF(static_cast<float>(std::clamp(spanBusy(s) / envelope, 0.25, 1.0) * color.alphaF()));
+    p.fillRect(r, faint);
+    return;
+  }
+  const double width = std::max(1.0, s.pulse_s * pxPerSecond);
+  for (std::int64_t i = 0; i < s.pulses; ++i)
+    p.fillRect(QRectF(r.left() + static_cast<double>(i) * period, r.top(), width, r.height()), color);
+}
+
 } // namespace
 
 StepTimelineStrip::StepTimelineStrip(QWidget* parent) : QWidget(parent) {
@@ -176,7 +198,7 @@ void StepTimelineStrip::paintEvent(QPaintEvent*) {
     } else if (s.part == StepPart::Comm) {
       const QColor c = commColor(s.axis_index);
       if (s.exposed) {
-        p.fillRect(r, c);
+        fillSpan(p, s, r, c);
       } else {
         QColor light = c;
         light.setAlpha(90);
@@ -184,7 +206,8 @@ void StepTimelineStrip::paintEvent(QPaintEvent*) {
         p.fillRect(QRectF(r.left(), r.bottom() - 2, r.width(), 2), c);
       }
     } else {
-      p.fillRect(r, s.part == StepPart::Compute && s.rank >= 0 && !s.forward ? backwardColor() : stepPartColor(s.part));
+      fillSpan(p, s, r,
+               s.part == StepPart::Compute && s.rank >= 0 && !s.forward ? backwardColor() : stepPartColor(s.part));
     }
   }
   // The memory lane: the followed device's bytes over the step, against its HBM.

@@ -5,6 +5,7 @@
 #include "views/step_playback_painter.hpp"
 
 #include "shardscope/hardware/link_graph.hpp"
+#include "shardscope/step/step_playback.hpp"
 
 #include <QFontMetricsF>
 #include <QKeyEvent>
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 namespace shardscope::ui {
 
@@ -452,6 +454,45 @@ void PhysicalView::paintSelection(const Canvas& c) const {
   }
 }
 
+void PhysicalView::paintPlayLegend(QPainter& painter, const QRectF& legend, const QColor& text,
+                                   const QColor& wrap) const {
+  // While the step plays, the legend says what the playback draws: a swatch for the compute fill,
+  // one per running collective (its axis' colour, what it moves), then the marks.
+  double x = legend.left();
+  auto swatch = [&](const QColor& color, const QString& label) {
+    if (x >= legend.right()) return;
+    if (color.isValid()) {
+      painter.fillRect(QRectF(x, legend.top() + 3, 13, 13), color);
+      x += 18;
+    }
+    const double width = std::min(legend.right() - x, painter.fontMetrics().horizontalAdvance(label) + 2.0);
+    painter.setPen(text);
+    painter.drawText(QRectF(x, legend.top(), width, legend.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                     painter.fontMetrics().elidedText(label, Qt::ElideRight, static_cast<int>(width)));
+    x += width + 12;
+  };
+  const StepEstimate& step = analysis_->step;
+  if (analysis_->pipeline) {
+    swatch(computeColor(), tr("Played pipeline · fill: each rank's task done (dark: backward; grey: idle, the "
+                              "bubble) · green: hand-overs between ranks · rings: running collectives"));
+    return;
+  }
+  swatch(computeColor(), tr("compute done (grey: waiting)"));
+  std::set<std::tuple<int, int, std::string>> shown;
+  for (std::size_t i : spansAt(step, selection_->playTime())) {
+    const StepSpan& s = step.timeline[i];
+    if (s.part != StepPart::Comm || !shown.insert({s.axis_index, static_cast<int>(s.kind), s.purpose}).second) continue;
+    swatch(commColor(s.axis_index),
+           tr("%1 %2: %3%4")
+               .arg(QString::fromStdString(s.axis),
+                    QString::fromLatin1(collectiveName(s.kind).data(),
+                                        static_cast<qsizetype>(collectiveName(s.kind).size())),
+                    QString::fromStdString(payloadOf(s.purpose)), s.exposed ? QString() : tr(" (dashed: hidden)")));
+  }
+  swatch(wrap, tr("wraparound links"));
+  swatch(QColor(), tr("dots: chunks · wide: link load (red: busiest)"));
+}
+
 void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
   QPainter& painter = c.painter;
   const QColor text = c.text;
@@ -472,18 +513,7 @@ void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
   const QRectF legend(target.left() + kMargin, target.bottom() - kLegendHeight + 6, target.width() - 2 * kMargin,
                       kLegendHeight - 10);
   if (selection_->playTime() >= 0 && analysis_->step.estimated) {
-    // While the step plays, the legend says what the playback draws.
-    double x = legend.left();
-    painter.fillRect(QRectF(x, legend.top() + 3, 13, 13), computeColor());
-    x += 18;
-    painter.setPen(text);
-    painter.drawText(QRectF(x, legend.top(), legend.right() - x, legend.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                     analysis_->pipeline
-                         ? tr("Played pipeline · fill: each rank's task done (dark: backward; grey: idle, the "
-                              "bubble) · green: hand-overs between ranks · rings: running collectives")
-                         : tr("Played step · fill: the pass' compute done (grey: waiting) · lines: running "
-                              "collectives' rings (dashed: hidden) · dots: chunks · wide: link load (red: "
-                              "busiest)"));
+    paintPlayLegend(painter, legend, text, c.wrapColor);
     return;
   }
   double x = legend.left();

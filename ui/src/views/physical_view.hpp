@@ -100,6 +100,7 @@ private:
   void paintChips(const Canvas& c) const;
   void paintSelection(const Canvas& c) const;
   void paintHeaderAndLegend(const Canvas& c) const;
+  void paintPlayLegend(QPainter& painter, const QRectF& legend, const QColor& text, const QColor& wrap) const;
   void recomputeOverlay();
   void ensureLayout();
   QColor colorOf(int pos) const;

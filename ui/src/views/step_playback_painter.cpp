@@ -197,10 +197,10 @@ QString stepMomentText(const StepEstimate& step, double seconds) {
     if (s.part == StepPart::Compute)
       running.prepend(QObject::tr("computing %1").arg(percent(progress)));
     else
-      running << QObject::tr("%1 %2 (%3%4) %5")
+      running << QObject::tr("%1 %2 (%3%4%5) %6")
                      .arg(QString::fromStdString(s.axis), latin(collectiveName(s.kind)),
                           QString::fromStdString(s.purpose), s.exposed ? QObject::tr(", exposed") : QString(),
-                          percent(progress));
+                          s.pulses > 1 ? QObject::tr(", %1 in this pass").arg(s.pulses) : QString(), percent(progress));
   }
   if (!pass.isEmpty()) parts << pass;
   if (running.isEmpty()) running << QObject::tr("idle");

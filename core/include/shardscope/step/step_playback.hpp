@@ -21,8 +21,15 @@ double stepTimelineEnd(const StepEstimate& step);
 // spans that end there).
 std::vector<std::size_t> spansAt(const StepEstimate& step, double t);
 
-// How far a span has got at t: 0 at its start, 1 at its end (clamped).
+// How far a span has got at t: 0 at its start, 1 at its end (clamped). A pulsed span counts as
+// running from its first pulse's start to its last pulse's end (spansAt too): the chips show a
+// pass' compute and its per-layer collectives side by side, as the eye sees them at play speed.
 double spanProgress(const StepSpan& span, double t);
+
+// A span's seconds of work: its pulses times each pulse's length (end - start for one pulse).
+double spanBusy(const StepSpan& span);
+// Seconds from one pulse's start to the next (0 for one pulse).
+double spanPeriod(const StepSpan& span);
 
 // The first instant after t where a span starts or ends (the timeline's end when none), and the
 // last one before t (0 when none): "step to the next event".

@@ -159,6 +159,10 @@ ParamRoles classifyParams(const Model& model);
 // not a shared expert), whatever its rank: the one test for it, in the step and memory models.
 bool isRoutedExpertParam(const Param& param);
 
+// What a collective of this purpose moves, in a few words ("weight shards" for fsdp_weights,
+// "keys and values" for cp_kv): the Play legend's words. The purpose itself when unknown.
+std::string payloadOf(const std::string& purpose);
+
 // One kind of collective on one axis, summed over the step.
 struct StepCollective {
   Collective kind = Collective::AllGather;
@@ -240,6 +244,11 @@ struct StepSpan {
   bool forward = true;           // the pass: forward or backward (the optimizer: false)
   bool exposed = false;          // Comm: on the critical path, after the pass' compute
   double start = 0, end = 0;     // seconds from the step's start
+  // A span that runs in `pulses` evenly spaced bursts of `pulse_s` seconds each, the first at
+  // start and the last ending at end: the collectives on the critical path, once or more per layer,
+  // and the compute between them (one pulse: the span runs throughout, pulse_s = end - start).
+  std::int64_t pulses = 1;
+  double pulse_s = 0;
   // Under a pipeline (analysis/pipeline_step_timeline.cpp): the pipeline rank that runs the span
   // (-1: every device), the stage of its first task, and for a Handover the rank receiving it
   // (-1: the fill and drain hand-overs the step adds on its critical path).
