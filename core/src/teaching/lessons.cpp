@@ -21,12 +21,13 @@ namespace shardscope {
 
 namespace {
 
-constexpr std::array<std::pair<std::string_view, LessonFigure>, 10> kFigureNames{{
+constexpr std::array<std::pair<std::string_view, LessonFigure>, 11> kFigureNames{{
     {"memory.max", LessonFigure::MemoryMax},
     {"memory.params", LessonFigure::MemoryParams},
     {"memory.grads", LessonFigure::MemoryGrads},
     {"memory.optimizer", LessonFigure::MemoryOptimizer},
     {"memory.activations", LessonFigure::MemoryActivations},
+    {"memory.kv_cache", LessonFigure::MemoryKvCache},
     {"step.time", LessonFigure::StepTime},
     {"step.mfu", LessonFigure::Mfu},
     {"step.compute", LessonFigure::Compute},
@@ -240,6 +241,8 @@ std::optional<double> lessonFigureValue(const Analysis& a, const LessonWatch& wa
     return fullest ? std::optional<double>(fullest->optimizer) : std::nullopt;
   case LessonFigure::MemoryActivations:
     return fullest ? std::optional<double>(fullest->activations) : std::nullopt;
+  case LessonFigure::MemoryKvCache:
+    return fullest ? std::optional<double>(fullest->kv_cache) : std::nullopt;
   case LessonFigure::Collective: {
     // Priced as the comm command prices it: the axis' rings on the links, the array's full bytes.
     const auto& names = a.mesh.axis_names;

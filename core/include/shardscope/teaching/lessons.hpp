@@ -26,6 +26,7 @@ enum class LessonFigure {
   MemoryGrads,       // gradients on the fullest device
   MemoryOptimizer,   // optimizer state on the fullest device
   MemoryActivations, // activations on the fullest device
+  MemoryKvCache,     // a serving workload's KV cache on the fullest device
   StepTime,          // seconds per step
   Mfu,               // model FLOPs utilisation, 0..1
   Compute,           // compute seconds per step
@@ -34,7 +35,7 @@ enum class LessonFigure {
   AxisComm,          // one axis' collective seconds per step (LessonWatch::axis)
   Collective,        // one collective's seconds over one mesh axis (LessonWatch::collective, axis, bytes)
 };
-// "memory.max", "memory.params", ..., "step.time", "step.mfu", "step.compute", "step.exposed_comm",
+// "memory.max", "memory.params", ..., "memory.kv_cache", "step.time", "step.mfu", "step.compute", "step.exposed_comm",
 // "step.bubble", "comm.<axis>", "collective.<all_gather|reduce_scatter|all_reduce|all_to_all>.<axis>".
 std::string lessonFigureName(LessonFigure figure, const std::string& axis = {});
 
