@@ -17,6 +17,8 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
@@ -26,6 +28,8 @@
 #include <QUndoStack>
 
 #include <catch2/catch.hpp>
+
+#include <filesystem>
 
 using namespace shardscope;
 using namespace shardscope::ui;
@@ -199,4 +203,24 @@ TEST_CASE("the Step dock is readable at its default size on a laptop screen", "[
     CHECK(width >= table->horizontalHeader()->sectionSizeHint(col));
     CHECK(width >= static_cast<QAbstractItemView*>(table)->sizeHintForColumn(col));
   }
+}
+
+TEST_CASE("on a 1920x1200 screen the Pipeline dock shows its whole panel, the memory chart included", "[ui][layout]") {
+  test::app();
+  MainWindow window;
+  window.resize(1920, 1200);
+  window.show();
+  REQUIRE(
+      window.openFile(QString::fromStdString((std::filesystem::path(SHARDSCOPE_SOURCE_DIR) /
+                                              "resources/scenarios/llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json")
+                                                 .string())));
+  REQUIRE(window.waitForAnalysis(60000));
+  REQUIRE(window.raiseDock("Pipeline"));
+  QApplication::processEvents();
+  // The dock's scroll area holds the panel: nothing of it is scrolled out of sight.
+  auto* dock = window.findChild<QDockWidget*>("PipelineDock");
+  auto* area = qobject_cast<QScrollArea*>(dock->widget());
+  REQUIRE(area);
+  CHECK(area->viewport()->height() >= area->widget()->sizeHint().height());
+  CHECK_FALSE(area->verticalScrollBar()->isVisible());
 }

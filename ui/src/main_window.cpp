@@ -63,6 +63,7 @@
 #include <QPainter>
 #include <QScreen>
 #include <QScrollArea>
+#include <QStyle>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QTreeView>
@@ -183,7 +184,15 @@ void MainWindow::applyDefaultDockSizes() {
     resizeDocks({memory, comm}, {bottom / 2, bottom / 2}, Qt::Horizontal);
   }
   if (auto* dock = findChild<QDockWidget*>("PipelineDock"); dock && !dock->isHidden())
-    resizeDocks({dock}, {std::clamp(h * 38 / 100, 200, 400)}, Qt::Vertical);
+    resizeDocks({dock}, {pipelineDockHeight(h)}, Qt::Vertical);
+}
+
+int MainWindow::pipelineDockHeight(int windowHeight) const {
+  // What the schedule and the memory chart under it ask for, up to 45% of the window (the centre
+  // keeps the rest): at 1920x1200 the whole memory chart shows.
+  // The panel scrolls inside the dock: ask for its whole height, plus the dock's title bar.
+  const int wanted = pipeline_->sizeHint().height() + style()->pixelMetric(QStyle::PM_TitleBarHeight) + 8;
+  return std::clamp(wanted, 200, std::max(200, windowHeight * 45 / 100));
 }
 
 void MainWindow::showPipelineDock() {
@@ -195,8 +204,7 @@ void MainWindow::showPipelineDock() {
     tabifyDockWidget(memory, dock);
   dock->show();
   dock->raise();
-  if (dockWidgetArea(dock) == Qt::TopDockWidgetArea)
-    resizeDocks({dock}, {std::clamp(height() * 38 / 100, 200, 400)}, Qt::Vertical);
+  if (dockWidgetArea(dock) == Qt::TopDockWidgetArea) resizeDocks({dock}, {pipelineDockHeight(height())}, Qt::Vertical);
 }
 
 void MainWindow::tabBottomDocksWhenNarrow() {

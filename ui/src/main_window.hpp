@@ -136,6 +136,8 @@ private:
   void tabBottomDocksWhenNarrow();
   // Opens the Pipeline dock: at the top, or under 900 px of height as a tab of the bottom area.
   void showPipelineDock();
+  // The Pipeline dock's height at the top of a window this tall.
+  int pipelineDockHeight(int windowHeight) const;
   // The one place that forgets what belonged to the previous workspace when another is opened
   // (or a new one started): selection, colour mode, Compare pin, error fallback, Pipeline dock.
   void onDocumentReplaced();
