@@ -614,6 +614,13 @@ void MainWindow::onAnalysisFinished() {
     const Shape shape = analysis->mesh.shape();
     if (!shape.empty())
       selection_->setAxis(static_cast<int>(std::max_element(shape.begin(), shape.end()) - shape.begin()));
+  } else if (selection_->mode() == OverlayMode::Pipeline && !analysis->pipeline) {
+    // An edit removed the pipeline (a lesson step, the Pipeline dock's switch): pipeline rank would
+    // grey every chip; colour by the largest axis instead.
+    selection_->setMode(OverlayMode::Coordinate);
+    const Shape shape = analysis->mesh.shape();
+    if (!shape.empty())
+      selection_->setAxis(static_cast<int>(std::max_element(shape.begin(), shape.end()) - shape.begin()));
   }
   showAnalysis(analysis);
   logical_->setError({}, std::nullopt);

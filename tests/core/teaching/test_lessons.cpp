@@ -18,7 +18,8 @@ TEST_CASE("the built-in lessons cover the parallelism strategies, in order", "[l
   for (const auto& l : lessons) names.push_back(l.name);
   CHECK(names == std::vector<std::string>{"data-parallel", "fsdp", "tensor-parallel", "sequence-parallel",
                                           "context-parallel", "pipelines", "expert-parallel", "multi-slice",
-                                          "scaling-book-checks", "collectives", "out-of-memory"});
+                                          "scaling-book-checks", "collectives", "out-of-memory", "gpu-fabric",
+                                          "recompute-precision", "pipelines-2", "serving"});
   for (const auto& l : lessons) {
     INFO(l.name);
     CHECK_FALSE(l.steps.empty());

@@ -34,7 +34,7 @@ TEST_CASE("a lesson step applies as one undo step and shows its figures", "[ui][
   window.show();
   REQUIRE(window.waitForAnalysis(60000));
   LessonPanel* panel = window.lessonPanel();
-  REQUIRE(panel->lessonBox()->count() == 11);
+  REQUIRE(panel->lessonBox()->count() == 15);
   REQUIRE(panel->showLesson("fsdp"));
   CHECK_FALSE(panel->showLesson("zero-4"));
   CHECK(panel->stepList()->count() == 2);
@@ -106,9 +106,9 @@ TEST_CASE("every lesson's every step applies in the app, draws, and undoes back 
   REQUIRE(window.waitForAnalysis(60000));
   LessonPanel* panel = window.lessonPanel();
   QUndoStack* undo = window.document()->undoStack();
-  REQUIRE(panel->lessonBox()->count() == 11);
+  REQUIRE(panel->lessonBox()->count() == 15);
   const auto lessons = builtinLessons();
-  REQUIRE(lessons.size() == 11);
+  REQUIRE(lessons.size() == 15);
   for (int l = 0; l < panel->lessonBox()->count(); ++l) {
     panel->lessonBox()->setCurrentIndex(l);
     const int steps = panel->stepList()->count();
