@@ -4,11 +4,14 @@
 //   shardscope --screenshot OUT.png [--size WxH] [FILE.json]  render the window (1600x1000) after the first analysis
 //   shardscope --startup-time [FILE.json]        print the time from main() to the first painted window
 //   shardscope --help | --version                 (no display needed)
+#include "document/analysis_runner.hpp"
 #include "document/scenario_document.hpp"
 #include "main_window.hpp"
 #include "panels/lesson_panel.hpp"
+#include "panels/step_player.hpp"
 #include "panels/suggest_panel.hpp"
 #include "shardscope/base/build_config.hpp"
+#include "shardscope/step/step_playback.hpp"
 #include "views/theme.hpp"
 
 #include <QAction>
@@ -43,12 +46,17 @@ struct Options {
   QCommandLineOption dock{"dock", "Raise the dock with this title, e.g. Workload (for screenshots).", "TITLE"};
   QCommandLineOption search{"search", "Run the layout search of the Suggest dock and wait for it (for screenshots)."};
   QCommandLineOption lesson{"lesson", "Open the Learn dock on this lesson (shardscope-cli lesson lists them).", "NAME"};
+  QCommandLineOption playAt{"play-at",
+                            "Raise the Play dock and stop the played step at fraction F (0 to 1) of it (for "
+                            "screenshots).",
+                            "F"};
 
   void addTo(QCommandLineParser& parser) const {
     parser.setApplicationDescription("See how a parallel training job lands on TPU/GPU hardware.");
     parser.addHelpOption();
     parser.addVersionOption();
-    for (const auto* o : {&screenshot, &size, &startupTime, &dark, &select, &axis, &param, &dock, &search, &lesson})
+    for (const auto* o :
+         {&screenshot, &size, &startupTime, &dark, &select, &axis, &param, &dock, &search, &lesson, &playAt})
       parser.addOption(*o);
     parser.addPositionalArgument("file", "A workspace (*.shardscope.json) to open.", "[FILE.json]");
   }
@@ -160,6 +168,21 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "shardscope: no parameter named %s\n", qPrintable(parser.value(options.param)));
     if (parser.isSet(options.select) && !window.selectDeviceById(parser.value(options.select).toLongLong()))
       std::fprintf(stderr, "shardscope: no device with id %s\n", qPrintable(parser.value(options.select)));
+    if (parser.isSet(options.playAt)) {
+      bool ok = false;
+      const double f = parser.value(options.playAt).toDouble(&ok);
+      const auto analysis = window.runner()->lastValid();
+      if (!ok || !(f >= 0.0 && f <= 1.0)) {
+        std::fprintf(stderr, "shardscope: --play-at takes a fraction from 0 to 1, got %s\n",
+                     qPrintable(parser.value(options.playAt)));
+        return 2;
+      }
+      window.raiseDock("Play");
+      if (analysis && analysis->step.estimated)
+        window.stepPlayer()->seek(f * shardscope::stepTimelineEnd(analysis->step));
+      else
+        std::fprintf(stderr, "shardscope: the step was not estimated: nothing to play\n");
+    }
     QApplication::processEvents(); // let layouts settle on what the analysis filled in
     window.repaint();              // paint synchronously: the first painted window
     if (parser.isSet(options.startupTime)) {

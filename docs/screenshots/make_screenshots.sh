@@ -21,5 +21,8 @@ export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 "$app" --screenshot "$here/suggest-dock.png" --search
 # The played step, drawn headless at 3% of the default scenario's step.
 "$build/app/shardscope-cli" render --at 0.03 --size 1200x760 --out "$here/play-step.png"
+# The played step in the window at a laptop's and a monitor's size: 3% in, the fsdp all-gather.
+"$app" --screenshot "$here/play-allgather-1366x768.png" --size 1366x768 --play-at 0.03
+"$app" --screenshot "$here/play-allgather-1920x1080.png" --size 1920x1080 --play-at 0.03
 # lesson-fsdp.png is taken under Xvfb at 1366x768 (`shardscope --lesson fsdp`, both steps applied):
 # --screenshot does not apply lesson steps.

@@ -34,3 +34,24 @@ TEST_CASE("the communication chart says when an axis over slices runs in two lev
   CHECK(text.count("in two levels") == 1); // dp only crosses slices
   CHECK(text.contains("crosses slices"));
 }
+
+TEST_CASE("axes of size 1 share one line and get no bar", "[ui][comm]") {
+  test::app();
+  auto a = std::make_shared<Analysis>();
+  AxisComm fsdp;
+  fsdp.name = "fsdp";
+  fsdp.size = 128;
+  AxisComm data;
+  data.name = "data";
+  data.size = 1;
+  AxisComm stage;
+  stage.name = "stage";
+  stage.size = 1;
+  a->comm = {data, fsdp, stage};
+  CommChart chart;
+  chart.setAnalysis(a);
+  const QString text = chart.detailsLabel()->text();
+  CHECK(text.contains("<b>fsdp</b> (128)"));
+  CHECK(text.contains("<b>data, stage</b> (1 each): a single device, nothing to move"));
+  CHECK_FALSE(text.contains("<b>data</b> (1)"));
+}

@@ -14,6 +14,7 @@
 #include "shardscope/interop/maxtext_import.hpp"
 
 #include <QDockWidget>
+#include <QLabel>
 #include <QPlainTextEdit>
 
 #include <catch2/catch.hpp>
@@ -76,6 +77,15 @@ TEST_CASE("the MaxText import dialog opens a model config with its launch's over
   auto* text = qobject_cast<QPlainTextEdit*>(dock->widget());
   REQUIRE(text);
   CHECK(text->toPlainText().contains("decoder 'llama2'"));
+  // MaxText's mesh has a dozen axes, most of size 1 in this run: the Logical mesh dock explains
+  // them in one line, not one line each.
+  int singleLines = 0;
+  for (auto* label : window.findChild<QDockWidget*>("LogicalDock")->findChildren<QLabel*>()) {
+    const QString shown = label->text();
+    singleLines += static_cast<int>(shown.count(QStringLiteral("a single device along")));
+    if (shown.contains(QStringLiteral("each of these axes"))) CHECK(shown.contains(QStringLiteral("<b>stage</b>")));
+  }
+  CHECK(singleLines == 1);
 
   // The last values come back the next time.
   MaxTextImportDialog again(kRuns + "models/llama2-70b.yml", &window);

@@ -108,3 +108,28 @@ TEST_CASE("a pod's facets are drawn as framed blocks labelled with their coordin
   // Large enough cells are drawn one by one, without blocks.
   CHECK(view.facetBlocks(QRectF(0, 0, 2000, 2000)).empty());
 }
+
+TEST_CASE("one long axis is wrapped into rows: 128 devices as 8 rows of 16, each where row-major order puts it",
+          "[ui][logical]") {
+  test::app();
+  ViewSelection selection;
+  LogicalGridView view(&selection);
+  view.resize(360, 260);
+  // MaxText's way: fsdp 128 and axes of size 1 around it.
+  Scenario s = defaultScenario();
+  s.mesh.axes = {{"data", 1, 1}, {"fsdp", 128, 1}, {"tensor", 1, 1}};
+  const auto analysis = std::make_shared<const Analysis>(analyze(s));
+  REQUIRE(analysis->mesh.devices.size() == 128);
+  view.setAnalysis(analysis);
+  // The grid area is 344 x 236 (8 px margins, 24 px of caption): cells of min(344/16, 236/8) =
+  // 21.5 px, the 16 x 21.5 = 344 px wide grid from x = 8, the 8 x 21.5 = 172 px tall one centred
+  // down from y = 24 + (236 - 172) / 2 = 56. The cell in row r, column c is flat index 16 r + c.
+  const double cell = 21.5, left = 8, top = 56;
+  const auto& grid = analysis->mesh.grid.data();
+  for (int r : {0, 3, 7})
+    for (int c : {0, 9, 15}) {
+      INFO("row " << r << ", column " << c);
+      CHECK(view.deviceAt(QPointF(left + (c + 0.5) * cell, top + (r + 0.5) * cell)) ==
+            grid[static_cast<std::size_t>(16 * r + c)]);
+    }
+}

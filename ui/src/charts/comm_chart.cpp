@@ -89,6 +89,16 @@ void CommChart::rebuild() {
     if (const StepAxis* s = analysis_->stepAxis(i)) perStep[i] = *s;
   double maxT = 0;
   for (const auto& s : perStep) maxT = std::max(maxT, s.seconds);
+  // Axes of size 1 move nothing: they get one line of their own, no bar (an imported MaxText mesh
+  // has a dozen of them).
+  std::vector<std::size_t> shown;
+  QStringList single;
+  for (std::size_t i = 0; i < comm.size(); ++i) {
+    if (comm[i].size <= 1 && perStep[i].seconds <= 0)
+      single << QString::fromStdString(comm[i].name).toHtmlEscaped();
+    else
+      shown.push_back(i);
+  }
   const TimeUnit unit = unitFor(maxT);
 
   auto* chart = new QChart;
@@ -109,10 +119,11 @@ void CommChart::rebuild() {
     legend.push_back({colors[k], tr(names[k])});
     auto* set = new QBarSet(tr(names[k]));
     set->setColor(colors[k]);
-    for (const auto& s : perStep) *set << (k == 0 ? s.overlapped : s.exposed) * unit.scale;
+    for (std::size_t i : shown) *set << (k == 0 ? perStep[i].overlapped : perStep[i].exposed) * unit.scale;
     series->append(set);
   }
-  for (const auto& a : comm) {
+  for (std::size_t i : shown) {
+    const auto& a = comm[i];
     // The axis label stays short enough for a narrow dock; its size is in the line above the chart.
     categories << QString::fromStdString(a.name);
     QStringList facts;
@@ -133,6 +144,8 @@ void CommChart::rebuild() {
                  .arg(a.size)
                  .arg(facts.join(", "));
   }
+  if (!single.isEmpty())
+    lines << tr("<b>%1</b> (1 each): a single device, nothing to move").arg(single.join(QStringLiteral(", ")));
   legend_->setText(legendHtml(legend));
   // No step estimate (a serving workload, a model without its architecture): no time to chart.
   // Say so in words, with the reason, instead of an empty 0-1 µs plot titled "per training step".

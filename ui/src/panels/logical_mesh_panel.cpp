@@ -163,8 +163,13 @@ void LogicalMeshPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   model_->setAnalysis(analysis);
   grid_->setAnalysis(analysis);
   QStringList lines;
+  QStringList single; // size-1 axes: one line for all of them (an imported MaxText mesh has a dozen)
   if (analysis)
     for (const auto& a : analysis->axes) {
+      if (a.size == 1 && !(analysis->pipeline && analysis->pipeline->axis == a.name)) {
+        single << QStringLiteral("<b>%1</b>").arg(QString::fromStdString(a.name).toHtmlEscaped());
+        continue;
+      }
       QString line = QStringLiteral("<b>%1</b> = %2: %3")
                          .arg(QString::fromStdString(a.name).toHtmlEscaped())
                          .arg(a.size)
@@ -173,6 +178,10 @@ void LogicalMeshPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
         line += tr(" <i>— the pipeline axis: %1 MPMD groups, one pipeline rank each</i>").arg(a.size);
       lines << line;
     }
+  if (!single.isEmpty())
+    lines << tr("%1 = 1: a single device along %2")
+                 .arg(single.join(QStringLiteral(", ")))
+                 .arg(single.size() == 1 ? tr("this axis") : tr("each of these axes"));
   explanation_->setText(lines.join("<br>"));
   // Word-wrapped rich labels under-report their height in a layout; reserve the lines we show.
   // Each line may wrap once in a narrow dock.

@@ -60,6 +60,19 @@ void LogicalGridView::refreshShownAxes() {
     shownShape_.push_back(1);
     shownNames_.push_back(index_.axisNames().back());
   }
+  // One axis left (an imported MaxText mesh: fsdp 128 and a dozen of size 1): a single row of
+  // 128 cells is a line of specks. Wrap it row-major, the smallest divisor at least its square
+  // root per row (16 x 8 for 128); the flat index of each cell is unchanged.
+  if (shownShape_.size() == 1 && shownShape_[0] > kWrapAbove) {
+    const std::int64_t n = shownShape_[0];
+    auto perRow = static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+    while (n % perRow != 0) ++perRow;
+    if (perRow < n) {
+      const std::string name = shownNames_[0];
+      shownShape_ = {n / perRow, perRow};
+      shownNames_ = {tr("%1 (wrapped, %2 per row)").arg(QString::fromStdString(name)).arg(perRow).toStdString(), name};
+    }
+  }
 }
 
 LogicalGridView::Geometry LogicalGridView::geometryFor(const QRectF& target, double zoom) const {

@@ -73,6 +73,8 @@ private:
   // colour of the cell under its centre: a million sub-pixel cells drawn one by one took over 2 GB
   // as SVG. The work and the image are then bounded by the view's size, not the mesh's.
   static constexpr double kRasterBelowCell = 4.0;
+  // A mesh with one axis longer than this is drawn wrapped into rows (refreshShownAxes).
+  static constexpr std::int64_t kWrapAbove = 16;
   void drawGridImage(QPainter& painter, const Geometry& g, const QRectF& visible) const;
   void drawFacetBlocks(QPainter& painter, const Geometry& g, const QRectF& visible) const;
   QRectF facetBox(const Geometry& g, int facet) const; // a facet's cells (below its label)
