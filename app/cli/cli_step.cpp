@@ -141,7 +141,8 @@ void printStep(const Analysis& a, std::ostream& out) {
   const std::string perDevice =
       s.devices_per_chip > 1 ? " / " + std::to_string(s.devices_per_chip) + " devices" : std::string();
   out << "\ncalibration: flops " << sourced(c.flops_fraction) << ", links " << sourced(c.link_fraction) << ", HBM "
-      << sourced(c.hbm_fraction) << ", hop latency " << sourced(c.hop_latency, true) << "\n"
+      << sourced(c.hbm_fraction) << ", attention " << sourced(c.attention_fraction) << ", hop latency "
+      << sourced(c.hop_latency, true) << "\n"
       << "chip: peak " << formatFlopRate(s.peak_flops.value) << " (" << figureSourceName(s.peak_flops.source)
       << perDevice << "), HBM " << formatRate(s.hbm_bandwidth.value) << " (" << figureSourceName(s.hbm_bandwidth.source)
       << perDevice << "), link " << formatRate(s.link_bandwidth.value) << " one way ("

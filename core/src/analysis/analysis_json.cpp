@@ -246,6 +246,7 @@ Json stepToJson(const StepEstimate& s) {
   out["calibration"] = {{"flops_fraction", sourced(s.calibration.flops_fraction)},
                         {"link_fraction", sourced(s.calibration.link_fraction)},
                         {"hbm_fraction", sourced(s.calibration.hbm_fraction)},
+                        {"attention_fraction", sourced(s.calibration.attention_fraction)},
                         {"hop_latency", sourced(s.calibration.hop_latency)}};
   return out;
 }

@@ -71,6 +71,10 @@ bool defaultTensorOverlap(Framework framework, const std::string& deviceKind) {
   return framework == Framework::MaxText && chip && chip->platform == Platform::Tpu;
 }
 
+ContextAttention defaultContextAttention(Framework framework) {
+  return framework == Framework::Megatron ? ContextAttention::Ring : ContextAttention::AllGather;
+}
+
 LinkParams linkParamsOf(const Scenario& scenario) {
   const ChipSpec* chip = findChip(scenario.topology.chip);
   if (!chip) throwValueError("unknown chip '" + scenario.topology.chip + "'");
@@ -107,6 +111,7 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
   o.precision = t.precision;
   o.overlap_tensor_comm =
       scenario.performance.overlap_tensor_comm.value_or(defaultTensorOverlap(t.framework, deviceKind));
+  o.context_attention = scenario.performance.context_attention.value_or(defaultContextAttention(t.framework));
 
   const LinkParams links = linkParamsOf(scenario);
   const ChipSpec* chip = findChip(deviceKind);
@@ -134,6 +139,11 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
   apply(o.calibration.flops_fraction, p.flops_fraction);
   apply(o.calibration.link_fraction, p.link_fraction);
   apply(o.calibration.hbm_fraction, p.hbm_fraction);
+  apply(o.calibration.attention_fraction, p.attention_fraction);
+  // A chip without a published attention benchmark runs attention at flops_fraction: the user's
+  // flops_fraction too, unless attention_fraction is set.
+  if (o.calibration.attention_fraction.source == FigureSource::Default)
+    o.calibration.attention_fraction.value = o.calibration.flops_fraction.value;
   apply(o.calibration.hop_latency, p.hop_latency);
   return o;
 }

@@ -15,7 +15,8 @@ void readStepFields(const JsonField& ws, Scenario& s) {
   }
   const JsonField p = ws["performance"];
   if (!p.present()) return;
-  p.checkKeys({"flops_fraction", "link_fraction", "hbm_fraction", "hop_latency", "overlap_tensor_comm"});
+  p.checkKeys({"flops_fraction", "link_fraction", "hbm_fraction", "attention_fraction", "hop_latency",
+               "overlap_tensor_comm", "context_attention"});
   // The physical ranges of step/step_time.hpp (kFractionRange, kHopLatencyRange).
   const NumberRange fraction{kFractionRange.min, kFractionRange.max, false, false};
   const NumberRange latency{kHopLatencyRange.min, kHopLatencyRange.max, false, false};
@@ -23,8 +24,14 @@ void readStepFields(const JsonField& ws, Scenario& s) {
   o.flops_fraction = p["flops_fraction"].optionalNumber(fraction);
   o.link_fraction = p["link_fraction"].optionalNumber(fraction);
   o.hbm_fraction = p["hbm_fraction"].optionalNumber(fraction);
+  o.attention_fraction = p["attention_fraction"].optionalNumber(fraction);
   o.hop_latency = p["hop_latency"].optionalNumber(latency);
   if (p["overlap_tensor_comm"].present()) o.overlap_tensor_comm = p["overlap_tensor_comm"].boolOr(false);
+  if (const JsonField c = p["context_attention"]; c.present()) {
+    std::vector<std::string_view> names;
+    for (const auto& [name, value] : kContextAttentionNames) names.push_back(name);
+    o.context_attention = kContextAttentionNames[c.toChoice(names)].second;
+  }
 }
 
 void writeStepFields(const Scenario& s, Json& j) {
@@ -35,8 +42,10 @@ void writeStepFields(const Scenario& s, Json& j) {
   if (o.flops_fraction) p["flops_fraction"] = *o.flops_fraction;
   if (o.link_fraction) p["link_fraction"] = *o.link_fraction;
   if (o.hbm_fraction) p["hbm_fraction"] = *o.hbm_fraction;
+  if (o.attention_fraction) p["attention_fraction"] = *o.attention_fraction;
   if (o.hop_latency) p["hop_latency"] = *o.hop_latency;
   if (o.overlap_tensor_comm) p["overlap_tensor_comm"] = *o.overlap_tensor_comm;
+  if (o.context_attention) p["context_attention"] = std::string(contextAttentionName(*o.context_attention));
   if (!p.empty()) j["performance"] = p;
 }
 

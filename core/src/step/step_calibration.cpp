@@ -38,6 +38,13 @@ StepCalibration defaultCalibration(const ChipSpec& chip) {
   c.flops_basis = d.flops_basis;
   c.link_basis = d.link_basis;
   c.hbm_basis = d.hbm_basis;
+  if (d.attention_fraction > 0) {
+    c.attention_fraction = {d.attention_fraction, FigureSource::Chip};
+    c.attention_basis = d.attention_basis;
+  } else {
+    c.attention_fraction = {d.flops_fraction, FigureSource::Default};
+    c.attention_basis = "no published benchmark of the chip's attention kernel: as flops_fraction";
+  }
   return c;
 }
 
@@ -55,6 +62,7 @@ void validateCalibration(const StepCalibration& c, std::string_view prefix) {
   check(c.flops_fraction, "flops_fraction", kFractionRange, "");
   check(c.link_fraction, "link_fraction", kFractionRange, "");
   check(c.hbm_fraction, "hbm_fraction", kFractionRange, "");
+  check(c.attention_fraction, "attention_fraction", kFractionRange, "");
   check(c.hop_latency, "hop_latency", kHopLatencyRange, " seconds");
 }
 

@@ -189,8 +189,17 @@ void deriveCollectives(const StepInputs& in, const StepOptions& o, const Archite
                  : 2 * std::ceil(static_cast<double>(arch.kv_heads) / work.attention_split) * arch.head_dim;
     const double gathered = mesh.tokens_local * perToken * o.activation_bytes * ways;
     const double calls = m * layers;
-    out.add(seqAxes, Collective::AllGather, "cp_kv", Phase::Critical, calls * gathered, calls, true);
-    out.add(seqAxes, Collective::ReduceScatter, "cp_kv", Phase::Critical, calls * gathered, calls, true);
+    if (o.context_attention == ContextAttention::Ring) {
+      // Each chip passes its chunk on ways - 1 times: the bytes of an all-gather of the whole, on
+      // the same ring, priced so. The backward passes K and V round again with their gradients
+      // (twice the bytes); a policy that re-runs the attention core passes K and V once more.
+      const double backward = work.rerun_attention ? 3.0 : 2.0;
+      out.add(seqAxes, Collective::AllGather, "cp_kv_ring", Phase::FwdEach, calls * gathered, calls, true);
+      out.add(seqAxes, Collective::AllGather, "cp_kv_ring", Phase::BwdEach, backward * calls * gathered, calls, true);
+    } else {
+      out.add(seqAxes, Collective::AllGather, "cp_kv", Phase::Critical, calls * gathered, calls, true);
+      out.add(seqAxes, Collective::ReduceScatter, "cp_kv", Phase::Critical, calls * gathered, calls, true);
+    }
   }
 }
 

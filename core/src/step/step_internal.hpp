@@ -74,6 +74,11 @@ struct Work {
   double padding_s = 0;                  // matmul work lost to padding local dims to the tile
   double vocab_split = 1;                // ways the output projection's vocabulary is split
   double head_fwd_s = 0, head_bwd_s = 0; // the output projection and the loss, one micro-batch
+  // The attention core's roofline seconds per pass, one micro-batch: what a ring of K/V chunks
+  // (ContextAttention::Ring) hides behind.
+  double attention_fwd_s = 0, attention_bwd_s = 0;
+  double ring_window_fwd_s = 0, ring_window_bwd_s = 0; // (ways - 1) / ways of those: the chunks a ring's steps overlap
+  bool rerun_attention = false;                        // the remat policy re-runs the attention core
 };
 Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture& arch, const MeshRoles& mesh,
                   const std::vector<GroupUse>& uses);

@@ -30,6 +30,7 @@ std::string describe(const std::string& purpose) {
   if (purpose == "ep_tokens") return "expert all-to-alls";
   if (purpose == "ep_combine") return "expert combine all-reduces";
   if (purpose == "cp_kv") return "context-parallel key/value exchange";
+  if (purpose == "cp_kv_ring") return "ring attention's key/value passes";
   return purpose;
 }
 
@@ -238,6 +239,7 @@ std::string payloadOf(const std::string& purpose) {
   if (purpose == "ep_tokens") return "tokens to and from their experts";
   if (purpose == "ep_combine") return "the experts' outputs";
   if (purpose == "cp_kv") return "keys and values";
+  if (purpose == "cp_kv_ring") return "keys and values, chip to chip round the ring";
   return purpose;
 }
 

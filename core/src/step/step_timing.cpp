@@ -76,7 +76,7 @@ PassOverlap passOverlap(const std::vector<Bucket>& buckets, const Work& work, st
   PassOverlap p;
   p.window = forward ? work.fwd_roofline_s : work.bwd_roofline_s;
   p.instance.reserve(buckets.size());
-  double fillable = 0;
+  double fillable = 0, ring = 0;
   for (const auto& b : buckets) {
     double seconds = 0;
     switch (b.phase) {
@@ -97,12 +97,18 @@ PassOverlap passOverlap(const std::vector<Bucket>& buckets, const Work& work, st
     }
     p.instance.push_back(seconds);
     p.comm += seconds;
-    // Overlapped tensor-parallel collectives hide inside their own layer's matmuls.
-    if (b.purpose != "tp_activations") fillable += seconds;
+    // Overlapped tensor-parallel collectives, and a ring attention's K/V passes, hide inside their
+    // own layer's compute.
+    if (b.purpose == "cp_kv_ring")
+      ring += seconds;
+    else if (b.purpose != "tp_activations")
+      fillable += seconds;
   }
-  // The first layer's gather (the last layer's reduction) has no compute to hide behind.
+  // The first layer's gather (the last layer's reduction) has no compute to hide behind; a ring's
+  // transfers hide only behind the attention of the chunks they overlap.
   p.first = fillable / fill;
-  p.exposed = p.comm > 0 ? std::max(p.comm - p.window, p.first) : 0.0;
+  const double ringExcess = std::max(0.0, ring - (forward ? work.ring_window_fwd_s : work.ring_window_bwd_s));
+  p.exposed = p.comm > 0 ? std::max({p.comm - p.window, p.first, ringExcess}) : 0.0;
   return p;
 }
 

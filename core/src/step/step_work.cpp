@@ -198,7 +198,8 @@ double addWeightWork(const WorkContext& c, const GroupUse& u, Work& w) {
 // split like the projections that make them.
 void addAttentionCoreWork(const WorkContext& c, Work& w) {
   const Architecture& arch = c.arch;
-  const Roofline& roof = c.roof;
+  // The attention core runs at the attention kernel's own fraction of the bf16 peak.
+  const Roofline roof{1.0 / (c.o.peak_flops.value * c.o.calibration.attention_fraction.value), c.roof.hbm};
   const double tokens = c.tokens, stepTokens = c.stepTokens, ab = c.o.activation_bytes;
   const double seq = static_cast<double>(c.o.seq_len);
   const auto* config = c.in.model->config ? &*c.in.model->config : nullptr;
@@ -220,6 +221,7 @@ void addAttentionCoreWork(const WorkContext& c, Work& w) {
     w.fwd_hbm += count * bytes;
     w.fwd_compute_s += count * flops * roof.compute;
     w.fwd_roofline_s += count * roof.time(flops, bytes);
+    w.attention_fwd_s += count * roof.time(flops, bytes);
     const double again = c.traits.rerun_attention ? 1.0 : 0.0;
     // The backward's matmuls: four (dV, dP, dQ, dK: twice the forward's two), and a flash kernel
     // recomputes the scores QK^T first, since it never stored them: 2.5 times the forward
@@ -230,7 +232,9 @@ void addAttentionCoreWork(const WorkContext& c, Work& w) {
     w.rerun_flops += count * again * flops;
     w.bwd_hbm += count * (2 + again) * bytes;
     w.bwd_compute_s += count * bwd * flops * roof.compute;
-    w.bwd_roofline_s += count * (roof.time((bwd - again) * flops, 2 * bytes) + again * roof.time(flops, bytes));
+    const double bwdAttention = roof.time((bwd - again) * flops, 2 * bytes) + again * roof.time(flops, bytes);
+    w.bwd_roofline_s += count * bwdAttention;
+    w.attention_bwd_s += count * bwdAttention;
     w.hbm_activations_s +=
         count * (roof.excess(flops, bytes) * (1 + again) + roof.excess((bwd - again) * flops, 2 * bytes));
     w.model_flops_step += count * 3 * perToken * stepTokens;
@@ -369,6 +373,12 @@ Work estimateWork(const StepInputs& in, const StepOptions& o, const Architecture
   if (o.attention == AttentionKernel::Materialized) addMaterializedScoresWork(c, w);
   if (arch.vocab > 0) addLossWork(c, w);
   w.optimizer_bytes = optimizerElements * optimizerBytesPerElement(o);
+  w.rerun_attention = traits.rerun_attention;
+  // A ring of p chunks: the first chunk's attention runs while the first transfer goes, the last
+  // one's after the last transfer arrived; the p - 1 transfers overlap p - 1 of the p chunks.
+  const double ways = static_cast<double>(std::max<std::int64_t>(1, mesh.seq_degree));
+  w.ring_window_fwd_s = w.attention_fwd_s * (ways - 1) / ways;
+  w.ring_window_bwd_s = w.attention_bwd_s * (ways - 1) / ways;
   return w;
 }
 

@@ -192,10 +192,10 @@ TEST_CASE("the first catalogue's chips keep their figures (GB200's NIC corrected
 }
 
 TEST_CASE("step defaults come from the catalogue, with their basis", "[chips][step]") {
-  // The fitted fractions (H100 refitted over 9 runs from 4 sources, docs/step-time.md); each chip
-  // with measured runs is calibrated.
+  // The fitted fractions (H100 refitted over 17 runs from 5 sources with its attention core at the
+  // published FlashAttention-2 rate, docs/step-time.md); each chip with measured runs is calibrated.
   const std::pair<const char*, double> fitted[] = {{"v5p", 0.71}, {"v5e", 0.73},  {"v6e", 0.56}, {"v4", 0.60},
-                                                   {"7x", 0.66},  {"a100", 0.64}, {"h100", 0.50}};
+                                                   {"7x", 0.66},  {"a100", 0.64}, {"h100", 0.52}};
   for (const auto& [key, fraction] : fitted) {
     INFO(key);
     const StepCalibration c = defaultCalibration(chip(key));
@@ -213,7 +213,15 @@ TEST_CASE("step defaults come from the catalogue, with their basis", "[chips][st
     CHECK(c.link_fraction.value == 0.8);
     CHECK(c.hbm_fraction.value == 0.9);
     CHECK(c.hop_latency.value == chip(key).ici_link_latency);
+    // No published benchmark of its attention kernel: attention at flops_fraction, said so.
+    CHECK(c.attention_fraction.value == c.flops_fraction.value);
+    CHECK(c.attention_fraction.source == FigureSource::Default);
   }
+  // H100's attention core at FlashAttention-2's published rate: 335 of 989 TFLOP/s.
+  const StepCalibration h100 = defaultCalibration(chip("h100"));
+  CHECK(h100.attention_fraction.value == Approx(335.0 / 989.0).epsilon(0.01));
+  CHECK(h100.attention_fraction.source == FigureSource::Chip);
+  CHECK(h100.attention_basis.find("FlashAttention-2") != std::string::npos);
   CHECK(matmulTileOf(chip("v5p")) == 128);
   CHECK(matmulTileOf(chip("v6e")) == 256);
   CHECK(matmulTileOf(chip("7x")) == 256);

@@ -337,16 +337,19 @@ TEST_CASE("step: fp8 runs the weight matmuls at the FP8 peak and prices the cast
   Case c(tinyModel(false), "h100:1x4", "dp:4", [](const Param&) { return "P()"; });
   c.options.batch_axes = {"dp"};
   const double f = c.options.calibration.flops_fraction.value;
+  const double a = c.options.calibration.attention_fraction.value; // H100: FlashAttention-2's 0.34
+  REQUIRE(a == Approx(0.34));
   const double hbm = 3350e9 * c.options.calibration.hbm_fraction.value;
   const StepEstimate bf16 = c.run();
   c.options.precision = Precision::Fp8;
   c.options.peak_matmul_flops = {1979e12, FigureSource::Chip};
   const StepEstimate fp8 = c.run();
   // Weight matmuls: 3 passes x 2 FLOPs x 12 Mi elements x 1024 tokens a step; the attention core
-  // (flash: 3.5 passes) x 2 x 256.5 keys x 2048 x 1024 tokens stays at the bf16 peak.
+  // (flash: 3.5 passes) x 2 x 256.5 keys x 2048 x 1024 tokens stays at the bf16 peak, at the
+  // attention kernel's fraction of it.
   const double weights = 6 * 12 * MiB * 1024, core = 3.5 * 2 * 256.5 * 2048 * 1024;
-  CHECK(bf16.compute_s == Approx((weights + core) / (989e12 * f)));
-  CHECK(fp8.compute_s == Approx(weights / (1979e12 * f) + core / (989e12 * f)));
+  CHECK(bf16.compute_s == Approx(weights / (989e12 * f) + core / (989e12 * a)));
+  CHECK(fp8.compute_s == Approx(weights / (1979e12 * f) + core / (989e12 * a)));
   // The casts, per micro-batch: forward each matmul's input (2 bytes read, 1 written) over
   // 512 x (4 x 1024 + 1024 + 4096) input elements and the 12 Mi weight elements (2 + 1); backward
   // the output's gradient (as many elements, 2 + 1) and the transposes of the cast weights and

@@ -104,9 +104,10 @@ TEST_CASE("the candidates load and are predicted, the memory ones with their mea
   // 17 torchtitan, 16 Megatron tutorial, 2 Megatron CI on GB200 (memory); 2 Mixtral on v6e and
   // Llama 3.1 70B at 131072 tokens on TPU7x (step only); and what waits on issue 33's mechanisms:
   // 4 Megatron CI memory runs (FP8, fused cross entropy, a context-parallel one 11% low), 2 Megatron-Bridge
-  // (Qwen3-30B-A3B: small experts), 9 NeMo long-context (context parallelism at 32K-256K tokens),
-  // 12 torchtitan async-TP, 4 fms-fsdp (small models), 1 DeepSeek-V3 on v5p (MLA).
-  CHECK(runs.size() == 70);
+  // (Qwen3-30B-A3B: small experts), 12 torchtitan async-TP, 4 fms-fsdp (small models), 1 DeepSeek-V3
+  // on v5p (MLA). NeMo's 9 long-context runs joined the suite once ring attention and the attention
+  // kernel's own rate were modelled.
+  CHECK(runs.size() == 61);
   AnalysisCache cache;
   int memoryRuns = 0, within10 = 0;
   for (const auto& run : runs) {

@@ -209,6 +209,24 @@ TEST_CASE("a calibration knob is one undoable edit and moves the step estimate",
   CHECK(after->step.calibration.flops_fraction.source == FigureSource::User);
   CHECK(window.stepPanel()->sourcesLabel()->text().contains(QString("%1 <b>(user)</b>").arg(v5pFlops / 2)));
   CHECK(window.stepPanel()->bar()->segments().front().seconds == after->step.compute_s);
+  // v5p has no published benchmark of its attention kernel: attention follows the FLOPs fraction,
+  // the user's too, and says so; set on its own, only the attention core slows.
+  QDoubleSpinBox* attention = training->attentionFractionSpin();
+  CHECK(attention->value() == 0);
+  CHECK(attention->text() == QString("%1 (default)").arg(QString::number(v5pFlops / 2, 'g', 3)));
+  CHECK(after->step.calibration.attention_fraction.value == Approx(v5pFlops / 2));
+  attention->setValue(v5pFlops / 4);
+  REQUIRE(window.document()->scenario().performance.attention_fraction);
+  CHECK(*window.document()->scenario().performance.attention_fraction ==
+        Approx(v5pFlops / 4).margin(0.001)); // 3 decimals
+  REQUIRE(window.waitForAnalysis());
+  const auto slowAttention = window.physicalView()->analysis();
+  CHECK(slowAttention->step.calibration.attention_fraction.source == FigureSource::User);
+  CHECK(slowAttention->step.compute_s > after->step.compute_s);
+  CHECK(slowAttention->step.compute_s < 2 * after->step.compute_s);
+  undo->undo();
+  REQUIRE(window.waitForAnalysis());
+  CHECK_FALSE(window.document()->scenario().performance.attention_fraction);
 
   // The hop latency in microseconds; sequence parallelism and micro-batches are the workload's.
   training->hopLatencySpin()->setValue(2);

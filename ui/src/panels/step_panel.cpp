@@ -229,6 +229,10 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
                  .arg(perDevice(QString::fromStdString(formatRate(step->hbm_bandwidth.value)),
                                 step->hbm_bandwidth.source),
                       fraction(c.hbm_fraction));
+  figures << tr("attention %1 × %2")
+                 .arg(
+                     perDevice(QString::fromStdString(formatFlopRate(step->peak_flops.value)), step->peak_flops.source),
+                     fraction(c.attention_fraction));
   figures << tr("links %1 × %2")
                  .arg(sourced(QString::fromStdString(formatRate(step->link_bandwidth.value)),
                               step->link_bandwidth.source),

@@ -307,6 +307,14 @@ void TrainingPanel::addCalibrationRows(QFormLayout* form) {
                                     "in (0, 1]"));
   fractionEdit(hbmFraction_, tr("HBM fraction"), "performance.hbm_fraction", &PerformanceOptions::hbm_fraction);
   form->addRow(tr("HBM fraction"), hbmFraction_);
+  attentionFraction_ = calibrationSpin(this, 1, 3, 0.01, {},
+                                       tr("Fraction of the chip's peak bf16 FLOP/s the attention kernel achieves "
+                                          "(performance.attention_fraction), in (0, 1]; default: the chip's "
+                                          "published kernel benchmark (H100: FlashAttention-2), else the FLOPs "
+                                          "fraction"));
+  fractionEdit(attentionFraction_, tr("Attention fraction"), "performance.attention_fraction",
+               &PerformanceOptions::attention_fraction);
+  form->addRow(tr("Attention fraction"), attentionFraction_);
   hopLatency_ = calibrationSpin(this, 1e6, 3, 0.1, tr(" µs"),
                                 tr("Seconds per ICI/NVLink hop as collectives see it (performance.hop_latency), "
                                    "entered in microseconds"));
@@ -349,7 +357,7 @@ void TrainingPanel::syncFromScenario() {
   const QSignalBlocker b1(workload_), b2(dtype_), b3(optimizer_), b4(master_), b5(microBatch_), b6(seqLen_),
       b7(recompute_), b8(serveBatch_), b9(contextLen_), b10(kvDtype_), b11(hbm_), b12(zero_), b13(microbatches_),
       b14(sequenceParallel_), b15(flopsFraction_), b16(linkFraction_), b17(hbmFraction_), b18(hopLatency_),
-      b19(overlapTensor_), b20(framework_), b21(attention_), b22(gradDtype_), b23(precision_);
+      b19(overlapTensor_), b20(framework_), b21(attention_), b22(gradDtype_), b23(precision_), b24(attentionFraction_);
   framework_->setCurrentIndex(static_cast<int>(t.framework));
   workload_->setCurrentIndex(t.workload == Workload::Training ? 0 : 1);
   showDtype(dtype_, t.param_dtype);
@@ -398,6 +406,10 @@ void TrainingPanel::syncFromScenario() {
   showFraction(flopsFraction_, perf.flops_fraction, defaults.flops_fraction.value);
   showFraction(linkFraction_, perf.link_fraction, defaults.link_fraction.value);
   showFraction(hbmFraction_, perf.hbm_fraction, defaults.hbm_fraction.value);
+  showFraction(attentionFraction_, perf.attention_fraction,
+               defaults.attention_fraction.source == FigureSource::Default
+                   ? perf.flops_fraction.value_or(defaults.flops_fraction.value)
+                   : defaults.attention_fraction.value);
   hopLatency_->setSpecialValueText(
       tr("%1 µs (%2)").arg(QString::number(defaults.hop_latency.value * 1e6, 'g', 3), hopSource));
   hopLatency_->setValue(perf.hop_latency ? *perf.hop_latency * 1e6 : 0.0);
@@ -411,7 +423,8 @@ void TrainingPanel::syncFromScenario() {
         static_cast<QWidget*>(recompute_), static_cast<QWidget*>(attention_), static_cast<QWidget*>(precision_),
         static_cast<QWidget*>(microbatches_), static_cast<QWidget*>(sequenceParallel_),
         static_cast<QWidget*>(flopsFraction_), static_cast<QWidget*>(linkFraction_),
-        static_cast<QWidget*>(hbmFraction_), static_cast<QWidget*>(hopLatency_), static_cast<QWidget*>(overlapTensor_)})
+        static_cast<QWidget*>(hbmFraction_), static_cast<QWidget*>(attentionFraction_),
+        static_cast<QWidget*>(hopLatency_), static_cast<QWidget*>(overlapTensor_)})
     w->setEnabled(training);
   for (QWidget* w :
        {static_cast<QWidget*>(serveBatch_), static_cast<QWidget*>(contextLen_), static_cast<QWidget*>(kvDtype_)})

@@ -41,6 +41,7 @@ public:
   QDoubleSpinBox* flopsFractionSpin() const { return flopsFraction_; }
   QDoubleSpinBox* linkFractionSpin() const { return linkFraction_; }
   QDoubleSpinBox* hbmFractionSpin() const { return hbmFraction_; }
+  QDoubleSpinBox* attentionFractionSpin() const { return attentionFraction_; }
   QDoubleSpinBox* hopLatencySpin() const { return hopLatency_; } // microseconds
   QCheckBox* overlapTensorBox() const { return overlapTensor_; }
 
@@ -79,6 +80,7 @@ private:
   QDoubleSpinBox* flopsFraction_;
   QDoubleSpinBox* linkFraction_;
   QDoubleSpinBox* hbmFraction_;
+  QDoubleSpinBox* attentionFraction_;
   QDoubleSpinBox* hopLatency_;
   QCheckBox* overlapTensor_;
 };

@@ -42,4 +42,10 @@ StepOptions stepOptionsFromScenario(const Scenario& scenario, const std::string&
 // TPU; Megatron needs its --tp-comm-overlap, which is off by default.
 bool defaultTensorOverlap(Framework framework, const std::string& deviceKind);
 
+// How context-parallel attention exchanges K and V when the workspace does not say
+// (performance.context_attention unset): Megatron's default --cp-comm-type is p2p, a ring
+// (megatron/core/transformer/transformer_config.py, cp_comm_type); MaxText's default
+// context_parallel_strategy is all_gather (configs/base.yml), as is Llama 3's context parallelism.
+ContextAttention defaultContextAttention(Framework framework);
+
 } // namespace shardscope

@@ -117,13 +117,17 @@ struct LinkOverrides {
 // Calibration of the step-time estimate (docs/step-time.md). Unset values keep the chip's defaults
 // (step/step_time.hpp defaultCalibration); set ones are the user's edits.
 struct PerformanceOptions {
-  std::optional<double> flops_fraction; // achievable fraction of peak bf16 FLOP/s, (0, 1]
-  std::optional<double> link_fraction;  // achievable fraction of link bandwidth, (0, 1]
-  std::optional<double> hbm_fraction;   // achievable fraction of HBM bandwidth, (0, 1]
-  std::optional<double> hop_latency;    // seconds per ICI/NVLink hop as collectives see it
+  std::optional<double> flops_fraction;     // achievable fraction of peak bf16 FLOP/s, (0, 1]
+  std::optional<double> link_fraction;      // achievable fraction of link bandwidth, (0, 1]
+  std::optional<double> hbm_fraction;       // achievable fraction of HBM bandwidth, (0, 1]
+  std::optional<double> attention_fraction; // the attention kernel's fraction of peak bf16 FLOP/s, (0, 1]
+  std::optional<double> hop_latency;        // seconds per ICI/NVLink hop as collectives see it
   // Tensor-parallel activation collectives hidden (collective matmuls). Unset: the framework's
   // default (MaxText on TPU overlaps them; see defaultTensorOverlap in engine_options.hpp).
   std::optional<bool> overlap_tensor_comm;
+  // How context-parallel attention exchanges K and V (cost/workload.hpp ContextAttention). Unset:
+  // the framework's default (defaultContextAttention in engine_options.hpp).
+  std::optional<ContextAttention> context_attention;
 
   bool operator==(const PerformanceOptions&) const = default;
 };

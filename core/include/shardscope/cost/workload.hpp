@@ -55,6 +55,17 @@ enum class AttentionKernel { Flash, Materialized };
 constexpr std::array<std::pair<std::string_view, AttentionKernel>, 2> kAttentionKernelNames{
     {{"flash", AttentionKernel::Flash}, {"materialized", AttentionKernel::Materialized}}};
 
+// How attention reaches the keys and values of the other chips of a context-parallel group.
+// AllGather: every chip all-gathers the group's K and V before its attention, and reduce-scatters
+// their gradients after its backward (Llama 3's context parallelism, MaxText's default
+// context_parallel_strategy): on the critical path. Ring: the K/V chunks pass point to point round
+// the group, each step's transfer overlapped with the attention of the chunk already there
+// (Megatron's default --cp-comm-type p2p, MaxText's "ring"); the backward passes K, V and their
+// gradients round it.
+enum class ContextAttention { AllGather, Ring };
+constexpr std::array<std::pair<std::string_view, ContextAttention>, 2> kContextAttentionNames{
+    {{"all_gather", ContextAttention::AllGather}, {"ring", ContextAttention::Ring}}};
+
 // Rematerialization policies by the names their frameworks give them. The first three are
 // Megatron's (and the generic estimate's); then MaxText's `remat_policy` values; then torchtitan's
 // op-level selective checkpointing (PyTorch, the generic estimate's).
@@ -112,6 +123,7 @@ constexpr std::string_view precisionName(Precision p) { return nameOf(p, kPrecis
 constexpr std::string_view recomputeName(Recompute r) { return nameOf(r, kRecomputeNames); }
 constexpr std::string_view frameworkName(Framework f) { return nameOf(f, kFrameworkNames); }
 constexpr std::string_view attentionKernelName(AttentionKernel k) { return nameOf(k, kAttentionKernelNames); }
+constexpr std::string_view contextAttentionName(ContextAttention c) { return nameOf(c, kContextAttentionNames); }
 // "none, selective, full, minimal, ...": every policy name, for messages.
 inline std::string recomputeNameList() {
   std::string out;

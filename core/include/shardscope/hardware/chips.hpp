@@ -85,6 +85,10 @@ struct StepDefaults {
   std::string link_basis;
   double hbm_fraction = 0.9;
   std::string hbm_basis;
+  // The fused attention kernel's share of peak bf16 FLOP/s, where a published benchmark gives it;
+  // 0: the attention core runs at flops_fraction like every matmul.
+  double attention_fraction = 0;
+  std::string attention_basis;
   std::int64_t matmul_tile = 128; // the matrix unit's tile edge (TPU MXU 128 or 256, GPU tensor cores 8)
   std::string matmul_tile_basis;
 };

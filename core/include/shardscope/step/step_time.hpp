@@ -58,13 +58,16 @@ struct StepCalibration {
   SourcedValue flops_fraction{0.5, FigureSource::Default}; // of peak bf16 FLOPs on hardware FLOPs
   SourcedValue link_fraction{0.8, FigureSource::Default};  // of every link's bandwidth
   SourcedValue hbm_fraction{0.9, FigureSource::Default};   // of HBM bandwidth
-  SourcedValue hop_latency{1e-6, FigureSource::Chip};      // seconds per hop
+  // The attention core's (flash kernel's) fraction of the bf16 peak: the chip's published kernel
+  // benchmark where there is one, else flops_fraction (Default source, the same value).
+  SourcedValue attention_fraction{0.5, FigureSource::Default};
+  SourcedValue hop_latency{1e-6, FigureSource::Chip}; // seconds per hop
   // Whether measured runs of the chip set the default flops_fraction (the chip catalogue's
   // StepDefaults::calibrated). When not, and the fraction is not the user's, the step notes say
   // that no measured run calibrates the chip and the efficiency is assumed.
   bool calibrated = false;
   // The basis of each default, in words (the catalogue's StepDefaults).
-  std::string flops_basis, link_basis, hbm_basis;
+  std::string flops_basis, link_basis, hbm_basis, attention_basis;
 };
 
 // The defaults for a chip, read from the chip catalogue (chips.hpp StepDefaults; docs/step-time.md
@@ -99,6 +102,7 @@ struct StepOptions {
   std::vector<std::string> seq_axes;   // mesh axes that split the sequence (context parallelism)
   int devices_per_chip = 1;            // TensorCores per chip, each a device with its share of peak_flops and HBM
   bool overlap_tensor_comm = false;    // tensor-parallel activation collectives hidden (collective matmuls)
+  ContextAttention context_attention = ContextAttention::AllGather; // how the seq_axes exchange K and V
   Framework framework = Framework::Generic;
   // The weight matmuls' number format; under fp8 and int8 they run at peak_matmul_flops, their
   // operands one byte, cast from the activations and weights on the way in.
@@ -167,7 +171,7 @@ std::string payloadOf(const std::string& purpose);
 struct StepCollective {
   Collective kind = Collective::AllGather;
   std::string purpose;       // fsdp_weights, fsdp_grads, dp_grads, zero_grads, zero_weights, tp_activations,
-                             // ep_tokens, ep_combine, cp_kv
+                             // ep_tokens, ep_combine, cp_kv, cp_kv_ring
   double count = 0;          // collectives issued per step (fused per layer and pass)
   double bytes = 0;          // bytes each device sends (= receives) over this axis per step
   double seconds = 0;        // time per step
