@@ -437,6 +437,16 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
     notModelled("quantization", config.at("quantization"),
                 "Shardscope models '' (bf16), 'int8', 'fp8' and 'fp8_full' (training.precision)");
 
+  // context_parallel_strategy: how the context axes exchange keys and values (all_gather, MaxText's
+  // default, or ring), performance.context_attention.
+  if (const std::string cp = c.text("context_parallel_strategy", ""); cp == "ring")
+    s.performance.context_attention = ContextAttention::Ring;
+  else if (cp == "all_gather")
+    s.performance.context_attention = ContextAttention::AllGather;
+  else if (!cp.empty())
+    notModelled("context_parallel_strategy", config.at("context_parallel_strategy"),
+                "Shardscope models 'all_gather' and 'ring' (performance.context_attention)");
+
   // The hardware: compile_topology names the slice, compile_topology_num_slices (or num_slices)
   // how many.
   const std::string topologyName = c.text("compile_topology", "");
@@ -555,8 +565,16 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
     s.training.custom_remat =
         maxTextCustomRemat(c, c.boolean("fused_qkv", false), model.architecture.value("gated_mlp", true), notes);
   s.training.attention = maxTextAttention(c);
-  s.training.batch_axes = activationAxes("activation_batch", rules, meshSizes);
   s.training.seq_axes = activationAxes("activation_length", rules, meshSizes);
+  // The batch: every mesh axis the rule names, those of size 1 too (MaxText's spec leaves them
+  // out), so the batch stays split when an edit grows one (data 1 -> 128); not an axis that splits
+  // the sequence.
+  auto everyAxis = meshSizes;
+  for (auto& [name, size] : everyAxis) size = std::max<std::int64_t>(size, 2);
+  s.training.batch_axes.clear();
+  for (const auto& axis : activationAxes("activation_batch", rules, everyAxis))
+    if (std::find(s.training.seq_axes.begin(), s.training.seq_axes.end(), axis) == s.training.seq_axes.end())
+      s.training.batch_axes.push_back(axis);
   const std::string dtype = c.text("dtype", "bfloat16");
   if (dtype != "bfloat16") notes.notes.push_back("dtype '" + dtype + "': activations are estimated in bfloat16");
 

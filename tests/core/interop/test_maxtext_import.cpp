@@ -77,8 +77,9 @@ TEST_CASE("dense: base.yml + llama2-70b.yml with ici_fsdp=-1, ici_tensor=4 on v5
   CHECK(s.training.recompute == Recompute::Full);
   CHECK(s.training.param_dtype == "float32");
   CHECK(s.training.optimizer == Optimizer::AdamW);
-  // activation_batch -> data, fsdp, fsdp_transpose, expert; only fsdp is larger than one.
-  CHECK(s.training.batch_axes == std::vector<std::string>{"fsdp"});
+  // activation_batch -> data, fsdp, fsdp_transpose, expert, all kept (only fsdp is larger than one):
+  // an edit that grows data keeps the batch split over it.
+  CHECK(s.training.batch_axes == std::vector<std::string>{"data", "fsdp", "fsdp_transpose", "expert"});
   CHECK(s.training.seq_axes.empty());
 
   // Shapes: the layers axis (80) at param_scan_axis 1.
@@ -161,7 +162,7 @@ TEST_CASE("MoE: mixtral-8x7b with ici_expert=4, fractional batch on v5p-128", "[
   CHECK(s.training.micro_batch == 32);
   CHECK(s.training.recompute == Recompute::Minimal);
   CHECK(s.training.param_dtype == "bfloat16");
-  CHECK(s.training.batch_axes == std::vector<std::string>{"fsdp", "expert"});
+  CHECK(s.training.batch_axes == std::vector<std::string>{"data", "fsdp", "fsdp_transpose", "expert"});
   CHECK(shapeOf(s, "params/decoder/layers/MoeBlock_0/wi_0") == Json({8, 32, 4096, 14336}));
   CHECK(shapeOf(s, "params/decoder/layers/MoeBlock_0/wo") == Json({8, 32, 14336, 4096}));
   CHECK(shapeOf(s, "params/decoder/layers/MoeBlock_0/gate/kernel") == Json({4096, 32, 8}));
@@ -199,7 +200,7 @@ TEST_CASE("multi-slice: two v5p-256 slices, dcn_data_parallelism=-1 spreads them
   // int(256 x 4) = 1024 per micro-batch, two of them per step.
   CHECK(s.training.micro_batch == 1024);
   CHECK(s.training.microbatches == 2);
-  CHECK(s.training.batch_axes == std::vector<std::string>{"data", "fsdp"});
+  CHECK(s.training.batch_axes == std::vector<std::string>{"data", "fsdp", "fsdp_transpose", "expert"});
   // data (2 slices) is in no weight rule: specs as on one slice.
   CHECK(specOf(s, "params/token_embedder/embedding") == Json({"tensor", "fsdp"}));
   const Analysis a = analyzeMesh(s);

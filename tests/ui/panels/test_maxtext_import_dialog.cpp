@@ -19,6 +19,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace shardscope;
 using namespace shardscope::ui;
 
@@ -70,6 +72,11 @@ TEST_CASE("the MaxText import dialog opens a model config with its launch's over
   // The suite's measurement of this run is 9.052 s (resources/validation/maxtext-v6e-recipes.json).
   CHECK(window.runner()->lastValid()->step.time_s == Approx(9.052).epsilon(0.10));
   CHECK(window.document()->displayName() == "llama2-70b.yml (copy)");
+  // The batch axes are every axis MaxText's activation_batch rule names, those of size 1 too: an
+  // edit that grows data keeps the batch split (MaxText's rule: data, fsdp, fsdp_transpose, expert).
+  const auto& batch = window.document()->scenario().training.batch_axes;
+  for (const char* axis : {"data", "fsdp", "fsdp_transpose", "expert"})
+    CHECK(std::find(batch.begin(), batch.end(), axis) != batch.end());
   // The notes stay in the Notes dock.
   auto* dock = window.findChild<QDockWidget*>("NotesDock");
   REQUIRE(dock);
