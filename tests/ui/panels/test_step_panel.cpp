@@ -101,6 +101,20 @@ TEST_CASE("the Step dock shows the step time, MFU and where the seconds go", "[u
   CHECK(sources.contains("HBM 2.77 TB/s (chip) × 0.9 (default)"));
   CHECK(sources.contains("links 90 GB/s (chip) × 0.8 (default)"));
   CHECK(sources.contains("hop 1 µs (chip)"));
+  // The scaling book's checks, one per axis: fsdp as a batch axis, tp as a tensor axis, the latter
+  // saying its collectives are exposed here (no overlap_tensor_comm).
+  const QString checks = panel->checksLabel()->text();
+  REQUIRE(step.critical.size() == 2);
+  for (const StepCritical& k : step.critical) {
+    INFO(k.axis);
+    CHECK(checks.contains(QString("<b>%1</b> (%2, %3)")
+                              .arg(QString::fromStdString(k.axis))
+                              .arg(k.role == StepCritical::Role::Batch ? "batch" : "tensor")
+                              .arg(k.size)));
+  }
+  CHECK(checks.contains("<b>fsdp</b> (batch, 64)"));
+  CHECK(checks.contains("<b>tp</b> (tensor, 8)"));
+  CHECK(checks.contains("its collectives sit on the critical path here, exposed whole"));
 
   // The bar: compute, HBM, optimizer, then the exposed communication of fsdp and tp; the pieces
   // are the estimate's own figures and sum to the step.

@@ -105,6 +105,13 @@ StepPanel::StepPanel(ViewSelection* selection, QWidget* parent) : QWidget(parent
                           "Shardscope's assumption (docs/step-time.md gives the runs behind it), user = your edit in "
                           "the Workload dock's Performance section"));
   layout->addWidget(sources_);
+  checks_ = new QLabel(page_);
+  checks_->setWordWrap(true);
+  checks_->setTextFormat(Qt::RichText);
+  checks_->setToolTip(tr("The scaling book's checks (C = peak FLOP/s, W = the axis' bandwidth): a batch axis hides "
+                         "its weight gathers and gradient reductions when each device works on at least C/W "
+                         "tokens; a tensor axis stays compute-bound up to n F / (C/W) ways"));
+  layout->addWidget(checks_);
 
   table_ = new QTableWidget(0, 6, page_);
   table_->setHorizontalHeaderLabels(
@@ -239,6 +246,37 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
                       fraction(c.link_fraction));
   figures << tr("hop %1").arg(sourced(formatSeconds(c.hop_latency.value), c.hop_latency.source));
   sources_->setText(figures.join(QStringLiteral(" · ")));
+  QStringList checks;
+  // Whether an axis' tensor-parallel collectives hide behind the matmuls in this estimate.
+  const auto tensorHidden = [&](const std::string& axis) {
+    for (const StepAxis& a : step->per_axis)
+      if (a.axis == axis)
+        for (const auto& c : a.collectives)
+          if (c.purpose == "tp_activations") return c.overlappable;
+    return false;
+  };
+  for (const StepCritical& k : step->critical) {
+    const QString verdict = k.ok ? tr("ok") : tr("<b>no</b>");
+    if (k.role == StepCritical::Role::Batch)
+      checks << tr("<b>%1</b> (batch, %2): %3 tokens per device, needs ≥ C/W = %4: %5")
+                    .arg(QString::fromStdString(k.axis).toHtmlEscaped())
+                    .arg(k.size)
+                    .arg(k.tokens_per_device, 0, 'f', 0)
+                    .arg(k.flops_per_byte, 0, 'f', 0)
+                    .arg(verdict);
+    else
+      checks << tr("<b>%1</b> (tensor, %2): MLP width %3, compute-bound up to n·F/(C/W) = %4 ways: %5 (%6)")
+                    .arg(QString::fromStdString(k.axis).toHtmlEscaped())
+                    .arg(k.size)
+                    .arg(k.ffn, 0, 'f', 0)
+                    .arg(k.limit, 0, 'f', 1)
+                    .arg(verdict, tensorHidden(k.axis)
+                                      ? tr("its collectives hidden behind the matmuls: performance.overlap_tensor_comm")
+                                      : tr("a check of the ratio only: its collectives sit on the critical path here, "
+                                           "exposed whole, unless performance.overlap_tensor_comm"));
+  }
+  checks_->setVisible(!checks.isEmpty());
+  checks_->setText(tr("Scaling-book checks: %1").arg(checks.join(QStringLiteral(" · "))));
 
   table_->setRowCount(static_cast<int>(step->per_axis.size()));
   int row = 0;

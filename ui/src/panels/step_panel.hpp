@@ -37,6 +37,7 @@ public:
   QLabel* tokensLabel() const { return tokens_; }
   QLabel* summaryLabel() const { return summary_; }
   QLabel* sourcesLabel() const { return sources_; }
+  QLabel* checksLabel() const { return checks_; }
   QLabel* reasonLabel() const { return reason_; }
   QTableWidget* axisTable() const { return table_; }
   // Shown when a mesh axis splits neither the batch nor any weight (StepEstimate::idle_axes).
@@ -60,6 +61,7 @@ private:
   ViewSelection* selection_;
   std::shared_ptr<const Analysis> analysis_;
   QWidget* page_;
+  QLabel* checks_ = nullptr;
   QLabel* time_;
   QLabel* mfu_;
   QLabel* tokens_;
