@@ -9,6 +9,7 @@
 #include "document/scenario_document.hpp"
 #include "main_window.hpp"
 #include "panels/maxtext_import_dialog.hpp"
+#include "panels/step_panel.hpp"
 
 #include "shardscope/analysis/analysis.hpp"
 #include "shardscope/interop/maxtext_import.hpp"
@@ -16,6 +17,7 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QTableWidget>
 
 #include <catch2/catch.hpp>
 
@@ -93,6 +95,11 @@ TEST_CASE("the MaxText import dialog opens a model config with its launch's over
     if (shown.contains(QStringLiteral("each of these axes"))) CHECK(shown.contains(QStringLiteral("<b>stage</b>")));
   }
   CHECK(singleLines == 1);
+  // The Step dock's table: a row for each axis that moves anything, none for the size-1 ones.
+  int moving = 0;
+  for (const auto& a : window.runner()->lastValid()->step.per_axis) moving += a.size > 1 || a.seconds > 0;
+  CHECK(moving < static_cast<int>(window.runner()->lastValid()->step.per_axis.size()));
+  CHECK(window.stepPanel()->axisTable()->rowCount() == moving);
 
   // The last values come back the next time.
   MaxTextImportDialog again(kRuns + "models/llama2-70b.yml", &window);

@@ -278,9 +278,14 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   checks_->setVisible(!checks.isEmpty());
   checks_->setText(tr("Scaling-book checks: %1").arg(checks.join(QStringLiteral(" · "))));
 
-  table_->setRowCount(static_cast<int>(step->per_axis.size()));
+  // Axes of size 1 move nothing: no row each (an imported MaxText mesh has a dozen of them).
+  std::vector<const StepAxis*> shown;
+  for (const StepAxis& a : step->per_axis)
+    if (a.size > 1 || a.seconds > 0) shown.push_back(&a);
+  table_->setRowCount(static_cast<int>(shown.size()));
   int row = 0;
-  for (const StepAxis& a : step->per_axis) {
+  for (const StepAxis* axis : shown) {
+    const StepAxis& a = *axis;
     QStringList lines;
     for (const auto& col : a.collectives) {
       const auto kind = collectiveName(col.kind);

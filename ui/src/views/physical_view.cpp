@@ -437,6 +437,11 @@ void PhysicalView::paintSelection(const Canvas& c) const {
         const QString label = hopLabel(a, b);
         const QPointF mid = *centre;
         const QRectF box(mid.x() - 13, mid.y() - 8, 26, 16);
+        // A link between chips drawn far apart (a z hop between panels, a wraparound) can have
+        // its middle on another chip: no badge there either.
+        bool covers = false;
+        for (int d = 0; d < n && !covers; ++d) covers = map(L->deviceRect(d)).intersects(box);
+        if (covers) continue;
         painter.setBrush(QColor(255, 255, 255, 220));
         painter.setPen(QPen(QColor(0xd62728), 1));
         painter.drawRoundedRect(box, 4, 4);
@@ -487,7 +492,7 @@ void PhysicalView::paintPlayLegend(QPainter& painter, const QRectF& legend, cons
                .arg(QString::fromStdString(s.axis),
                     QString::fromLatin1(collectiveName(s.kind).data(),
                                         static_cast<qsizetype>(collectiveName(s.kind).size())),
-                    QString::fromStdString(payloadOf(s.purpose)), s.exposed ? QString() : tr(" (dashed: hidden)")));
+                    QString::fromStdString(payloadOf(s.purpose)), s.exposed ? QString() : tr(" (hidden)")));
   }
   swatch(wrap, tr("wraparound links"));
   swatch(QColor(), tr("dots: chunks · wide: link load (red: busiest)"));
