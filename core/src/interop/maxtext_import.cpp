@@ -415,6 +415,30 @@ Json mergeMaxTextConfig(const Json& base, const Json& model, const Json& overrid
   return merged;
 }
 
+namespace {
+
+// quantization (AQT on TPU): the weight matmuls in int8 or fp8, training.precision;
+// context_parallel_strategy: how the context axes exchange keys and values (all_gather, MaxText's
+// default, or ring), performance.context_attention.
+void readNumericsAndKernels(MaxTextConfigReader& c, const Json& config, Scenario& s) {
+  if (const std::string q = c.text("quantization", ""); q == "int8")
+    s.training.precision = Precision::Int8;
+  else if (q == "fp8" || q == "fp8_full")
+    s.training.precision = Precision::Fp8;
+  else if (!q.empty())
+    notModelled("quantization", config.at("quantization"),
+                "Shardscope models '' (bf16), 'int8', 'fp8' and 'fp8_full' (training.precision)");
+  if (const std::string cp = c.text("context_parallel_strategy", ""); cp == "ring")
+    s.performance.context_attention = ContextAttention::Ring;
+  else if (cp == "all_gather")
+    s.performance.context_attention = ContextAttention::AllGather;
+  else if (!cp.empty())
+    notModelled("context_parallel_strategy", config.at("context_parallel_strategy"),
+                "Shardscope models 'all_gather' and 'ring' (performance.context_attention)");
+}
+
+} // namespace
+
 Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes) {
   if (!config.is_object()) throwValueError("a MaxText config must be a map of keys");
   MaxTextConfigReader c(config);
@@ -428,24 +452,7 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   // Keys whose non-default values change what we would build and that we do not model.
   if (!c.text("custom_mesh_and_rule", "").empty())
     notModelled("custom_mesh_and_rule", config.at("custom_mesh_and_rule"), "only the default layout is imported");
-  // quantization (AQT on TPU): the weight matmuls in int8 or fp8, training.precision.
-  if (const std::string q = c.text("quantization", ""); q == "int8")
-    s.training.precision = Precision::Int8;
-  else if (q == "fp8" || q == "fp8_full")
-    s.training.precision = Precision::Fp8;
-  else if (!q.empty())
-    notModelled("quantization", config.at("quantization"),
-                "Shardscope models '' (bf16), 'int8', 'fp8' and 'fp8_full' (training.precision)");
-
-  // context_parallel_strategy: how the context axes exchange keys and values (all_gather, MaxText's
-  // default, or ring), performance.context_attention.
-  if (const std::string cp = c.text("context_parallel_strategy", ""); cp == "ring")
-    s.performance.context_attention = ContextAttention::Ring;
-  else if (cp == "all_gather")
-    s.performance.context_attention = ContextAttention::AllGather;
-  else if (!cp.empty())
-    notModelled("context_parallel_strategy", config.at("context_parallel_strategy"),
-                "Shardscope models 'all_gather' and 'ring' (performance.context_attention)");
+  readNumericsAndKernels(c, config, s);
 
   // The hardware: compile_topology names the slice, compile_topology_num_slices (or num_slices)
   // how many.
