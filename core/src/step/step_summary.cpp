@@ -10,6 +10,7 @@
 #include <cmath>
 #include <iomanip>
 #include <sstream>
+#include <string_view>
 
 namespace shardscope::step {
 
@@ -21,17 +22,33 @@ std::string whole(double x) {
   return o.str();
 }
 
+// Each collective purpose (StepCollective::purpose) in words: what the verdict calls the
+// collectives, and what they carry (payloadOf, the Play legend).
+struct PurposeWords {
+  std::string_view purpose, collectives, payload;
+};
+constexpr PurposeWords kPurposeWords[] = {
+    {"fsdp_weights", "weight all-gathers", "weight shards"},
+    {"fsdp_grads", "gradient reduce-scatters", "gradient shards"},
+    {"dp_grads", "gradient all-reduces", "gradients"},
+    {"zero_grads", "ZeRO gradient and weight collectives", "gradient shards"},
+    {"zero_weights", "ZeRO gradient and weight collectives", "weight shards"},
+    {"tp_activations", "tensor-parallel activation collectives", "activations"},
+    {"ep_tokens", "expert all-to-alls", "tokens to and from their experts"},
+    {"ep_combine", "expert combine all-reduces", "the experts' outputs"},
+    {"cp_kv", "context-parallel key/value exchange", "keys and values"},
+    {"cp_kv_ring", "ring attention's key/value passes", "keys and values, chip to chip round the ring"},
+};
+
+const PurposeWords* wordsOf(const std::string& purpose) {
+  for (const auto& w : kPurposeWords)
+    if (w.purpose == purpose) return &w;
+  return nullptr;
+}
+
 std::string describe(const std::string& purpose) {
-  if (purpose == "fsdp_weights") return "weight all-gathers";
-  if (purpose == "fsdp_grads") return "gradient reduce-scatters";
-  if (purpose == "dp_grads") return "gradient all-reduces";
-  if (purpose == "zero_grads" || purpose == "zero_weights") return "ZeRO gradient and weight collectives";
-  if (purpose == "tp_activations") return "tensor-parallel activation collectives";
-  if (purpose == "ep_tokens") return "expert all-to-alls";
-  if (purpose == "ep_combine") return "expert combine all-reduces";
-  if (purpose == "cp_kv") return "context-parallel key/value exchange";
-  if (purpose == "cp_kv_ring") return "ring attention's key/value passes";
-  return purpose;
+  const PurposeWords* w = wordsOf(purpose);
+  return w ? std::string(w->collectives) : purpose;
 }
 
 // The largest divisor of `size` not above `limit` (the mesh must still multiply out).
@@ -232,15 +249,8 @@ std::string summarize(const StepEstimate& e, const StepInputs& in, const StepOpt
 namespace shardscope {
 
 std::string payloadOf(const std::string& purpose) {
-  if (purpose == "fsdp_weights" || purpose == "zero_weights") return "weight shards";
-  if (purpose == "fsdp_grads" || purpose == "zero_grads") return "gradient shards";
-  if (purpose == "dp_grads") return "gradients";
-  if (purpose == "tp_activations") return "activations";
-  if (purpose == "ep_tokens") return "tokens to and from their experts";
-  if (purpose == "ep_combine") return "the experts' outputs";
-  if (purpose == "cp_kv") return "keys and values";
-  if (purpose == "cp_kv_ring") return "keys and values, chip to chip round the ring";
-  return purpose;
+  const step::PurposeWords* w = step::wordsOf(purpose);
+  return w ? std::string(w->payload) : purpose;
 }
 
 void setSummary(StepEstimate& e, const std::string& verdict) {
