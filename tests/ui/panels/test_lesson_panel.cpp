@@ -36,6 +36,11 @@ TEST_CASE("a lesson step applies as one undo step and shows its figures", "[ui][
   LessonPanel* panel = window.lessonPanel();
   REQUIRE(panel->lessonBox()->count() == 15);
   REQUIRE(panel->showLesson("fsdp"));
+  // A lesson for any workspace says whose numbers its text quotes.
+  bool says = false;
+  for (const auto* label : panel->findChildren<QLabel*>())
+    says = says || label->text().contains("the numbers in its text are the default workspace's");
+  CHECK(says);
   CHECK_FALSE(panel->showLesson("zero-4"));
   CHECK(panel->stepList()->count() == 2);
   CHECK(panel->textView()->toPlainText().contains("Every chip holds the whole model"));

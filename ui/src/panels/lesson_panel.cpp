@@ -157,6 +157,9 @@ void LessonPanel::onLessonChosen(int index) {
     summary += tr(" Written for the example %1: applying its first step elsewhere opens that example as an untitled "
                   "copy.")
                    .arg(QString::fromStdString(lesson.start));
+  else
+    summary += tr(" It runs on any workspace; the numbers in its text are the default workspace's (Llama 3.1 8B on "
+                  "TPU v4 4x4x8). On another one the table shows that workspace's figures, which differ.");
   summary_->setText(summary);
   updateExampleButton();
   for (std::size_t i = 0; i < lesson.steps.size(); ++i)
