@@ -490,3 +490,36 @@ TEST_CASE("while the step plays, the legend names each running collective in its
   CHECK(pixelsOf(image, commColor(0), image.height() - 30) == 0);
   CHECK(QString::fromStdString(payloadOf("fsdp_grads")) == QStringLiteral("gradient shards"));
 }
+
+TEST_CASE("a selected device's ring over z is drawn as stubs too, not as diagonals across the view", "[ui][render]") {
+  test::app();
+  // The default workspace on v4 4x4x8, device 21 selected, its fsdp ring (y and z): the z hops
+  // join chips in panels drawn apart. Nothing of the ring's red may cross the band between the two
+  // rows of panels (as in the played step's test above, at the same size).
+  auto analysis = std::make_shared<const Analysis>(analyze(defaultScenario()));
+  ViewSelection selection;
+  PhysicalView view(&selection);
+  view.setAnimationsEnabled(false);
+  view.resize(1366, 768);
+  view.setAnalysis(analysis);
+  int position = -1;
+  for (std::size_t i = 0; i < analysis->mesh.devices.size(); ++i)
+    if (analysis->mesh.devices[i].id == 21) position = static_cast<int>(i);
+  REQUIRE(position >= 0);
+  selection.setAxis(1); // fsdp
+  selection.setDevice(position);
+  const QImage image = view.grab().toImage();
+  const auto red = [](QColor c) {
+    const int hue = c.hslHue();
+    return (hue >= 350 || (hue >= 0 && hue <= 8)) && c.hslSaturation() > 120 && c.lightness() > 60;
+  };
+  int crossing = 0;
+  for (int y = 380; y < 440; ++y)
+    for (int x = 0; x < image.width(); ++x) crossing += red(image.pixelColor(x, y)) ? 1 : 0;
+  CHECK(crossing == 0);
+  // The ring is still drawn: its red is on the panels.
+  int onPanels = 0;
+  for (int y = 100; y < 340; ++y)
+    for (int x = 0; x < image.width(); ++x) onPanels += red(image.pixelColor(x, y)) ? 1 : 0;
+  CHECK(onPanels > 50);
+}

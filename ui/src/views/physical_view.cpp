@@ -429,8 +429,11 @@ void PhysicalView::paintSelection(const Canvas& c) const {
         const int a = members[k], b = members[(k + 1) % members.size()];
         const QPointF pa = mapPt(L->deviceRect(a).center()), pb = mapPt(L->deviceRect(b).center());
         painter.setPen(QPen(QColor(214, 39, 40, 190), std::clamp(s * 0.08, 1.5, 3.0), Qt::SolidLine, Qt::RoundCap));
-        painter.drawLine(pa, pb);
-        if (!labelHops) continue;
+        // Chips drawn far apart (z between panels, a wraparound) get two stubs, not a line across
+        // the view; their hops are in the hover tooltip.
+        const auto lines = ringEdgeLines(*analysis_, a, b, pa, pb, s * L->deviceRect(0).width());
+        for (const QLineF& line : lines) painter.drawLine(line);
+        if (!labelHops || lines.size() > 1) continue;
         // The badge goes in the gap between the two chips, never over them (or their ids).
         const auto centre = hopBadgeCentre(map(L->deviceRect(a)), map(L->deviceRect(b)), QSizeF(26, 16));
         if (!centre) continue; // too close: the hover tooltip gives the hops

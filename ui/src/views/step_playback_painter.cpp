@@ -166,6 +166,13 @@ RingEdge ringEdge(const Analysis& analysis, int from, int to, QPointF a, QPointF
 
 } // namespace
 
+std::vector<QLineF> ringEdgeLines(const Analysis& analysis, int from, int to, QPointF a, QPointF b,
+                                  double pixelsPerChip) {
+  const RingEdge e = ringEdge(analysis, from, to, a, b, pixelsPerChip, 0, false);
+  if (!e.split) return {QLineF(a, b)};
+  return {QLineF(e.a, e.stub_a), QLineF(e.stub_b, e.b)};
+}
+
 QString stepMomentText(const StepEstimate& step, double seconds) {
   if (!step.estimated || step.timeline.empty()) return QObject::tr("The step was not estimated: nothing to play.");
   const double end = stepTimelineEnd(step);

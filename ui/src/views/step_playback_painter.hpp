@@ -10,6 +10,7 @@
 #include "shardscope/analysis/analysis.hpp"
 
 #include <QRectF>
+#include <QLineF>
 #include <QString>
 
 #include <functional>
@@ -30,6 +31,13 @@ inline constexpr int kMaxAnimatedRingLinks = 2048;
 // What runs at `seconds` into the step, in one line: "0.21 s of 1.24 s · forward, micro-batch 1 ·
 // computing 62% · fsdp all_gather (fsdp_weights) 40%".
 QString stepMomentText(const StepEstimate& step, double seconds);
+
+// A ring edge from the chip at position `from` (drawn at `a`) to the one at `to` (at `b`), as the
+// views draw it: one line, or for chips drawn more than 2.5 chips apart (z between panels, a
+// wraparound) two short stubs at the chips, pointing out of the slice for a wraparound link and
+// towards each other otherwise. The played step and a selected device's ring both draw these.
+std::vector<QLineF> ringEdgeLines(const Analysis& analysis, int from, int to, QPointF a, QPointF b,
+                                  double pixelsPerChip);
 
 // The rings every mesh axis' collectives run on, as the cost form prices them (core's
 // collectiveRings): each group in ring order, or on a group over several whole wrapped physical
