@@ -257,6 +257,11 @@ TEST_CASE("Help > Getting Started offers the ways in and Start a Lesson opens th
   MainWindow window;
   QAction* action = window.findChild<QAction*>("gettingStartedAction");
   REQUIRE(action);
+  // F1 opens Getting Started; About keeps no key of its own.
+  CHECK(action->shortcut() == QKeySequence(Qt::Key_F1));
+  auto* about = window.findChild<QAction*>("aboutAction");
+  REQUIRE(about);
+  CHECK(about->shortcut().isEmpty());
   auto* learn = window.findChild<QDockWidget*>("LearnDock");
   REQUIRE(learn);
   learn->hide();

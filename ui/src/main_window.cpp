@@ -262,8 +262,9 @@ void MainWindow::createDocks() {
   splitDockWidget(memoryDock, commDock, Qt::Horizontal);
   // Step time: tabbed with the communication it breaks down (View > Step, or --dock Step).
   step_ = new StepPanel(selection_, this);
-  // The verdict's fix for an axis that splits neither the batch nor any weight, as one undo step.
-  connect(step_, &StepPanel::batchAxesWanted, this, [this](const QStringList& axes) {
+  // The fix for an axis that splits neither the batch nor any weight, as one undo step: offered
+  // by the Step dock's verdict and by the Memory dock beside the figure it inflates.
+  const auto addBatchAxes = [this](const QStringList& axes) {
     document_->edit(tr("Add %1 to the batch axes").arg(axes.join(tr(" and "))), [axes](Scenario& s) {
       for (const auto& a : axes) {
         const std::string name = a.toStdString();
@@ -271,7 +272,9 @@ void MainWindow::createDocks() {
         if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
       }
     });
-  });
+  };
+  connect(step_, &StepPanel::batchAxesWanted, this, addBatchAxes);
+  connect(memory_, &MemoryChart::batchAxesWanted, this, addBatchAxes);
   tabifyDockWidget(commDock, makeDock(tr("Step"), "StepDock", scrollable(step_), Qt::BottomDockWidgetArea));
   // Play: the step in time, drawn on the physical view (View > Play Step, F5).
   player_ = new StepPlayer(selection_, this);
@@ -434,10 +437,11 @@ void MainWindow::createActions() {
   QAction* whatsThis = QWhatsThis::createAction(this);
   whatsThis->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F1));
   help->addAction(whatsThis);
-  add(help, tr("&Getting Started"), QKeySequence(), [this] {
+  // F1 is help's usual key: it opens the ways in, not the version box.
+  add(help, tr("&Getting Started"), QKeySequence::HelpContents, [this] {
     showGettingStarted();
   })->setObjectName("gettingStartedAction");
-  add(help, tr("&About Shardscope"), QKeySequence::HelpContents, [this] { showAbout(); });
+  add(help, tr("&About Shardscope"), QKeySequence(), [this] { showAbout(); })->setObjectName("aboutAction");
 
   // Toolbar: hardware and model pickers.
   QToolBar* bar = addToolBar(tr("Scenario"));

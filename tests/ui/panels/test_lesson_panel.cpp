@@ -70,7 +70,7 @@ TEST_CASE("a lesson step applies as one undo step and shows its figures", "[ui][
   CHECK(window.document()->scenario() == original);
 }
 
-TEST_CASE("the Learn table follows the workspace: a repeated step, an undo, another lesson", "[ui][lessons]") {
+TEST_CASE("the Learn table follows the workspace: a repeated step, an undo, a redo, another lesson", "[ui][lessons]") {
   test::app();
   MainWindow window;
   window.show();
@@ -92,6 +92,15 @@ TEST_CASE("the Learn table follows the workspace: a repeated step, an undo, anot
   REQUIRE(table->rowCount() > 0);
   for (int r = 0; r < table->rowCount(); ++r) CHECK(table->item(r, 2)->text() != "computing…");
   // Undo: the table described the step's workspace, not the one undo brings back; it empties.
+  undo->undo();
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(table->rowCount() == 0);
+  // Redo brings the step's workspace back, and its table with it.
+  undo->redo();
+  REQUIRE(window.waitForAnalysis(60000));
+  REQUIRE(table->rowCount() > 0);
+  CHECK(table->item(0, 0)->text() == "memory.params");
+  for (int r = 0; r < table->rowCount(); ++r) CHECK(table->item(r, 2)->text() != "computing…");
   undo->undo();
   REQUIRE(window.waitForAnalysis(60000));
   CHECK(table->rowCount() == 0);

@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "charts/memory_chart.hpp"
 #include "charts/step_bar.hpp"
 #include "document/analysis_runner.hpp"
 #include "document/scenario_document.hpp"
@@ -396,4 +397,31 @@ TEST_CASE("an axis that splits neither the batch nor any weight: the Step dock o
   REQUIRE(window.waitForAnalysis(60000));
   CHECK(window.document()->scenario().training.batch_axes == std::vector<std::string>{"fsdp"});
   CHECK_FALSE(panel->batchAxesButton()->isHidden());
+}
+
+TEST_CASE("the Memory dock names why idle axes inflate its figures and offers the same fix", "[ui][step][memory]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  MemoryChart* memory = window.memoryChart();
+  CHECK(memory->reasonLabel()->isHidden());
+  const double split = window.runner()->lastValid()->memory.max_bytes;
+  // The batch over fsdp alone: each dp (2) replica holds the activations of the whole batch.
+  window.document()->edit("batch over fsdp", [](Scenario& s) { s.training.batch_axes = {"fsdp"}; });
+  REQUIRE(window.waitForAnalysis(60000));
+  const double repeated = window.runner()->lastValid()->memory.max_bytes;
+  CHECK(repeated > split);
+  REQUIRE_FALSE(memory->reasonLabel()->isHidden());
+  CHECK(memory->reasonLabel()->text().contains("dp (2) split neither the batch nor any weight"));
+  REQUIRE_FALSE(memory->batchAxesButton()->isHidden());
+  CHECK(memory->batchAxesButton()->text() == "Add dp to the batch axes");
+  const int edits = window.document()->undoStack()->count();
+  memory->batchAxesButton()->click();
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(window.document()->undoStack()->count() == edits + 1);
+  CHECK(window.document()->scenario().training.batch_axes == std::vector<std::string>{"fsdp", "dp"});
+  CHECK(memory->reasonLabel()->isHidden());
+  CHECK(memory->batchAxesButton()->isHidden());
+  CHECK(window.runner()->lastValid()->memory.max_bytes == Approx(split));
 }

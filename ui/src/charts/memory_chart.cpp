@@ -18,6 +18,7 @@
 #include <QLineSeries>
 #include <QResizeEvent>
 #include <QPen>
+#include <QPushButton>
 #include <QStackedBarSeries>
 #include <QStackedWidget>
 #include <QToolTip>
@@ -60,6 +61,24 @@ MemoryChart::MemoryChart(ViewSelection* selection, QWidget* parent) : QWidget(pa
   header->addWidget(summary_, 1);
   header->addWidget(oomBadge_);
   pageLayout->addLayout(header);
+  // An absurd figure never stands without its reason: idle axes repeat the batch on every device.
+  auto* reasonRow = new QHBoxLayout;
+  reason_ = new QLabel(chartPage_);
+  reason_->setObjectName("memoryReasonLabel");
+  reason_->setWordWrap(true);
+  reason_->setTextFormat(Qt::RichText);
+  batchAxes_ = new QPushButton(chartPage_);
+  batchAxes_->setObjectName("memoryBatchAxesButton");
+  batchAxes_->setToolTip(tr("Split the batch over these axes too (training.batch_axes): one undo step"));
+  batchAxes_->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+  connect(batchAxes_, &QPushButton::clicked, this, [this] {
+    if (!idleAxes_.isEmpty()) emit batchAxesWanted(idleAxes_);
+  });
+  reasonRow->addWidget(reason_, 1);
+  reasonRow->addWidget(batchAxes_, 0, Qt::AlignTop);
+  pageLayout->addLayout(reasonRow);
+  reason_->hide();
+  batchAxes_->hide();
   view_ = new QChartView(chartPage_);
   view_->setRenderHint(QPainter::Antialiasing);
   view_->setMinimumHeight(180);
@@ -146,6 +165,7 @@ void MemoryChart::rebuild() {
   view_->setChart(chart);
   delete previous;
   showSummary();
+  showReason();
   oomBadge_->setVisible(analysis_->memory.out_of_memory);
   highlightSelected();
 }
@@ -370,6 +390,26 @@ void MemoryChart::showSummary() {
   summary_->setText(
       tr("max <b>%1</b> (%2) · mean %3 · HBM %4")
           .arg(formatBytes(mem.max_bytes), argmaxText, formatBytes(mem.mean_bytes), formatBytes(mem.hbm_bytes)));
+}
+
+void MemoryChart::showReason() {
+  idleAxes_.clear();
+  QStringList named;
+  const auto& mesh = analysis_->mesh;
+  for (const auto& axis : analysis_->step.idle_axes) {
+    idleAxes_ << QString::fromStdString(axis);
+    QString text = QString::fromStdString(axis).toHtmlEscaped();
+    if (const std::int64_t size = mesh.axisSize(axis); size > 0) text += QStringLiteral(" (%1)").arg(size);
+    named << text;
+  }
+  const bool idle = !idleAxes_.isEmpty();
+  reason_->setVisible(idle);
+  batchAxes_->setVisible(idle);
+  if (!idle) return;
+  reason_->setText(tr("<b>Why so much:</b> %1 split neither the batch nor any weight, so every device along "
+                      "them holds the activations of the whole batch and repeats its work.")
+                       .arg(named.join(tr(" and "))));
+  batchAxes_->setText(tr("Add %1 to the batch axes").arg(idleAxes_.join(tr(" and "))));
 }
 
 void MemoryChart::highlightSelected() {

@@ -20,6 +20,7 @@
 #include <vector>
 
 class QLabel;
+class QPushButton;
 class QStackedWidget;
 QT_BEGIN_NAMESPACE
 class QChart;
@@ -47,6 +48,10 @@ public:
   bool hasData() const;
   QLabel* summaryLabel() const { return summary_; }
   QLabel* legendLabel() const { return legend_; }
+  // Why the figures are what they are when an edit left axes idle (they split neither the batch
+  // nor any weight, so every device along them holds the whole batch's activations), and the fix.
+  QLabel* reasonLabel() const { return reason_; }
+  QPushButton* batchAxesButton() const { return batchAxes_; }
   // Each bar: the device positions it stands for (one, or a memory class), in bar order.
   const std::vector<std::vector<int>>& barDevices() const { return barDevices_; }
   // The categories drawn (bar sets), in stacking order: "Parameters", "Gradients", ...
@@ -67,12 +72,17 @@ protected:
   void changeEvent(QEvent* event) override;
   bool eventFilter(QObject* watched, QEvent* event) override;
 
+signals:
+  // The reason row's fix: add these axes to training.batch_axes (the Step dock offers the same).
+  void batchAxesWanted(const QStringList& axes);
+
 private:
   void rebuild();
   // rebuild()'s stages.
   void chooseBars(QStringList& categories, QString& barsNote);
   QChart* buildChart(const QStringList& categories, const QString& barsNote);
   void showSummary();
+  void showReason();
   void highlightSelected();
 
   ViewSelection* selection_;
@@ -82,6 +92,9 @@ private:
   QWidget* chartPage_;
   QLabel* summary_;
   QLabel* oomBadge_;
+  QLabel* reason_;
+  QPushButton* batchAxes_;
+  QStringList idleAxes_;
   QChartView* view_;
   QLabel* legend_; // wraps where QLegend would elide
   std::vector<QBarSet*> sets_;

@@ -148,7 +148,8 @@ void LessonPanel::updateExampleButton() {
 }
 
 void LessonPanel::onLessonChosen(int index) {
-  forgetStep(); // the previous lesson's table is not this one's
+  forgetStep(); // the previous lesson's table is not this one's, nor is its shelved step
+  shelved_.reset();
   steps_->clear();
   if (index < 0 || index >= static_cast<int>(all_.size())) return;
   const Lesson& lesson = all_[static_cast<std::size_t>(index)];
@@ -258,6 +259,7 @@ void LessonPanel::applyStep() {
     return;
   }
   applied_ = step;
+  shelved_.reset();
   before_ = analysis_;
   after_.reset();
   pendingAnswer_ = std::exchange(answerForApply_, std::nullopt); // Check's answer, or none for Apply
@@ -285,10 +287,21 @@ void LessonPanel::applyStep() {
 void LessonPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   analysis_ = std::move(analysis);
   // The table describes the workspace the step made; after an undo or another edit it would set
-  // figures of a different workspace against the lesson's expectations.
+  // figures of a different workspace against the lesson's expectations. The step is shelved: a
+  // redo that brings its workspace back shows its table again.
   if (applied_ && !(document_->scenario() == appliedScenario_)) {
+    ShelvedStep shelf{*applied_, before_, appliedScenario_};
     forgetStep();
+    shelved_ = std::move(shelf);
     return;
+  }
+  if (!applied_ && shelved_ && document_->scenario() == shelved_->scenario) {
+    applied_ = std::move(shelved_->step);
+    before_ = std::move(shelved_->before);
+    appliedScenario_ = std::move(shelved_->scenario);
+    after_ = analysis_;
+    waiting_ = false;
+    shelved_.reset();
   }
   if (waiting_) {
     after_ = analysis_;

@@ -102,6 +102,13 @@ private:
   std::shared_ptr<const Analysis> after_;
   bool waiting_ = false;
   Scenario appliedScenario_; // the workspace the applied step made: the table describes only it
+  // The step an undo took the table from: a redo that brings its workspace back brings it back.
+  struct ShelvedStep {
+    LessonStep step;
+    std::shared_ptr<const Analysis> before;
+    Scenario scenario;
+  };
+  std::optional<ShelvedStep> shelved_;
 };
 
 } // namespace shardscope::ui
