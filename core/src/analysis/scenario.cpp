@@ -177,7 +177,7 @@ ModelChoice readModel(const JsonField& m) {
 
 RulesChoice readRules(const JsonField& r) {
   RulesChoice rules;
-  if (!section(r, {"preset", "rules"})) return rules;
+  if (!section(r, {"preset", "rules", "drop_size_one_axes"})) return rules;
   const JsonField list = r["rules"];
   // Given rules without a preset stand alone; with a preset they are tried first.
   rules.preset = r["preset"].stringOr(list.present() ? "" : rules.preset);
@@ -190,6 +190,7 @@ RulesChoice readRules(const JsonField& r) {
       rules.rules.emplace_back(pair[0].annotated("the regex").toString(), pair.json()[1]);
     }
   }
+  rules.drop_size_one_axes = r["drop_size_one_axes"].boolOr(false);
   return rules;
 }
 
@@ -298,6 +299,7 @@ Json scenarioToJson(const Scenario& s) {
     for (const auto& [regex, spec] : s.rules.rules) list.push_back(Json::array({regex, spec}));
     rules["rules"] = list;
   }
+  if (s.rules.drop_size_one_axes) rules["drop_size_one_axes"] = true;
   j["rules"] = rules;
 
   const auto& o = s.training;

@@ -519,14 +519,20 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   Json params = Json::array();
   s.rules.preset.clear();
   s.rules.rules.clear();
+  s.rules.drop_size_one_axes = true;
   std::set<std::string> renamed;
+  // Each weight's rule keeps the mesh axes of size 1 and the analysis drops them as MaxText does
+  // (drop_size_one_axes), so an edit that grows one (tensor 1 -> 4) shards the weights over it as
+  // MaxText would, instead of leaving the new axis idle.
+  auto everyAxis = meshSizes;
+  for (auto& entry : everyAxis) entry.second = std::max<std::int64_t>(entry.second, 2);
   for (const MaxTextParam& p : model.params) {
     params.push_back({{"path", p.path},
                       {"shape", p.shape},
                       {"dtype", model.weight_dtype},
                       {"logical_axes", logicalAxesJson(p.logical_axes)}});
     s.rules.rules.emplace_back(exactPathRegex(p.path),
-                               specFromLogicalAxes(namesUnderRules(p.logical_axes, rules, renamed), rules, meshSizes));
+                               specFromLogicalAxes(namesUnderRules(p.logical_axes, rules, renamed), rules, everyAxis));
   }
   s.model = ModelChoice{};
   s.model.preset.clear();
@@ -576,8 +582,6 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   // The batch: every mesh axis the rule names, those of size 1 too (MaxText's spec leaves them
   // out), so the batch stays split when an edit grows one (data 1 -> 128); not an axis that splits
   // the sequence.
-  auto everyAxis = meshSizes;
-  for (auto& [name, size] : everyAxis) size = std::max<std::int64_t>(size, 2);
   s.training.batch_axes.clear();
   for (const auto& axis : activationAxes("activation_batch", rules, everyAxis))
     if (std::find(s.training.seq_axes.begin(), s.training.seq_axes.end(), axis) == s.training.seq_axes.end())

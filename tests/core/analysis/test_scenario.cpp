@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shardscope/base/errors.hpp"
+#include "shardscope/analysis/rules_in_effect.hpp"
 #include "shardscope/analysis/scenario.hpp"
 
 #include <catch2/catch.hpp>
@@ -132,4 +133,25 @@ TEST_CASE("link overrides round-trip, stay out of the file when unset, and are v
   CHECK(scenarioFromJson(
             bad(R"({"ici_bandwidth": 1e6, "uplink_bandwidth": 1e14, "ici_latency": 0, "uplink_latency": 1})"))
             .links.uplink_latency == 1.0);
+}
+
+TEST_CASE("drop_size_one_axes leaves a rule's size-one mesh axes out of each spec, as MaxText does", "[scenario]") {
+  RulesChoice choice;
+  choice.preset.clear();
+  // (fsdp, context, expert) on fsdp 8, context 1, expert 1 -> fsdp; (tensor, None) keeps the None
+  // member (JAX keeps it) and drops nothing when tensor is 4; stage (1) alone -> None; an axis the
+  // mesh lacks stays, for the sharding engine to report.
+  choice.rules.emplace_back("^w$", Json::array({Json::array({"fsdp", "context", "expert"}), "stage",
+                                                Json::array({"tensor", nullptr}), "absent"}));
+  const MeshAxes mesh({"fsdp", "context", "expert", "stage", "tensor"}, {8, 1, 1, 1, 4});
+  CHECK(rulesInEffect(choice, &mesh).front().spec.toString() == "P(('fsdp', 'context', 'expert'), 'stage', ('tensor', None), 'absent')");
+  choice.drop_size_one_axes = true;
+  CHECK(rulesInEffect(choice, &mesh).front().spec.toString() == "P('fsdp', None, ('tensor', None), 'absent')");
+  // The flag round-trips and is written only when set.
+  Scenario s;
+  s.rules = choice;
+  CHECK(scenarioToJson(s)["rules"]["drop_size_one_axes"] == true);
+  CHECK(scenarioFromJson(scenarioToJson(s)) == s);
+  s.rules.drop_size_one_axes = false;
+  CHECK_FALSE(scenarioToJson(s)["rules"].contains("drop_size_one_axes"));
 }

@@ -7,6 +7,7 @@
 //   still free and none of its mesh axes is used yet; size-one mesh axes are then dropped;
 // - batch: int(devices x per_device_batch_size) x gradient_accumulation_steps (configs/types.py).
 #include "shardscope/analysis/analysis.hpp"
+#include "shardscope/analysis/rules_in_effect.hpp"
 #include "shardscope/interop/maxtext_import.hpp"
 #include "shardscope/base/errors.hpp"
 
@@ -20,9 +21,17 @@ namespace {
 
 const std::string kData = SHARDSCOPE_TEST_DATA "/maxtext/";
 
+// The spec a parameter's rule gives it on the workspace's mesh, as the analysis applies it (the
+// rule names every mesh axis MaxText's rules name; those of size one are dropped on the mesh).
 Json specOf(const Scenario& s, const std::string& path) {
-  for (const auto& [regex, spec] : s.rules.rules)
-    if (regex == "^" + path + "$") return spec;
+  MeshAxes axes;
+  for (const MeshAxis& a : s.mesh.axes) {
+    axes.names.push_back(a.name);
+    axes.sizes.push_back(a.ici * a.dcn);
+  }
+  const auto rules = rulesInEffect(s.rules, &axes);
+  for (const auto& rule : rules)
+    if (rule.pattern == "^" + path + "$") return rule.spec.toJson();
   FAIL("no rule for " << path);
   return nullptr;
 }
@@ -135,6 +144,36 @@ TEST_CASE("dense: base.yml + llama2-70b.yml with ici_fsdp=-1, ici_tensor=4 on v5
   const double perToken = full.step.model_flops / full.step.tokens_per_step;
   CHECK(perToken > 6 * 68.9e9);
   CHECK(perToken < 6 * 68.9e9 * 1.08);
+}
+
+TEST_CASE("an imported mesh edited to grow a size-one axis shards as the config importing that mesh does",
+          "[maxtext]") {
+  // Imported with tensor 1, then edited to fsdp 32 x tensor 4: the workspace MaxText's rules give
+  // for that mesh, as importing it with ici_tensor_parallelism=4 does.
+  MaxTextImportNotes notes;
+  Scenario edited = importMaxText({kData + "base.yml", kData + "models/llama2-70b.yml"},
+                                  {"ici_fsdp_parallelism=-1", "compile_topology=v5p-256"}, notes);
+  CHECK(iciOf(edited, "tensor") == 1);
+  CHECK(specOf(edited, "params/decoder/layers/mlp/wi_0/kernel") == Json({"fsdp", N, N}));
+  for (MeshAxis& a : edited.mesh.axes) {
+    if (a.name == "fsdp") a.ici = 32;
+    if (a.name == "tensor") a.ici = 4;
+  }
+  const Scenario direct =
+      importMaxText({kData + "base.yml", kData + "models/llama2-70b.yml"},
+                    {"ici_fsdp_parallelism=-1", "ici_tensor_parallelism=4", "compile_topology=v5p-256"}, notes);
+  for (const char* path : {"params/decoder/layers/mlp/wi_0/kernel", "params/decoder/layers/self_attention/query/kernel",
+                           "params/token_embedder/embedding", "params/decoder/logits_dense/kernel"}) {
+    INFO(path);
+    CHECK(specOf(edited, path) == specOf(direct, path));
+  }
+  CHECK(specOf(edited, "params/decoder/layers/mlp/wi_0/kernel") == Json({"fsdp", N, "tensor"}));
+  const Analysis a = analyze(edited);
+  const Analysis b = analyze(direct);
+  REQUIRE(a.step.estimated);
+  CHECK(a.step.idle_axes.empty()); // tensor shards the weights: not an idle axis
+  CHECK(a.memory.max_bytes == Approx(b.memory.max_bytes));
+  CHECK(a.step.time_s == Approx(b.step.time_s));
 }
 
 TEST_CASE("model_name finds models/<name>.yml next to base.yml, as MaxText does", "[maxtext]") {

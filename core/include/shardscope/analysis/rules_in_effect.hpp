@@ -16,6 +16,10 @@ namespace shardscope {
 // preset covers the rest. Throws ValueError naming a bad spec ("rules[2] spec: ...") or preset.
 std::vector<PartitionRule> rulesInEffect(const RulesChoice& choice, const MeshAxes* mesh);
 
+// `spec` without the mesh axes of size 1 (MaxText's remove_size_one_mesh_axis; RulesChoice's
+// drop_size_one_axes). Axes the mesh lacks are kept, for the sharding engine to report.
+PartitionSpec withoutSizeOneAxes(const PartitionSpec& spec, const MeshAxes& mesh);
+
 // A rule list as a scenario's rule choice with the preset off: what a rule file means.
 RulesChoice rulesChoiceOf(const std::vector<PartitionRule>& rules);
 

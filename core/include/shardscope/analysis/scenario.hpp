@@ -56,6 +56,10 @@ struct RulesChoice {
   std::string preset = "fsdp-tp"; // a built-in rule set, or empty when `rules` is used
   // Ordered [regex, spec] pairs, spec in the JSON form [null, "tp", ["fsdp", "sp"]].
   std::vector<std::pair<std::string, Json>> rules;
+  // MaxText's remove_size_one_mesh_axis: the given rules' mesh axes of size 1 are left out of each
+  // parameter's spec. An imported MaxText workspace keeps every axis its rules name, so an edit
+  // that grows one (tensor 1 -> 4) shards over it as MaxText would, and its specs read as MaxText's.
+  bool drop_size_one_axes = false;
 
   bool operator==(const RulesChoice&) const = default;
 };
