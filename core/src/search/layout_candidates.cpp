@@ -50,6 +50,26 @@ int canonicalRank(const std::string& name) {
   return -1;
 }
 
+std::map<std::string, std::string> ownAxisNames(const Scenario& scenario) {
+  std::map<std::string, std::string> out;
+  if (!scenario.rules.preset.empty()) return out;
+  const auto has = [&](const std::string& name) {
+    return std::any_of(scenario.mesh.axes.begin(), scenario.mesh.axes.end(),
+                       [&](const MeshAxis& a) { return a.name == name; });
+  };
+  // MaxText's mesh_axes (configs/base.yml) for each role; `context` is its context-parallel axis.
+  static const std::pair<const char*, const char*> kAliases[] = {
+      {"dp", "data"}, {"fsdp", "fsdp"}, {"ep", "expert"}, {"sp", "context"}, {"tp", "tensor"}};
+  bool renames = false;
+  for (const auto& [role, alias] : kAliases) {
+    if (has(role) || !has(alias)) continue;
+    out[role] = alias;
+    renames = renames || std::string(role) != alias;
+  }
+  if (!renames) out.clear();
+  return out;
+}
+
 std::string MeshChoice::text() const {
   std::string out;
   for (const auto& a : axes) out += (out.empty() ? "" : ",") + a.name + ":" + std::to_string(a.ici * a.dcn);

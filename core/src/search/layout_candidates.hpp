@@ -33,4 +33,10 @@ std::vector<std::string> defaultSearchAxes(bool moe, std::int64_t seqLen);
 // tolerate slow links first, the tensor axis innermost on the fastest links); -1 for other names.
 int canonicalRank(const std::string& name);
 
+// The workspace's own name for each role the search uses, where it names them otherwise (a MaxText
+// workspace: data, fsdp, expert, context, tensor): role -> own name, empty for a workspace that uses
+// the role names or has custom rules naming none of these. Only a workspace with its own rules is
+// renamed: a preset's rules name the roles.
+std::map<std::string, std::string> ownAxisNames(const Scenario& scenario);
+
 } // namespace shardscope::search

@@ -8,7 +8,9 @@
 #include "shardscope/base/errors.hpp"
 #include "shardscope/base/parallel_for.hpp"
 #include "shardscope/base/units.hpp"
+#include "shardscope/analysis/rules_in_effect.hpp"
 #include "shardscope/hardware/topology.hpp"
+#include "shardscope/sharding/logical_axes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -72,19 +74,66 @@ LayoutRow rowOf(const Analysis& a, const std::vector<MeshAxis>& axes, std::strin
   return row;
 }
 
+bool isBatchRole(const std::string& role) { return role == "dp" || role == "fsdp" || role == "ep"; }
+
+// scenarioOf for a workspace with its own axis names (`own`: role -> name, search::ownAxisNames):
+// the candidate's axes under the workspace's names, then the workspace's other axes at size 1 in
+// its order, so its own rules find every axis they name; its batch and sequence axes kept, with
+// each renamed batch or sequence role added; a preset's rules written out in the workspace's names.
+// Applying such a row keeps the workspace's names (a MaxText import stays a MaxText mesh).
+Scenario inOwnNames(Scenario s, const Scenario& base, const Candidate& c,
+                    const std::map<std::string, std::string>& own) {
+  const auto nameOf = [&](const std::string& role) {
+    const auto it = own.find(role);
+    return it == own.end() ? role : it->second;
+  };
+  s.mesh.axes.clear();
+  for (MeshAxis a : c.mesh.axes) {
+    a.name = nameOf(a.name);
+    s.mesh.axes.push_back(a);
+  }
+  for (const MeshAxis& a : base.mesh.axes)
+    if (std::none_of(s.mesh.axes.begin(), s.mesh.axes.end(), [&](const MeshAxis& x) { return x.name == a.name; }))
+      s.mesh.axes.push_back({a.name, 1, 1, a.type});
+  const auto addOnce = [](std::vector<std::string>& list, const std::string& name) {
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  };
+  for (const auto& a : c.mesh.axes) {
+    if (isBatchRole(a.name)) addOnce(s.training.batch_axes, nameOf(a.name));
+    if (a.name == "sp") addOnce(s.training.seq_axes, nameOf(a.name));
+  }
+  if (!c.rules.preset.empty() && c.rules.rules.empty()) {
+    PartitionAxis roles;
+    roles.data_parallel = nameOf("dp");
+    roles.fully_sharded_data_parallel = nameOf("fsdp");
+    roles.tensor_parallel = nameOf("tp");
+    roles.sequence_parallel = nameOf("sp");
+    roles.expert_parallel = nameOf("ep");
+    MeshAxes axes;
+    for (const MeshAxis& a : s.mesh.axes) {
+      axes.names.push_back(a.name);
+      axes.sizes.push_back(a.ici * a.dcn);
+    }
+    s.rules = rulesChoiceOf(presetRules(c.rules.preset, roles, &axes));
+  }
+  return s;
+}
+
 // The scenario a candidate stands for: the user's scenario with the candidate's mesh, rules and
 // knobs, and batch/sequence axes that follow the mesh (the batch splits over dp, fsdp and ep).
 Scenario scenarioOf(const Scenario& base, const Candidate& c) {
   Scenario s = base;
   s.mesh.axes = c.mesh.axes;
-  if (s.mesh.axes.empty()) s.mesh.axes.push_back({"dp", 1, 1, AxisType::Explicit});
   s.rules = c.rules;
   s.training.zero_stage = c.zero;
   s.training.recompute = c.recompute;
+  const auto own = search::ownAxisNames(base);
+  if (!own.empty()) return inOwnNames(std::move(s), base, c, own);
+  if (s.mesh.axes.empty()) s.mesh.axes.push_back({"dp", 1, 1, AxisType::Explicit});
   s.training.batch_axes.clear();
   s.training.seq_axes.clear();
   for (const auto& a : c.mesh.axes) {
-    if (a.name == "dp" || a.name == "fsdp" || a.name == "ep") s.training.batch_axes.push_back(a.name);
+    if (isBatchRole(a.name)) s.training.batch_axes.push_back(a.name);
     if (a.name == "sp") s.training.seq_axes.push_back(a.name);
   }
   return s;
@@ -236,7 +285,7 @@ Outcome evaluate(const Scenario& base, const Candidate& c, AnalysisCache& cache,
         s, a, [&](const LinkGraph& g, const Mesh& m, int axis) { return axisCache.get(g, m, axis); });
     analysis::estimateStepTime(s, model, plan ? &*plan : nullptr, reports, nullptr, cache.memo(), a);
   }
-  out.row = rowOf(a, c.mesh.axes, c.rulesLabel, c.zero, c.recompute, s);
+  out.row = rowOf(a, s.mesh.axes, c.rulesLabel, c.zero, c.recompute, s); // in the workspace's names
   return out;
 }
 

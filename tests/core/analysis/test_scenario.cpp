@@ -144,7 +144,8 @@ TEST_CASE("drop_size_one_axes leaves a rule's size-one mesh axes out of each spe
   choice.rules.emplace_back("^w$", Json::array({Json::array({"fsdp", "context", "expert"}), "stage",
                                                 Json::array({"tensor", nullptr}), "absent"}));
   const MeshAxes mesh({"fsdp", "context", "expert", "stage", "tensor"}, {8, 1, 1, 1, 4});
-  CHECK(rulesInEffect(choice, &mesh).front().spec.toString() == "P(('fsdp', 'context', 'expert'), 'stage', ('tensor', None), 'absent')");
+  CHECK(rulesInEffect(choice, &mesh).front().spec.toString() ==
+        "P(('fsdp', 'context', 'expert'), 'stage', ('tensor', None), 'absent')");
   choice.drop_size_one_axes = true;
   CHECK(rulesInEffect(choice, &mesh).front().spec.toString() == "P('fsdp', None, ('tensor', None), 'absent')");
   // The flag round-trips and is written only when set.

@@ -6,6 +6,7 @@
 #include "shardscope/eval/eval.hpp"
 #include "shardscope/hardware/chips.hpp"
 #include "shardscope/hardware/topology.hpp"
+#include "shardscope/interop/maxtext_import.hpp"
 #include "shardscope/step/step_time.hpp"
 
 #include <catch2/catch.hpp>
@@ -325,4 +326,35 @@ TEST_CASE("search refuses a model without an architecture config", "[search]") {
   o.axes = {"fsdp"};
   o.max_size = {{"fsdp", 1}};
   CHECK_THROWS_WITH(searchLayouts(smallWorld(2), o), Catch::Contains("no way to split 16 devices over 1 axes"));
+}
+
+TEST_CASE("a search on an imported MaxText workspace answers in MaxText's axis names", "[search][maxtext]") {
+  const std::string data = SHARDSCOPE_TEST_DATA "/maxtext/";
+  MaxTextImportNotes notes;
+  const Scenario imported = importMaxText({data + "base.yml"}, {"compile_topology=v5p-16"}, notes);
+  LayoutSearchOptions o;
+  o.axes = {"dp", "fsdp", "tp"};
+  o.orders = false;
+  const auto r = searchLayouts(imported, o);
+  REQUIRE_FALSE(r.rows.empty());
+  const std::set<std::string> maxtextAxes{"data", "fsdp", "tensor"};
+  for (const LayoutRow& row : r.rows) {
+    INFO(row.mesh);
+    for (const auto& [name, size] : row.axes) CHECK(maxtextAxes.count(name) == 1);
+    // The row's workspace keeps every one of MaxText's mesh axes and its own rules.
+    CHECK(row.scenario.mesh.axes.size() == imported.mesh.axes.size());
+    if (row.rules == "custom") CHECK(row.scenario.rules == imported.rules);
+  }
+  // The row fsdp 4 x tensor 2 under the config's own rules is what importing that mesh gives.
+  const LayoutRow* row = nullptr;
+  for (const LayoutRow& x : r.rows)
+    if (x.mesh == "fsdp:4,tensor:2" && x.rules == "custom") row = &x;
+  REQUIRE(row);
+  const Scenario direct = importMaxText(
+      {data + "base.yml"}, {"compile_topology=v5p-16", "ici_fsdp_parallelism=4", "ici_tensor_parallelism=2"}, notes);
+  const Analysis a = analyze(direct);
+  REQUIRE(a.step.estimated);
+  REQUIRE(row->step_time_s);
+  CHECK(*row->step_time_s == Approx(a.step.time_s).epsilon(1e-9));
+  CHECK(row->max_bytes == Approx(a.memory.max_bytes).epsilon(1e-9));
 }
