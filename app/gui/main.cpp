@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
                    qPrintable(parser.value(options.size)));
       return 2;
     }
-    window.resize(w, h);
+    window.resizeWithDefaultLayout(QSize(w, h)); // the docks as a first start on that screen lays them out
   } else {
     window.restoreSettings();
   }

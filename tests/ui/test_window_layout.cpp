@@ -9,8 +9,11 @@
 #include "models/logical_axes_model.hpp"
 #include "panels/logical_mesh_panel.hpp"
 #include "panels/step_panel.hpp"
+#include "views/pipeline_timeline_view.hpp"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QHeaderView>
@@ -223,4 +226,35 @@ TEST_CASE("on a 1920x1200 screen the Pipeline dock shows its whole panel, the me
   REQUIRE(area);
   CHECK(area->viewport()->height() >= area->widget()->sizeHint().height());
   CHECK_FALSE(area->verticalScrollBar()->isVisible());
+}
+
+TEST_CASE("on a 1366x768 screen the Pipeline dock wraps its controls and key: no sideways scroll, nothing cut",
+          "[ui][layout]") {
+  test::app();
+  MainWindow window;
+  window.resizeWithDefaultLayout(QSize(1366, 768));
+  window.show();
+  REQUIRE(
+      window.openFile(QString::fromStdString((std::filesystem::path(SHARDSCOPE_SOURCE_DIR) /
+                                              "resources/scenarios/llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json")
+                                                 .string())));
+  REQUIRE(window.waitForAnalysis(60000));
+  REQUIRE(window.raiseDock("Pipeline"));
+  QApplication::processEvents();
+  auto* dock = window.findChild<QDockWidget*>("PipelineDock");
+  auto* area = qobject_cast<QScrollArea*>(dock->widget());
+  REQUIRE(area);
+  REQUIRE(area->viewport()->width() < 700); // a tab of the narrow bottom area
+  // The panel is as wide as the dock: its controls flow onto a second row, the header wraps.
+  CHECK(area->widget()->width() <= area->viewport()->width());
+  CHECK_FALSE(area->horizontalScrollBar()->isVisible());
+  auto* schedule = area->widget()->findChild<QComboBox*>("pipelineSchedule");
+  auto* fuse = area->widget()->findChild<QCheckBox*>("pipelineFuse");
+  REQUIRE(schedule);
+  REQUIRE(fuse);
+  CHECK(fuse->mapTo(area->widget(), QPoint(0, 0)).y() > schedule->mapTo(area->widget(), QPoint(0, 0)).y());
+  // The timeline's key flows onto more rows than one at this width: every entry whole.
+  auto* timeline = area->widget()->findChild<PipelineTimelineView*>();
+  REQUIRE(timeline);
+  CHECK(timeline->legendRows() >= 2);
 }

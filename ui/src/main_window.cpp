@@ -489,6 +489,12 @@ void MainWindow::restoreSettings() {
   if (mode >= 0 && mode < overlayModeCount) selection_->setMode(static_cast<OverlayMode>(mode));
 }
 
+void MainWindow::resizeWithDefaultLayout(const QSize& size) {
+  resize(size);
+  tabBottomDocksWhenNarrow();
+  applyDefaultDockSizes();
+}
+
 void MainWindow::resetLayout() {
   restoreState(defaultState_, layoutVersion);
   if (isMaximized() || isFullScreen()) showNormal();

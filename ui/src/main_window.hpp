@@ -79,6 +79,9 @@ public:
   void restoreSettings();
   // View > Reset layout: the default docks, tabs and sizes, the window fitted to its screen.
   void resetLayout();
+  // The window at `size` with the default docks, tabs and sizes a first start at that size gets
+  // (screenshots: `--size 1366x768` lays the docks out as a 1366x768 screen does).
+  void resizeWithDefaultLayout(const QSize& size);
   // The default size (1600x1000) shrunk to fit `available` (a screen's available geometry), with
   // room left for the window frame.
   static QSize defaultSizeFor(const QSize& available);

@@ -77,11 +77,13 @@ std::optional<PipelineScheduleRun> estimateStepTime(const Scenario& scenario, co
       out.step = estimateStep(inputs, options);
     }
     // The pipeline axis splits the layers, which the engine does not see: its "repeats the same
-    // work" note does not apply.
-    if (scenario.pipeline)
+    // work" note does not apply, nor is it an idle axis to add to the batch axes.
+    if (scenario.pipeline) {
       std::erase_if(out.step.notes, [&](const std::string& note) {
         return note.rfind("axis '" + scenario.pipeline->axis + "' (", 0) == 0;
       });
+      std::erase(out.step.idle_axes, scenario.pipeline->axis);
+    }
   } catch (const Error& e) {
     note(out, Diagnostic::Severity::Error, scenario.pipeline ? DiagnosticSection::Pipeline : DiagnosticSection::Step,
          "", e.what());

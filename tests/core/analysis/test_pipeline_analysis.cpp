@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -482,6 +484,8 @@ TEST_CASE("under a pipeline the step is the schedule's makespan plus the optimiz
   CHECK(bubble == Approx(15 * u + 4 * h - 12 * u - 2 * h));
   // The pipeline axis splits the layers: no "repeats the same work" note for it.
   for (const auto& note : a.step.notes) CHECK(note.find("axis 'pp'") == std::string::npos);
+  // Nor is it an idle axis (the Step and Memory docks would offer to add it to the batch axes).
+  CHECK(std::find(a.step.idle_axes.begin(), a.step.idle_axes.end(), "pp") == a.step.idle_axes.end());
   // The bubble: rank 0 is busy 12 units, rank 1 12 units + 4h, of 15 units + 4h each.
   CHECK(p.bubble_overall == Approx((2 * (15 * u + 4 * h) - 24 * u - 4 * h) / (2 * (15 * u + 4 * h))));
   CHECK(a.step.summary.find("bubbles") != std::string::npos);

@@ -523,3 +523,78 @@ TEST_CASE("a selected device's ring over z is drawn as stubs too, not as diagona
     for (int x = 0; x < image.width(); ++x) onPanels += red(image.pixelColor(x, y)) ? 1 : 0;
   CHECK(onPanels > 50);
 }
+
+TEST_CASE("the played step's legend flows onto more rows in a narrow view: no entry is cut", "[ui][play]") {
+  test::app();
+  auto analysis = std::make_shared<const Analysis>(analyze(defaultScenario()));
+  const StepSpan* gather = firstFsdpGather(*analysis);
+  REQUIRE(gather);
+  ViewSelection selection;
+  PhysicalView view(&selection);
+  // The centre of a 1366x768 window: about 500 px. Playing the fsdp all-gather beside tp's
+  // all-reduces, the legend has the compute fill, both collectives, the wraparound links and the
+  // marks: more than one line's worth.
+  grabAt(view, selection, analysis, QSize(500, 380), *gather, 0.3);
+  const double band = 500 - 2 * 8.0; // the view's margins
+  const auto places = view.playLegendLayout(band);
+  REQUIRE(places.size() == 5);
+  CHECK(places[1].entry.label.startsWith("fsdp all_gather"));
+  CHECK(places[2].entry.label.startsWith("tp all_reduce"));
+  CHECK(places.back().entry.label.contains("diagonal: a hop in z")); // a 3-D torus
+  for (const auto& p : places) {
+    INFO(p.entry.label.toStdString());
+    CHECK(p.x + p.width <= band); // whole: never shortened
+  }
+  const int rows = places.back().row + 1;
+  CHECK(rows > 1);
+  CHECK(rows <= 4);
+  CHECK(view.legendHeight(500) == 30 + (rows - 1) * 21);
+  // Not playing: one line.
+  selection.setPlayTime(-1);
+  CHECK(view.legendHeight(500) == 30);
+}
+
+TEST_CASE("a hop in z is drawn as oblique stubs, up and to the right towards higher z", "[ui][play]") {
+  test::app();
+  // farLinkStub: x and y hops along their line (backwards for a wraparound), z hops oblique.
+  const QPointF right(1, 0);
+  CHECK(farLinkStub(right, 6, false, 0) == QPointF(6, 0));
+  CHECK(farLinkStub(right, 6, true, 0) == QPointF(-6, 0));
+  const QPointF up = farLinkStub(right, 6, false, 1);
+  CHECK(up.x() == Approx(6 / std::sqrt(2.0)));
+  CHECK(up.y() == Approx(-6 / std::sqrt(2.0)));
+  CHECK(farLinkStub(right, 6, false, -1) == -up);
+  // On the default workspace (v4 4x4x8), a chip and the one above it in z, drawn 100 px apart in
+  // panels side by side: the edge is two oblique stubs, the first leaving up-right, the second
+  // arriving from down-left; the wraparound from z = 7 to z = 0 also leaves towards +z.
+  const Analysis analysis = analyze(defaultScenario());
+  const auto& devices = analysis.mesh.devices;
+  const auto at = [&](int x, int y, int z) {
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      if (devices[i].coords == std::array<int, 3>{x, y, z}) return static_cast<int>(i);
+    return -1;
+  };
+  const int z0 = at(1, 2, 0), z1 = at(1, 2, 1), z7 = at(1, 2, 7);
+  REQUIRE(z0 >= 0);
+  REQUIRE(z1 >= 0);
+  REQUIRE(z7 >= 0);
+  const QPointF a(50, 50), b(150, 50);
+  const auto lines = ringEdgeLines(analysis, z0, z1, a, b, 10);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].p1() == a);
+  CHECK(lines[0].dx() > 0);
+  CHECK(lines[0].dy() < 0);
+  CHECK(std::abs(lines[0].dx()) == Approx(std::abs(lines[0].dy())));
+  CHECK(lines[1].p2() == b);
+  CHECK(lines[1].dx() > 0); // from down-left of b up to b
+  CHECK(lines[1].dy() < 0);
+  const auto wrapLines = ringEdgeLines(analysis, z7, z0, b, a, 10);
+  REQUIRE(wrapLines.size() == 2);
+  CHECK(wrapLines[0].dx() > 0);
+  CHECK(wrapLines[0].dy() < 0);
+  // An x hop between chips drawn far apart keeps its stubs along the row.
+  const int x0 = at(0, 2, 0), x3 = at(3, 2, 0);
+  const auto rowLines = ringEdgeLines(analysis, x0, x3, a, b, 10);
+  REQUIRE(rowLines.size() == 2);
+  CHECK(rowLines[0].dy() == Approx(0));
+}

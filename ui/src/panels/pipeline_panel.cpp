@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "panels/pipeline_panel.hpp"
 
+#include "panels/flow_layout.hpp"
 #include "document/scenario_document.hpp"
 #include "views/device_overlay.hpp"
 #include "views/pipeline_timeline_view.hpp"
@@ -55,13 +56,13 @@ PipelinePanel::PipelinePanel(ScenarioDocument* document, ViewSelection* selectio
     : QWidget(parent), document_(document), selection_(selection) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
-  auto* row = new QHBoxLayout;
   enabled_ = new QCheckBox(tr("Pipeline on axis"), this);
   enabled_->setToolTip(tr("Run one mesh axis as jaxpp's MPMD pipeline: each index along it is a pipeline rank "
                           "holding only its stages' layers. Off: every device holds every layer."));
   axis_ = new QComboBox(this);
   axis_->setToolTip(tr("The pipeline (MPMD) axis: MpmdMesh(mesh, axis)"));
   schedule_ = new QComboBox(this);
+  schedule_->setObjectName("pipelineSchedule");
   for (const auto kind : allPipelineScheduleKinds()) {
     if (!isExportedByJaxpp(kind)) continue;
     schedule_->addItem(kindName(kind), static_cast<int>(kind));
@@ -84,22 +85,27 @@ PipelinePanel::PipelinePanel(ScenarioDocument* document, ViewSelection* selectio
   for (QSpinBox* box : {stages_, microbatches_})
     box->setMinimumWidth(box->fontMetrics().horizontalAdvance(QStringLiteral("auto (1024)")) + 28);
   fuse_ = new QCheckBox(tr("fuse steady state"), this);
+  fuse_->setObjectName("pipelineFuse");
   fuse_->setToolTip(tr("Interleaved1F1B and KimiK2: run every steady-state forward with its backward as one task"));
-  row->addWidget(enabled_);
-  row->addWidget(axis_);
-  row->addSpacing(8);
-  row->addWidget(new QLabel(tr("Schedule"), this));
-  row->addWidget(schedule_);
-  row->addSpacing(8);
-  row->addWidget(new QLabel(tr("Stages"), this));
-  row->addWidget(stages_);
-  row->addSpacing(8);
-  row->addWidget(new QLabel(tr("Micro-batches M"), this));
-  row->addWidget(microbatches_);
-  row->addSpacing(8);
-  row->addWidget(fuse_);
-  row->addStretch(1);
-  layout->addLayout(row);
+  // The controls flow onto a second row in a narrow dock (1366x768) rather than cutting the
+  // header and the timeline behind a horizontal scroll bar; each label stays with its field.
+  auto* controls = new QWidget(this);
+  auto* flow = new FlowLayout(controls);
+  flow->setContentsMargins(0, 0, 0, 0);
+  const auto pair = [&](QWidget* label, QWidget* field) {
+    auto* both = new QWidget(controls);
+    auto* h = new QHBoxLayout(both);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->addWidget(label);
+    h->addWidget(field);
+    flow->addWidget(both);
+  };
+  pair(enabled_, axis_);
+  pair(new QLabel(tr("Schedule"), this), schedule_);
+  pair(new QLabel(tr("Stages"), this), stages_);
+  pair(new QLabel(tr("Micro-batches M"), this), microbatches_);
+  flow->addWidget(fuse_);
+  layout->addWidget(controls);
   summary_ = new QLabel(this);
   summary_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -30,7 +30,10 @@ const std::array<bool, 3>* linkWraps(const Analysis& analysis) {
   return analysis.links ? &analysis.links->wrap() : nullptr;
 }
 constexpr double kHeaderHeight = 26;
-constexpr double kLegendHeight = 30;
+constexpr double kLegendHeight = 30; // one line of legend; a played step's takes two (legendHeight)
+constexpr double kLegendRow = 21;
+constexpr int kMaxLegendRows = 4;
+constexpr int kHeaderPixels = 13; // the header's and the legend's font size
 constexpr double kMargin = 10;
 
 QColor mix(const QColor& a, const QColor& b, double t) {
@@ -178,7 +181,7 @@ QColor PhysicalView::colorOf(int pos) const {
 }
 
 void PhysicalView::ensureLayout() {
-  const QRectF area = QRectF(rect()).adjusted(kMargin, kHeaderHeight, -kMargin, -kLegendHeight);
+  const QRectF area = QRectF(rect()).adjusted(kMargin, kHeaderHeight, -kMargin, -legendHeight(width()));
   const double aspect = area.height() > 0 ? area.width() / area.height() : 1.6;
   if (layoutAspect_ > 0 && std::abs(aspect - layoutAspect_) < 1e-3) return;
   layoutAspect_ = aspect;
@@ -188,7 +191,7 @@ void PhysicalView::ensureLayout() {
 
 PhysicalView::Frame PhysicalView::frameFor(const PhysicalLayout& layout, const QRectF& target, bool interactive) const {
   Frame f;
-  f.area = target.adjusted(kMargin, kHeaderHeight, -kMargin, -kLegendHeight);
+  f.area = target.adjusted(kMargin, kHeaderHeight, -kMargin, -legendHeight(target.width()));
   const QRectF b = layout.bounds();
   if (b.width() <= 0 || b.height() <= 0) return f;
   const double base = std::min(f.area.width() / b.width(), f.area.height() / b.height());
@@ -212,7 +215,7 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
   if (interactive) {
     ensureLayout();
   } else {
-    const QRectF area = target.adjusted(kMargin, kHeaderHeight, -kMargin, -kLegendHeight);
+    const QRectF area = target.adjusted(kMargin, kHeaderHeight, -kMargin, -legendHeight(target.width()));
     local = PhysicalLayout::build(analysis_->mesh.devices, area.width() / std::max(1.0, area.height()),
                                   linkWraps(*analysis_));
     L = &local;
@@ -227,7 +230,7 @@ void PhysicalView::render(QPainter& painter, const QRectF& target, bool interact
                  dark ? QColor(0xa890d8) : QColor(0x7b5fb0)};
 
   painter.save();
-  painter.setClipRect(target.adjusted(0, kHeaderHeight - 4, 0, -kLegendHeight + 2));
+  painter.setClipRect(target.adjusted(0, kHeaderHeight - 4, 0, -legendHeight(target.width()) + 2));
   painter.setRenderHint(QPainter::Antialiasing, false);
 
   QFont titleFont = painter.font();
@@ -462,43 +465,81 @@ void PhysicalView::paintSelection(const Canvas& c) const {
   }
 }
 
-void PhysicalView::paintPlayLegend(QPainter& painter, const QRectF& legend, const QColor& text,
-                                   const QColor& wrap) const {
-  // While the step plays, the legend says what the playback draws: a swatch for the compute fill,
-  // one per running collective (its axis' colour, what it moves), then the marks.
-  double x = legend.left();
-  auto swatch = [&](const QColor& color, const QString& label) {
-    if (x >= legend.right()) return;
-    if (color.isValid()) {
-      painter.fillRect(QRectF(x, legend.top() + 3, 13, 13), color);
-      x += 18;
-    }
-    const double width = std::min(legend.right() - x, painter.fontMetrics().horizontalAdvance(label) + 2.0);
-    painter.setPen(text);
-    painter.drawText(QRectF(x, legend.top(), width, legend.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                     painter.fontMetrics().elidedText(label, Qt::ElideRight, static_cast<int>(width)));
-    x += width + 12;
-  };
-  const StepEstimate& step = analysis_->step;
+std::vector<PhysicalView::LegendEntry> PhysicalView::playLegendEntries(const QColor& wrap) const {
+  // What the playback draws: the compute fill, one entry per running collective (its axis' colour,
+  // what it moves), then the marks.
+  std::vector<LegendEntry> out;
   if (analysis_->pipeline) {
-    swatch(computeColor(), tr("Played pipeline · fill: each rank's task done (dark: backward; grey: idle, the "
-                              "bubble) · green: hand-overs between ranks · rings: running collectives"));
-    return;
+    out.push_back({computeColor(), tr("each rank's task done (dark: backward; grey: idle, the bubble)")});
+    out.push_back({QColor(), tr("green: hand-overs between ranks")});
+    out.push_back({QColor(), tr("rings: running collectives")});
+    return out;
   }
-  swatch(computeColor(), tr("compute done (grey: waiting)"));
+  const StepEstimate& step = analysis_->step;
+  out.push_back({computeColor(), tr("compute done (grey: waiting)")});
   std::set<std::tuple<int, int, std::string>> shown;
   for (std::size_t i : spansAt(step, selection_->playTime())) {
     const StepSpan& s = step.timeline[i];
     if (s.part != StepPart::Comm || !shown.insert({s.axis_index, static_cast<int>(s.kind), s.purpose}).second) continue;
-    swatch(commColor(s.axis_index),
-           tr("%1 %2: %3%4")
-               .arg(QString::fromStdString(s.axis),
-                    QString::fromLatin1(collectiveName(s.kind).data(),
-                                        static_cast<qsizetype>(collectiveName(s.kind).size())),
-                    QString::fromStdString(payloadOf(s.purpose)), s.exposed ? QString() : tr(" (hidden)")));
+    out.push_back({commColor(s.axis_index),
+                   tr("%1 %2: %3%4")
+                       .arg(QString::fromStdString(s.axis),
+                            QString::fromLatin1(collectiveName(s.kind).data(),
+                                                static_cast<qsizetype>(collectiveName(s.kind).size())),
+                            QString::fromStdString(payloadOf(s.purpose)), s.exposed ? QString() : tr(" (hidden)"))});
   }
-  swatch(wrap, tr("wraparound links"));
-  swatch(QColor(), tr("dots: chunks · wide: link load (red: busiest)"));
+  out.push_back({wrap, tr("wraparound links")});
+  const bool depth = std::any_of(analysis_->mesh.devices.begin(), analysis_->mesh.devices.end(),
+                                 [](const Device& d) { return d.coords && (*d.coords)[2] > 0; });
+  out.push_back({QColor(), depth ? tr("dots: chunks · wide: link load (red: busiest) · diagonal: a hop in z")
+                                 : tr("dots: chunks · wide: link load (red: busiest)")});
+  return out;
+}
+
+std::vector<PhysicalView::LegendPlace> PhysicalView::playLegendLayout(double width, const QColor& wrap) const {
+  QFont legendFont = font(); // as paintHeaderAndLegend draws the header and the legend
+  legendFont.setPixelSize(kHeaderPixels);
+  const QFontMetricsF metrics(legendFont);
+  std::vector<LegendPlace> out;
+  int row = 0;
+  double x = 0;
+  for (auto& e : playLegendEntries(wrap)) {
+    const double wanted = (e.color.isValid() ? 18 : 0) + metrics.horizontalAdvance(e.label) + 2.0;
+    if (x > 0 && x + wanted > width) {
+      ++row;
+      x = 0;
+    }
+    out.push_back({std::move(e), row, x, wanted});
+    x += wanted + 12;
+  }
+  return out;
+}
+
+double PhysicalView::legendHeight(double width) const {
+  if (!analysis_ || selection_->playTime() < 0 || !analysis_->step.estimated) return kLegendHeight;
+  const auto places = playLegendLayout(width - 2 * kMargin, QColor());
+  const int rows = places.empty() ? 1 : std::min(kMaxLegendRows, places.back().row + 1);
+  return kLegendHeight + (rows - 1) * kLegendRow;
+}
+
+void PhysicalView::paintPlayLegend(QPainter& painter, const QRectF& legend, const QColor& text,
+                                   const QColor& wrap) const {
+  // The entries flow onto as many rows as the band has (legendHeight): none is cut unless a view too
+  // narrow for kMaxLegendRows rows shortens the last ones.
+  painter.setPen(text);
+  for (const LegendPlace& place : playLegendLayout(legend.width(), wrap)) {
+    if (place.row >= kMaxLegendRows) break;
+    double x = legend.left() + place.x;
+    const double y = legend.top() + place.row * kLegendRow;
+    if (x >= legend.right()) continue;
+    if (place.entry.color.isValid()) {
+      painter.fillRect(QRectF(x, y + 3, 13, 13), place.entry.color);
+      x += 18;
+    }
+    const double width = std::min(legend.right() - x, painter.fontMetrics().horizontalAdvance(place.entry.label) + 2.0);
+    painter.drawText(QRectF(x, y, width, kLegendRow - 2), Qt::AlignLeft | Qt::AlignVCenter,
+                     painter.fontMetrics().elidedText(place.entry.label, Qt::ElideRight, static_cast<int>(width)));
+  }
 }
 
 void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
@@ -508,7 +549,7 @@ void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
 
   // Header: what hardware this is. Legend: what the colours mean.
   QFont headerFont = painter.font();
-  headerFont.setPixelSize(13);
+  headerFont.setPixelSize(kHeaderPixels);
   painter.setFont(headerFont);
   painter.setPen(text);
   // A narrow view ends the line with an ellipsis, never mid-word.
@@ -518,8 +559,9 @@ void PhysicalView::paintHeaderAndLegend(const Canvas& c) const {
                    QFontMetricsF(headerFont).elidedText(summary_, Qt::ElideRight, headerWidth));
   if (selection_->playTime() >= 0)
     paintStepCaption(painter, analysis_->step, selection_->playTime(), playCaptionArea(painter, target));
-  const QRectF legend(target.left() + kMargin, target.bottom() - kLegendHeight + 6, target.width() - 2 * kMargin,
-                      kLegendHeight - 10);
+  const double legendH = legendHeight(target.width());
+  const QRectF legend(target.left() + kMargin, target.bottom() - legendH + 6, target.width() - 2 * kMargin,
+                      legendH - 10);
   if (selection_->playTime() >= 0 && analysis_->step.estimated) {
     paintPlayLegend(painter, legend, text, c.wrapColor);
     return;

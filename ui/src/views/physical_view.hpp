@@ -27,6 +27,25 @@ class PhysicalView : public QWidget, public AnalysisView {
 public:
   explicit PhysicalView(ViewSelection* selection, QWidget* parent = nullptr);
 
+  // One entry of the legend band: a swatch (none when invalid) and its words.
+  struct LegendEntry {
+    QColor color;
+    QString label;
+  };
+  // Where a legend entry goes: its row, its left edge and the width it needs (swatch and words).
+  struct LegendPlace {
+    LegendEntry entry;
+    int row = 0;
+    double x = 0;
+    double width = 0;
+  };
+  // The played step's legend laid out in a band `width` wide: the entries flow left to right and
+  // onto the next row when the next one would not fit (`wrap`: the wraparound swatch's colour).
+  std::vector<LegendPlace> playLegendLayout(double width, const QColor& wrap = QColor()) const;
+  // The legend band's height in a view `width` wide: one line, or while a step plays as many rows
+  // (up to four) as its entries take, so none is cut.
+  double legendHeight(double width) const;
+
   void setAnalysis(std::shared_ptr<const Analysis> analysis) override;
   std::shared_ptr<const Analysis> analysis() const { return analysis_; }
 
@@ -101,6 +120,8 @@ private:
   void paintSelection(const Canvas& c) const;
   void paintHeaderAndLegend(const Canvas& c) const;
   void paintPlayLegend(QPainter& painter, const QRectF& legend, const QColor& text, const QColor& wrap) const;
+  // The played step's legend: the compute fill, each running collective, the marks.
+  std::vector<LegendEntry> playLegendEntries(const QColor& wrap) const;
   void recomputeOverlay();
   void ensureLayout();
   QColor colorOf(int pos) const;

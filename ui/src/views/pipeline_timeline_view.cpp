@@ -149,9 +149,10 @@ PipelineTimelineView::Geometry PipelineTimelineView::geometry(const QRectF& targ
   const QFontMetricsF fm(font());
   double widest = fm.horizontalAdvance(QStringLiteral("88.8 GiB"));
   for (const auto& r : p.ranks) widest = std::max(widest, fm.horizontalAdvance(rankLabel(r)) + 16);
-  g.labelWidth = std::min(widest + 10, std::max(80.0, inner.width() * 0.2));
-  g.legend = QRectF(inner.left(), inner.top(), inner.width(), kLegendHeight);
-  const double below = inner.height() - kLegendHeight;
+  g.labelWidth = std::min(widest + 10, std::max(80.0, inner.width() * 0.3));
+  const double legendHeight = (legendPlaces(inner.width()).back().first + 1) * kLegendHeight;
+  g.legend = QRectF(inner.left(), inner.top(), inner.width(), legendHeight);
+  const double below = inner.height() - legendHeight;
   const double memoryHeight = p.has_memory ? std::max(kMinMemory, below * 0.36) : 0.0;
   const double rowsHeight = std::max(ranks * 8.0, below - memoryHeight - kAxisHeight - (p.has_memory ? kGap : 0));
   g.rowHeight = std::clamp(rowsHeight / ranks, 8.0, 34.0);
@@ -284,38 +285,73 @@ QString PipelineTimelineView::describeEvent(int event) const {
   return text;
 }
 
-void PipelineTimelineView::paintLegend(QPainter& painter, const Geometry& g) const {
+std::vector<PipelineTimelineView::LegendSwatch> PipelineTimelineView::legendSwatches() const {
   const auto& p = *analysis_->pipeline;
-  double x = g.legend.left();
-  const double y = g.legend.top() + 4;
   const QColor text = palette().color(QPalette::Text);
-  auto swatch = [&](const QBrush& brush, const QPen& pen, const QString& label) {
-    painter.setPen(pen);
-    painter.setBrush(brush);
-    painter.drawRect(QRectF(x, y, 22, 12));
-    x += 27;
-    painter.setPen(text);
-    const double w = painter.fontMetrics().horizontalAdvance(label);
-    painter.drawText(QRectF(x, g.legend.top(), w + 2, g.legend.height()), Qt::AlignLeft | Qt::AlignVCenter, label);
-    x += w + 14;
-  };
-  const bool partial = isPartialBwd(p.schedule);
-  swatch(typeColor(TaskType::Fwd), Qt::NoPen, tr("F forward"));
-  if (partial) {
-    swatch(typeColor(TaskType::BwdI), Qt::NoPen, tr("I input-grad"));
-    swatch(typeColor(TaskType::BwdW), Qt::NoPen, tr("W weight-grad"));
+  std::vector<LegendSwatch> out;
+  out.push_back({typeColor(TaskType::Fwd), Qt::NoPen, tr("F forward")});
+  if (isPartialBwd(p.schedule)) {
+    out.push_back({typeColor(TaskType::BwdI), Qt::NoPen, tr("I input-grad")});
+    out.push_back({typeColor(TaskType::BwdW), Qt::NoPen, tr("W weight-grad")});
   } else {
-    swatch(typeColor(TaskType::Bwd), Qt::NoPen, tr("B backward"));
+    out.push_back({typeColor(TaskType::Bwd), Qt::NoPen, tr("B backward")});
   }
-  swatch(QColor(0xd0d0d0), QPen(text, 2), tr("fused group"));
-  swatch(QBrush(QColor(150, 150, 150), Qt::BDiagPattern), QPen(QColor(170, 170, 170)), tr("bubble (idle)"));
+  out.push_back({QColor(0xd0d0d0), QPen(text, 2), tr("fused group")});
+  out.push_back({QBrush(QColor(150, 150, 150), Qt::BDiagPattern), QPen(QColor(170, 170, 170)), tr("bubble (idle)")});
   bool chunks = false;
   for (const auto& r : p.ranks) chunks = chunks || r.stages.size() > 1;
-  if (chunks) swatch(typeColor(TaskType::Fwd).lighter(150), Qt::NoPen, tr("lighter: the rank's later stage"));
+  if (chunks) out.push_back({typeColor(TaskType::Fwd).lighter(150), Qt::NoPen, tr("lighter: the rank's later stage")});
+  return out;
+}
+
+namespace {
+QString legendNote() { return QObject::tr("numbers: micro-batch · hover a task: what it waits for"); }
+} // namespace
+
+std::vector<std::pair<int, double>> PipelineTimelineView::legendPlaces(double width) const {
+  const QFontMetricsF fm(font());
+  std::vector<double> widths;
+  for (const auto& s : legendSwatches()) widths.push_back(27 + fm.horizontalAdvance(s.label) + 2);
+  widths.push_back(fm.horizontalAdvance(legendNote()) + 2);
+  std::vector<std::pair<int, double>> out;
+  int row = 0;
+  double x = 0;
+  for (double w : widths) {
+    if (x > 0 && x + w > width) {
+      ++row;
+      x = 0;
+    }
+    out.emplace_back(row, x);
+    x += w + 12;
+  }
+  return out;
+}
+
+int PipelineTimelineView::legendRows() const {
+  if (!hasTimeline()) return 0;
+  return legendPlaces(width() - 2 * kMargin).back().first + 1;
+}
+
+void PipelineTimelineView::paintLegend(QPainter& painter, const Geometry& g) const {
+  const QColor text = palette().color(QPalette::Text);
+  const auto swatches = legendSwatches();
+  const auto places = legendPlaces(g.legend.width());
+  for (std::size_t i = 0; i < swatches.size(); ++i) {
+    const double x = g.legend.left() + places[i].second;
+    const double top = g.legend.top() + places[i].first * kLegendHeight;
+    painter.setPen(swatches[i].pen);
+    painter.setBrush(swatches[i].brush);
+    painter.drawRect(QRectF(x, top + 4, 22, 12));
+    painter.setPen(text);
+    painter.drawText(QRectF(x + 27, top, g.legend.right() - x - 27, kLegendHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                     swatches[i].label);
+  }
   // The numbers: the bar label is the micro-batch.
+  const auto& [row, offset] = places.back();
   painter.setPen(palette().color(QPalette::PlaceholderText));
-  painter.drawText(QRectF(x, g.legend.top(), g.legend.right() - x, g.legend.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   tr("numbers: micro-batch · hover a task: what it waits for"));
+  painter.drawText(
+      QRectF(g.legend.left() + offset, g.legend.top() + row * kLegendHeight, g.legend.width() - offset, kLegendHeight),
+      Qt::AlignLeft | Qt::AlignVCenter, legendNote());
 }
 
 void PipelineTimelineView::paintTimeline(QPainter& painter, const Geometry& g) const {
@@ -349,9 +385,18 @@ void PipelineTimelineView::paintTimeline(QPainter& painter, const Geometry& g) c
                      painter.fontMetrics().elidedText(name, Qt::ElideRight, static_cast<int>(label.width() - 14)));
     f.setBold(false);
     painter.setFont(f);
+    // "29.5% idle · 4 in flight" on one line where it fits, else on two when the row is tall enough,
+    // else shortened (the rank's tooltip has the figures).
     const QRectF stats(row.right() + 6, row.top(), kStatsWidth - 6, row.height());
-    painter.drawText(stats, Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("%1 idle · %2 in flight").arg(formatPercent(r.bubble)).arg(r.peak_in_flight));
+    const QString idle = tr("%1 idle").arg(formatPercent(r.bubble));
+    const QString inFlight = tr("%1 in flight").arg(r.peak_in_flight);
+    const QString line = idle + QStringLiteral(" · ") + inFlight;
+    const QFontMetricsF fm(painter.font());
+    if (fm.horizontalAdvance(line) <= stats.width() || row.height() < 2 * fm.height())
+      painter.drawText(stats, Qt::AlignLeft | Qt::AlignVCenter,
+                       painter.fontMetrics().elidedText(line, Qt::ElideRight, static_cast<int>(stats.width())));
+    else
+      painter.drawText(stats, Qt::AlignLeft | Qt::AlignVCenter, idle + QLatin1Char('\n') + inFlight);
   }
 
   // Tasks: one rectangle per member, coloured by type; the later stages of a rank lighter.

@@ -10,6 +10,8 @@
 #include "shardscope/analysis/analysis.hpp"
 #include "views/analysis_view.hpp"
 
+#include <QBrush>
+#include <QPen>
 #include <QWidget>
 
 #include <map>
@@ -40,6 +42,8 @@ public:
 
   // Geometry and texts, for tests and tools (widget coordinates of the current size).
   bool hasTimeline() const;
+  // How many rows the key above the timeline takes at the current width (it wraps, never cuts).
+  int legendRows() const;
   int eventAt(QPointF point) const; // index into the timeline's events, -1 for none
   int rankAt(QPointF point) const;  // the rank whose label or row is there, -1 for none
   QRectF eventRect(int event) const;
@@ -82,6 +86,16 @@ private:
   void paintTimeline(QPainter& painter, const Geometry& g) const;
   void paintMemory(QPainter& painter, const Geometry& g) const;
   void paintLegend(QPainter& painter, const Geometry& g) const;
+  // The key's swatches (brush, outline, words) and the closing note, as painted.
+  struct LegendSwatch {
+    QBrush brush;
+    QPen pen;
+    QString label;
+  };
+  std::vector<LegendSwatch> legendSwatches() const;
+  // Each key entry's row and left edge in a key `width` wide (the note last), flowing onto the next
+  // row when the next would not fit: a narrow dock wraps the key instead of cutting it.
+  std::vector<std::pair<int, double>> legendPlaces(double width) const;
   QString timeText(double t) const;
 
   std::shared_ptr<const Analysis> analysis_;

@@ -118,11 +118,29 @@ void paintLinkLoads(QPainter& painter, const Analysis& analysis, const RingLinkL
       painter.drawLine(a, b);
       continue;
     }
-    const QPointF stub = along / length * (pixelsPerChip * 0.6) * (links[l].wrap ? -1.0 : 1.0);
+    int zStep = 0;
+    {
+      const auto& ca = analysis.links->nodes()[static_cast<std::size_t>(links[l].a)].coords;
+      const auto& cb = analysis.links->nodes()[static_cast<std::size_t>(links[l].b)].coords;
+      if (ca[0] == cb[0] && ca[1] == cb[1] && ca[2] != cb[2]) zStep = (cb[2] > ca[2]) != links[l].wrap ? 1 : -1;
+    }
+    const QPointF stub = farLinkStub(along / length, pixelsPerChip * 0.6, links[l].wrap, zStep);
     painter.drawLine(a, a + stub);
     painter.drawLine(b, b - stub);
   }
 }
+
+} // namespace
+
+QPointF farLinkStub(QPointF unit, double length, bool wrap, int zStep) {
+  if (zStep != 0) {
+    const double k = length * std::sqrt(0.5) * zStep;
+    return {k, -k}; // +z up and to the right, as an oblique projection draws depth
+  }
+  return unit * length * (wrap ? -1.0 : 1.0);
+}
+
+namespace {
 
 // One ring edge as the player draws it: chips drawn side by side joined by a line; chips the view
 // draws apart (z between panels, a ring that closes round the row) by two short stubs at the ends,
@@ -157,7 +175,16 @@ RingEdge ringEdge(const Analysis& analysis, int from, int to, QPointF a, QPointF
       wrap = route.size() == 1 && analysis.links->links()[static_cast<std::size_t>(route.front().first)].wrap;
     }
   }
-  const QPointF stub = d / length * (pixelsPerChip * 0.6) * (wrap ? -1.0 : 1.0);
+  int zStep = 0;
+  {
+    const auto& pa = analysis.mesh.devices[static_cast<std::size_t>(from)].coords;
+    const auto& pb = analysis.mesh.devices[static_cast<std::size_t>(to)].coords;
+    if (pa && pb) {
+      const auto &ca = *pa, &cb = *pb;
+      if (ca[0] == cb[0] && ca[1] == cb[1] && ca[2] != cb[2]) zStep = (cb[2] > ca[2]) != wrap ? 1 : -1;
+    }
+  }
+  const QPointF stub = farLinkStub(d / length, pixelsPerChip * 0.6, wrap, zStep);
   e.split = true;
   e.stub_a = a + stub;
   e.stub_b = b - stub;

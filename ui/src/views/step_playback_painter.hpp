@@ -34,8 +34,15 @@ QString stepMomentText(const StepEstimate& step, double seconds);
 
 // A ring edge from the chip at position `from` (drawn at `a`) to the one at `to` (at `b`), as the
 // views draw it: one line, or for chips drawn more than 2.5 chips apart (z between panels, a
-// wraparound) two short stubs at the chips, pointing out of the slice for a wraparound link and
-// towards each other otherwise. The played step and a selected device's ring both draw these.
+// wraparound) two short stubs at the chips, pointing out of the slice for a wraparound link,
+// obliquely for a z hop (farLinkStub) and towards each other otherwise. The played step and a selected device's ring
+// both draw these. The stub at the start of a link drawn as two stubs, for a link whose drawn direction is `unit`:
+// `length` along it, backwards for a wraparound (out of the slice); for a hop along z (`zStep` +1
+// towards higher z, -1 lower, 0 not a z hop) oblique instead, up and to the right towards +z, so a
+// z ring between panels side by side never reads as a row's x links. The end's stub is the same
+// vector taken back from the end chip.
+QPointF farLinkStub(QPointF unit, double length, bool wrap, int zStep);
+
 std::vector<QLineF> ringEdgeLines(const Analysis& analysis, int from, int to, QPointF a, QPointF b,
                                   double pixelsPerChip);
 
