@@ -18,6 +18,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QTimer>
 
@@ -46,6 +47,10 @@ struct Options {
   QCommandLineOption dock{"dock", "Raise the dock with this title, e.g. Workload (for screenshots).", "TITLE"};
   QCommandLineOption search{"search", "Run the layout search of the Suggest dock and wait for it (for screenshots)."};
   QCommandLineOption lesson{"lesson", "Open the Learn dock on this lesson (shardscope-cli lesson lists them).", "NAME"};
+  QCommandLineOption lessonSteps{"lesson-steps",
+                                 "With --screenshot and --lesson: apply the lesson's first N steps, each after the "
+                                 "previous one's analysis (for screenshots).",
+                                 "N"};
   QCommandLineOption playAt{"play-at",
                             "Raise the Play dock and stop the played step at fraction F (0 to 1) of it (for "
                             "screenshots).",
@@ -56,7 +61,7 @@ struct Options {
     parser.addHelpOption();
     parser.addVersionOption();
     for (const auto* o :
-         {&screenshot, &size, &startupTime, &dark, &select, &axis, &param, &dock, &search, &lesson, &playAt})
+         {&screenshot, &size, &startupTime, &dark, &select, &axis, &param, &dock, &search, &lesson, &lessonSteps, &playAt})
       parser.addOption(*o);
     parser.addPositionalArgument("file", "A workspace (*.shardscope.json) to open.", "[FILE.json]");
   }
@@ -154,6 +159,22 @@ int main(int argc, char** argv) {
     if (!window.waitForAnalysis(60000)) {
       std::fprintf(stderr, "shardscope: the first analysis did not finish within 60 s\n");
       return 1;
+    }
+    if (parser.isSet(options.lessonSteps)) {
+      bool ok = false;
+      const int steps = parser.value(options.lessonSteps).toInt(&ok);
+      if (!ok || steps < 0 || steps > 64) {
+        std::fprintf(stderr, "shardscope: --lesson-steps takes a count from 0 to 64, got %s\n",
+                     qPrintable(parser.value(options.lessonSteps)));
+        return 2;
+      }
+      for (int i = 0; i < steps && i < window.lessonPanel()->stepList()->count(); ++i) {
+        window.lessonPanel()->applyStep();
+        if (!window.waitForAnalysis(60000)) {
+          std::fprintf(stderr, "shardscope: lesson step %d's analysis did not finish within 60 s\n", i + 1);
+          return 1;
+        }
+      }
     }
     if (parser.isSet(options.axis) && !window.selectAxis(parser.value(options.axis)))
       std::fprintf(stderr, "shardscope: no axis named %s\n", qPrintable(parser.value(options.axis)));

@@ -24,5 +24,11 @@ export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 # The played step in the window at a laptop's and a monitor's size: 3% in, the fsdp all-gather.
 "$app" --screenshot "$here/play-allgather-1366x768.png" --size 1366x768 --play-at 0.03
 "$app" --screenshot "$here/play-allgather-1920x1080.png" --size 1920x1080 --play-at 0.03
+# A lesson with its steps applied, at both sizes: tensor parallelism's two steps (the table of what
+# moved, the text of what it costs), and the pipeline example's dock at a laptop's size.
+for size in 1366x768 1920x1080; do
+  "$app" --screenshot "$here/lesson-tensor-parallel-$size.png" --size "$size" --lesson tensor-parallel --lesson-steps 2
+done
+"$app" --screenshot "$here/pipeline-dock-1366x768.png" --size 1366x768 --dock Pipeline "$here/../../resources/scenarios/llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json"
 # lesson-fsdp.png is taken under Xvfb at 1366x768 (`shardscope --lesson fsdp`, both steps applied):
 # --screenshot does not apply lesson steps.

@@ -20,6 +20,8 @@ OverlayControls::OverlayControls(ViewSelection* selection, QWidget* parent) : QW
   layout->addWidget(new QLabel(tr("axis"), this));
   axis_ = new QComboBox(this);
   axis_->setMinimumContentsLength(6);
+  // "fsdp_transpose (128)" whole: the box grows with its longest axis name.
+  axis_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   axis_->setToolTip(tr("The logical axis the coordinate and group colours, and the selection ring, follow"));
   layout->addWidget(axis_);
   connect(mode_, &QComboBox::activated, this,
