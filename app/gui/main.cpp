@@ -60,8 +60,8 @@ struct Options {
     parser.setApplicationDescription("See how a parallel training job lands on TPU/GPU hardware.");
     parser.addHelpOption();
     parser.addVersionOption();
-    for (const auto* o :
-         {&screenshot, &size, &startupTime, &dark, &select, &axis, &param, &dock, &search, &lesson, &lessonSteps, &playAt})
+    for (const auto* o : {&screenshot, &size, &startupTime, &dark, &select, &axis, &param, &dock, &search, &lesson,
+                          &lessonSteps, &playAt})
       parser.addOption(*o);
     parser.addPositionalArgument("file", "A workspace (*.shardscope.json) to open.", "[FILE.json]");
   }
