@@ -114,8 +114,8 @@ void printStep(const Analysis& a, std::ostream& out) {
   for (const auto& x : s.per_axis) {
     std::string kinds;
     for (const auto& c : x.collectives)
-      kinds += (kinds.empty() ? "" : ", ") + c.purpose + " " + std::string(collectiveName(c.kind)) + " x" +
-               fixed(c.count, 0);
+      kinds +=
+          (kinds.empty() ? "" : ", ") + c.purpose + " " + collectiveLabel(c.kind, c.purpose) + " x" + fixed(c.count, 0);
     axes.rows.push_back({x.axis, std::to_string(x.size), formatBytes(x.bytes), formatSeconds(x.seconds),
                          formatSeconds(x.overlapped), formatSeconds(x.exposed), kinds.empty() ? "-" : kinds});
   }

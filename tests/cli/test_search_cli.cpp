@@ -130,7 +130,7 @@ TEST_CASE("search refuses a wrong command line with exit 2 and bad input with ex
       {{"search", ws, "--recompute", "full,full"}, 2, "--recompute lists 'full' twice"},
       {{"search", ws, ws}, 2, "only 1 workspace file"},
       // The search itself refuses these: the command line is well formed, the input is not usable.
-      {{"search", ws, "--axes", "pp"}, 1, "ValueError: search: axis 'pp' is not one the rule presets know"},
+      {{"search", ws, "--axes", "pp"}, 1, "ValueError: search: axis 'pp' is not a role the search knows"},
       {{"search", ws, "--axes", "dp,tp", "--max", "dp=2,tp=2"}, 1, "no way to split 16 devices"},
       // A limit on an axis the search does not split over would be ignored without a word.
       {{"search", ws, "--axes", "dp,fsdp", "--max", "tp=8"},

@@ -44,8 +44,11 @@ std::vector<std::vector<std::int64_t>> factorisations(std::int64_t n, std::size_
 namespace search {
 
 int canonicalRank(const std::string& name) {
-  static const char* const kOrder[] = {"dp", "fsdp", "ep", "sp", "tp"};
-  for (int i = 0; i < 5; ++i)
+  // cp: context parallelism as Megatron and torchtitan run it (the sequence split, the weights
+  // whole across the group, K/V passed round it); sp: a sequence axis that also shards the weights
+  // like FSDP (MaxText's context axis).
+  static const char* const kOrder[] = {"dp", "fsdp", "ep", "cp", "sp", "tp"};
+  for (int i = 0; i < 6; ++i)
     if (name == kOrder[i]) return i;
   return -1;
 }
@@ -95,7 +98,10 @@ std::int64_t MeshChoice::sizeOf(const std::string& name) const {
 std::vector<std::string> defaultSearchAxes(bool moe, std::int64_t seqLen) {
   std::vector<std::string> axes{"dp", "fsdp"};
   if (moe) axes.push_back("ep");
-  if (seqLen >= 32768) axes.push_back("sp");
+  if (seqLen >= 32768) {
+    axes.push_back("cp");
+    axes.push_back("sp");
+  }
   axes.push_back("tp");
   return axes;
 }

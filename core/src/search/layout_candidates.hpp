@@ -29,7 +29,7 @@ std::vector<MeshChoice> meshChoices(const std::vector<std::string>& axes, std::i
 // The axes a search uses when the user names none, for this model and sequence length.
 std::vector<std::string> defaultSearchAxes(bool moe, std::int64_t seqLen);
 
-// The rank of a role in the canonical order dp, fsdp, ep, sp, tp (outermost first: the axes that
+// The rank of a role in the canonical order dp, fsdp, ep, cp, sp, tp (outermost first: the axes that
 // tolerate slow links first, the tensor axis innermost on the fastest links); -1 for other names.
 int canonicalRank(const std::string& name);
 

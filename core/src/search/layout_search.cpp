@@ -75,6 +75,8 @@ LayoutRow rowOf(const Analysis& a, const std::vector<MeshAxis>& axes, std::strin
 }
 
 bool isBatchRole(const std::string& role) { return role == "dp" || role == "fsdp" || role == "ep"; }
+// cp splits the sequence with the weights whole (no preset names it); sp also shards the weights.
+bool isSequenceRole(const std::string& role) { return role == "cp" || role == "sp"; }
 
 // scenarioOf for a workspace with its own axis names (`own`: role -> name, search::ownAxisNames):
 // the candidate's axes under the workspace's names, then the workspace's other axes at size 1 in
@@ -100,7 +102,7 @@ Scenario inOwnNames(Scenario s, const Scenario& base, const Candidate& c,
   };
   for (const auto& a : c.mesh.axes) {
     if (isBatchRole(a.name)) addOnce(s.training.batch_axes, nameOf(a.name));
-    if (a.name == "sp") addOnce(s.training.seq_axes, nameOf(a.name));
+    if (isSequenceRole(a.name)) addOnce(s.training.seq_axes, nameOf(a.name));
   }
   if (!c.rules.preset.empty() && c.rules.rules.empty()) {
     PartitionAxis roles;
@@ -134,7 +136,7 @@ Scenario scenarioOf(const Scenario& base, const Candidate& c) {
   s.training.seq_axes.clear();
   for (const auto& a : c.mesh.axes) {
     if (isBatchRole(a.name)) s.training.batch_axes.push_back(a.name);
-    if (a.name == "sp") s.training.seq_axes.push_back(a.name);
+    if (isSequenceRole(a.name)) s.training.seq_axes.push_back(a.name);
   }
   return s;
 }
@@ -326,11 +328,15 @@ std::vector<std::string> searchAxes(const Scenario& scenario, const LayoutSearch
                     "'; the search ranks layouts without pipelines and would compare them at other tokens per step: "
                     "remove the pipeline section to search the SPMD layouts of these devices");
   std::vector<std::string> axes = options.axes;
-  if (axes.empty()) axes = search::defaultSearchAxes(moe, scenario.training.seq_len);
+  if (axes.empty()) {
+    axes = search::defaultSearchAxes(moe, scenario.training.seq_len);
+    // A MaxText workspace's context axis is the sp role (it shards the weights too): no cp axis.
+    if (!search::ownAxisNames(scenario).empty()) std::erase(axes, std::string("cp"));
+  }
   std::set<std::string> seen;
   for (const auto& a : axes) {
     if (search::canonicalRank(a) < 0)
-      throwValueError("search: axis '" + a + "' is not one the rule presets know (dp, fsdp, ep, sp, tp)");
+      throwValueError("search: axis '" + a + "' is not a role the search knows (dp, fsdp, ep, cp, sp, tp)");
     if (!seen.insert(a).second) throwValueError("search: axis '" + a + "' is listed twice");
   }
   if (axes.empty()) throwValueError("search: no axis to search over");

@@ -253,6 +253,12 @@ std::string payloadOf(const std::string& purpose) {
   return w ? std::string(w->payload) : purpose;
 }
 
+std::string collectiveLabel(Collective kind, const std::string& purpose) {
+  // Ring attention is priced on an all-gather's ring but runs as sends to the next chip.
+  if (purpose == "cp_kv_ring") return "ring send/recv";
+  return std::string(collectiveName(kind));
+}
+
 void setSummary(StepEstimate& e, const std::string& verdict) {
   e.summary = formatSeconds(e.time_s) + " per step, " + formatPercent(e.mfu) + " MFU, " + verdict;
   e.verdict = verdict;

@@ -358,3 +358,47 @@ TEST_CASE("a search on an imported MaxText workspace answers in MaxText's axis n
   CHECK(*row->step_time_s == Approx(a.step.time_s).epsilon(1e-9));
   CHECK(row->max_bytes == Approx(a.memory.max_bytes).epsilon(1e-9));
 }
+
+TEST_CASE("the search tries context parallelism on long sequences: the sequence split, the weights whole", "[search]") {
+  // Llama 3.1 8B on two hosts of 8 H100 with 8 sequences of 32768 tokens: fsdp 16 leaves half the
+  // GPUs on padding; splitting each sequence over a cp axis of 2 gives every GPU work.
+  Scenario s = defaultScenario();
+  s.topology = parseTopology("h100:2x8");
+  s.training.micro_batch = 8;
+  s.training.seq_len = 32768;
+  s.training.recompute = Recompute::Full;
+  s.mesh.axes = {{"fsdp", 16, 1, AxisType::Explicit}};
+  s.training.batch_axes = {"fsdp"};
+  LayoutSearchOptions o;
+  o.orders = false;
+  o.axes = {"fsdp", "cp"};
+  const auto r = searchLayouts(s, o);
+  const LayoutRow* cp = rowNamed(r, "fsdp:8,cp:2");
+  REQUIRE(cp);
+  REQUIRE_FALSE(r.rows.empty());
+  CHECK(r.rows.front().mesh == "fsdp:8,cp:2"); // every GPU busy, the fewest weight replicas
+  REQUIRE(r.current);
+  REQUIRE(r.current->step_time_s);
+  REQUIRE(cp->step_time_s);
+  CHECK(*cp->step_time_s < 0.6 * *r.current->step_time_s);
+  // The row's workspace splits the sequence over cp and the batch over fsdp; no rule shards a
+  // weight over cp.
+  CHECK(cp->scenario.training.seq_axes == std::vector<std::string>{"cp"});
+  CHECK(cp->scenario.training.batch_axes == std::vector<std::string>{"fsdp"});
+  const Analysis a = analyze(cp->scenario);
+  REQUIRE_FALSE(a.params.empty());
+  for (const std::string& spec : a.params.specTexts()) {
+    INFO(spec);
+    CHECK(spec.find("'cp'") == std::string::npos);
+  }
+  // Its step is the same workspace written by hand (Megatron's form: a cp axis in seq_axes).
+  Scenario hand = s;
+  hand.mesh.axes = {{"fsdp", 8, 1, AxisType::Explicit}, {"cp", 2, 1, AxisType::Explicit}};
+  hand.training.seq_axes = {"cp"};
+  const Analysis b = analyze(hand);
+  REQUIRE(b.step.estimated);
+  CHECK(*cp->step_time_s == Approx(b.step.time_s));
+  // With no axes given, a 128K-token sequence searches cp and sp as well, an 8K one neither.
+  CHECK(search::defaultSearchAxes(false, 131072) == std::vector<std::string>{"dp", "fsdp", "cp", "sp", "tp"});
+  CHECK(search::defaultSearchAxes(false, 8192) == std::vector<std::string>{"dp", "fsdp", "tp"});
+}

@@ -99,6 +99,10 @@ TEST_CASE("Megatron's context axis runs ring attention, all_gather puts the same
   // the axis exposes less than the all-gather's exchange alone.
   CHECK(r->exposed < g->exposed - 0.9 * gatherSeconds);
   CHECK(ring.step.time_s < gather.step.time_s);
+  // Named to a user as what runs: sends from chip to chip, not the all-gather it is priced as.
+  CHECK(collectiveLabel(Collective::AllGather, "cp_kv_ring") == "ring send/recv");
+  CHECK(collectiveLabel(Collective::AllGather, "cp_kv") == "all_gather");
+  CHECK(payloadOf("cp_kv_ring") == "keys and values, chip to chip round the ring");
 }
 
 TEST_CASE("performance.context_attention is read, written and checked", "[step][context]") {

@@ -22,9 +22,8 @@ constexpr double kMargin = 4;
 QString percentOf(double part, double whole) { return whole > 0 ? formatPercent(part / whole) : QStringLiteral("–"); }
 
 QString collectiveText(const StepCollective& c) {
-  const auto kind = collectiveName(c.kind);
   return QObject::tr("%1 %2: %3 per step, %4 calls, %5%6")
-      .arg(QString::fromLatin1(kind.data(), static_cast<qsizetype>(kind.size())), QString::fromStdString(c.purpose),
+      .arg(QString::fromStdString(collectiveLabel(c.kind, c.purpose)), QString::fromStdString(c.purpose),
            formatBytes(c.bytes))
       .arg(c.count, 0, 'g', 4)
       .arg(formatSeconds(c.seconds), c.overlappable ? QObject::tr(" (can hide)") : QObject::tr(" (critical path)"));

@@ -288,9 +288,8 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     const StepAxis& a = *axis;
     QStringList lines;
     for (const auto& col : a.collectives) {
-      const auto kind = collectiveName(col.kind);
       lines << QStringLiteral("%1 %2: %3, %4")
-                   .arg(QString::fromLatin1(kind.data(), static_cast<qsizetype>(kind.size())),
+                   .arg(QString::fromStdString(collectiveLabel(col.kind, col.purpose)),
                         QString::fromStdString(col.purpose), formatBytes(col.bytes), formatSeconds(col.seconds));
     }
     const QString cells[] = {QString::fromStdString(a.axis), QString::number(a.size),     formatBytes(a.bytes),

@@ -483,9 +483,7 @@ std::vector<PhysicalView::LegendEntry> PhysicalView::playLegendEntries(const QCo
     if (s.part != StepPart::Comm || !shown.insert({s.axis_index, static_cast<int>(s.kind), s.purpose}).second) continue;
     out.push_back({commColor(s.axis_index),
                    tr("%1 %2: %3%4")
-                       .arg(QString::fromStdString(s.axis),
-                            QString::fromLatin1(collectiveName(s.kind).data(),
-                                                static_cast<qsizetype>(collectiveName(s.kind).size())),
+                       .arg(QString::fromStdString(s.axis), QString::fromStdString(collectiveLabel(s.kind, s.purpose)),
                             QString::fromStdString(payloadOf(s.purpose)), s.exposed ? QString() : tr(" (hidden)"))});
   }
   out.push_back({wrap, tr("wraparound links")});

@@ -232,7 +232,7 @@ QString stepMomentText(const StepEstimate& step, double seconds) {
       running.prepend(QObject::tr("computing %1").arg(percent(progress)));
     else
       running << QObject::tr("%1 %2 (%3%4%5) %6")
-                     .arg(QString::fromStdString(s.axis), latin(collectiveName(s.kind)),
+                     .arg(QString::fromStdString(s.axis), QString::fromStdString(collectiveLabel(s.kind, s.purpose)),
                           QString::fromStdString(s.purpose), s.exposed ? QObject::tr(", exposed") : QString(),
                           s.pulses > 1 ? QObject::tr(", %1 in this pass").arg(s.pulses) : QString(), percent(progress));
   }

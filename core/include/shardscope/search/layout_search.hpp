@@ -23,9 +23,10 @@
 namespace shardscope {
 
 struct LayoutSearchOptions {
-  // Axis names a candidate may use; empty = dp, fsdp, tp (+ ep for MoE models, + sp when the
-  // sequence is 32k tokens or longer). Names outside dp/fsdp/tp/ep/sp are refused: the rule presets
-  // only know those roles.
+  // Axis names a candidate may use; empty = dp, fsdp, tp (+ ep for MoE models, + cp and sp when
+  // the sequence is 32k tokens or longer). Names outside dp/fsdp/ep/cp/sp/tp are refused: cp is
+  // context parallelism (the sequence split, weights whole: no preset names it), the others the
+  // rule presets' roles.
   std::vector<std::string> axes;
   // Largest size per axis (absent = no limit).
   std::map<std::string, std::int64_t> max_size;

@@ -166,6 +166,10 @@ bool isRoutedExpertParam(const Param& param);
 // What a collective of this purpose moves, in a few words ("weight shards" for fsdp_weights,
 // "keys and values" for cp_kv): the Play legend's words. The purpose itself when unknown.
 std::string payloadOf(const std::string& purpose);
+// How a collective of this kind and purpose is named to a user: its kind ("all_gather"), except
+// ring attention's K/V passes, priced on an all-gather's ring but run point to point from chip to
+// chip ("ring send/recv").
+std::string collectiveLabel(Collective kind, const std::string& purpose);
 
 // One kind of collective on one axis, summed over the step.
 struct StepCollective {
