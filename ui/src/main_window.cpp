@@ -631,6 +631,12 @@ void MainWindow::onAnalysisFinished() {
     const Shape shape = analysis->mesh.shape();
     if (!shape.empty())
       selection_->setAxis(static_cast<int>(std::max_element(shape.begin(), shape.end()) - shape.begin()));
+  } else if (const Shape shape = analysis->mesh.shape(); !shape.empty() && !selection_->showUnitAxes()) {
+    // An edit left the coloured axis at size one, or gone (a Suggest row, a mesh edit): every chip
+    // would be one colour; the largest axis splits the most.
+    const int axis = selection_->axis();
+    if (axis < 0 || axis >= static_cast<int>(shape.size()) || shape[static_cast<std::size_t>(axis)] <= 1)
+      selection_->setAxis(static_cast<int>(std::max_element(shape.begin(), shape.end()) - shape.begin()));
   }
   showAnalysis(analysis);
   logical_->setError({}, std::nullopt);

@@ -12,6 +12,8 @@
 #include "models/layout_rows_model.hpp"
 #include "panels/compare_panel.hpp"
 #include "panels/suggest_panel.hpp"
+#include "views/physical_view.hpp"
+#include "views/view_selection.hpp"
 
 #include "shardscope/search/layout_search.hpp"
 #include "shardscope/hardware/topology.hpp"
@@ -36,6 +38,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <filesystem>
 #include <chrono>
 #include <cmath>
 #include <future>
@@ -430,4 +433,41 @@ TEST_CASE("pin A, change the mesh: Compare shows B against A with both analyses'
   CHECK(window.document()->undoStack()->count() == steps + 1);
   CHECK(window.document()->scenario() == *compare->pinnedScenario());
   CHECK(meshText(window.document()->scenario().mesh.axes) == "fsdp:8");
+}
+
+TEST_CASE("opening another workspace drops the search's rows: none of them can be applied to it", "[ui][suggest]") {
+  test::app();
+  MainWindow window;
+  load(window, smallWorld());
+  SuggestPanel* panel = window.suggestPanel();
+  panel->ordersBox()->setChecked(false);
+  panel->startSearch();
+  REQUIRE(panel->waitForSearch(60000));
+  REQUIRE(panel->model()->rowCount() > 0);
+  // Another workspace takes its place (an example opened from the File menu).
+  REQUIRE(window.openFile(QString::fromStdString(
+      (std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "resources/scenarios/gpt2-h100-2-hosts.shardscope.json")
+          .string())));
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(panel->model()->rowCount() == 0);
+  CHECK(panel->model()->layoutAt(0) == nullptr);
+  CHECK_FALSE(panel->applyButton()->isEnabled());
+  CHECK(panel->summaryLabel()->text().contains("search again"));
+}
+
+TEST_CASE("an edit that leaves the coloured axis at size one colours by the largest axis", "[ui][suggest]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  window.selectAxis("dp"); // dp (2) of the default dp 2 x fsdp 16 x tp 4
+  REQUIRE(window.physicalView()->analysis());
+  window.document()->edit("dp into fsdp", [](Scenario& s) {
+    s.mesh.axes[0].ici = 1;
+    s.mesh.axes[1].ici = 32;
+  });
+  REQUIRE(window.waitForAnalysis(60000));
+  const auto names = window.runner()->lastValid()->mesh.axis_names;
+  REQUIRE(names[1] == "fsdp");
+  CHECK(window.selection()->axis() == 1); // fsdp (32), not dp (1): one colour for every chip
 }

@@ -217,6 +217,8 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   connect(runner_, &LayoutSearchRunner::finished, this, &SuggestPanel::onFinished);
   connect(runner_, &LayoutSearchRunner::failed, this, &SuggestPanel::onFailed);
   connect(document_, &ScenarioDocument::scenarioChanged, this, &SuggestPanel::onScenarioChanged);
+  // Another workspace's rows are no layouts of this one: Apply would put that workspace's mesh here.
+  connect(document_, &ScenarioDocument::replaced, this, &SuggestPanel::forgetResult);
   updateButtons();
 }
 
@@ -368,6 +370,21 @@ void SuggestPanel::onScenarioChanged() {
     summary_->setText(summary_->text() + "\n" +
                       tr("The workspace changed since this search (\"yours\" is the layout as it was)."));
   }
+  updateButtons();
+}
+
+void SuggestPanel::forgetResult() {
+  if (runner_->isBusy()) {
+    cancelledByEdit_ = true;
+    runner_->cancel();
+  }
+  model_->setResult(nullptr);
+  stale_ = false;
+  summary_->setText(tr("Another workspace was opened: search again to rank its layouts."));
+  families_->clear();
+  progress_->setRange(0, 1);
+  progress_->setValue(0);
+  progress_->setFormat(QString());
   updateButtons();
 }
 

@@ -79,6 +79,8 @@ private:
   void onFinished();
   void onFailed(const QString& message);
   void onScenarioChanged();
+  // Drops the rows of the workspace another one replaced (they cannot be applied to it).
+  void forgetResult();
   void updateButtons();
 
   ScenarioDocument* document_;

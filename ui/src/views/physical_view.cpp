@@ -465,7 +465,7 @@ void PhysicalView::paintSelection(const Canvas& c) const {
   }
 }
 
-std::vector<PhysicalView::LegendEntry> PhysicalView::playLegendEntries(const QColor& wrap) const {
+std::vector<PhysicalView::LegendEntry> PhysicalView::playLegendEntries(const QColor& wrap, double seconds) const {
   // What the playback draws: the compute fill, one entry per running collective (its axis' colour,
   // what it moves), then the marks.
   std::vector<LegendEntry> out;
@@ -478,7 +478,7 @@ std::vector<PhysicalView::LegendEntry> PhysicalView::playLegendEntries(const QCo
   const StepEstimate& step = analysis_->step;
   out.push_back({computeColor(), tr("compute done (grey: waiting)")});
   std::set<std::tuple<int, int, std::string>> shown;
-  for (std::size_t i : spansAt(step, selection_->playTime())) {
+  for (std::size_t i : spansAt(step, seconds)) {
     const StepSpan& s = step.timeline[i];
     if (s.part != StepPart::Comm || !shown.insert({s.axis_index, static_cast<int>(s.kind), s.purpose}).second) continue;
     out.push_back({commColor(s.axis_index),
@@ -494,14 +494,15 @@ std::vector<PhysicalView::LegendEntry> PhysicalView::playLegendEntries(const QCo
   return out;
 }
 
-std::vector<PhysicalView::LegendPlace> PhysicalView::playLegendLayout(double width, const QColor& wrap) const {
+std::vector<PhysicalView::LegendPlace> PhysicalView::playLegendLayout(double width, const QColor& wrap,
+                                                                      double seconds) const {
   QFont legendFont = font(); // as paintHeaderAndLegend draws the header and the legend
   legendFont.setPixelSize(kHeaderPixels);
   const QFontMetricsF metrics(legendFont);
   std::vector<LegendPlace> out;
   int row = 0;
   double x = 0;
-  for (auto& e : playLegendEntries(wrap)) {
+  for (auto& e : playLegendEntries(wrap, seconds < 0 ? selection_->playTime() : seconds)) {
     const double wanted = (e.color.isValid() ? 18 : 0) + metrics.horizontalAdvance(e.label) + 2.0;
     if (x > 0 && x + wanted > width) {
       ++row;
@@ -515,9 +516,20 @@ std::vector<PhysicalView::LegendPlace> PhysicalView::playLegendLayout(double wid
 
 double PhysicalView::legendHeight(double width) const {
   if (!analysis_ || selection_->playTime() < 0 || !analysis_->step.estimated) return kLegendHeight;
-  const auto places = playLegendLayout(width - 2 * kMargin, QColor());
-  const int rows = places.empty() ? 1 : std::min(kMaxLegendRows, places.back().row + 1);
-  return kLegendHeight + (rows - 1) * kLegendRow;
+  // As many rows as the busiest instant of the step needs, whichever collectives run now: the view
+  // keeps its size while the step plays instead of jumping as collectives start and end. Worked
+  // out once per analysis and width (each span's start and middle are the instants that differ).
+  if (legendRowsFor_.first != analysis_.get() || legendRowsFor_.second != width) {
+    int rows = 1;
+    for (const StepSpan& span : analysis_->step.timeline)
+      for (double t : {span.start + 1e-6 * (span.end - span.start), 0.5 * (span.start + span.end)}) {
+        const auto places = playLegendLayout(width - 2 * kMargin, QColor(), t);
+        if (!places.empty()) rows = std::max(rows, places.back().row + 1);
+      }
+    legendRowsFor_ = {analysis_.get(), width};
+    legendRows_ = std::min(kMaxLegendRows, rows);
+  }
+  return kLegendHeight + (legendRows_ - 1) * kLegendRow;
 }
 
 void PhysicalView::paintPlayLegend(QPainter& painter, const QRectF& legend, const QColor& text,

@@ -40,10 +40,12 @@ public:
     double width = 0;
   };
   // The played step's legend laid out in a band `width` wide: the entries flow left to right and
-  // onto the next row when the next one would not fit (`wrap`: the wraparound swatch's colour).
-  std::vector<LegendPlace> playLegendLayout(double width, const QColor& wrap = QColor()) const;
+  // onto the next row when the next one would not fit (`wrap`: the wraparound swatch's colour) at
+  // `seconds` into the step (negative: the instant being played).
+  std::vector<LegendPlace> playLegendLayout(double width, const QColor& wrap = QColor(), double seconds = -1) const;
   // The legend band's height in a view `width` wide: one line, or while a step plays as many rows
-  // (up to four) as its entries take, so none is cut.
+  // (up to four) as the step's busiest instant takes, so none is cut and the view does not resize
+  // from one instant to the next.
   double legendHeight(double width) const;
 
   void setAnalysis(std::shared_ptr<const Analysis> analysis) override;
@@ -121,7 +123,7 @@ private:
   void paintHeaderAndLegend(const Canvas& c) const;
   void paintPlayLegend(QPainter& painter, const QRectF& legend, const QColor& text, const QColor& wrap) const;
   // The played step's legend: the compute fill, each running collective, the marks.
-  std::vector<LegendEntry> playLegendEntries(const QColor& wrap) const;
+  std::vector<LegendEntry> playLegendEntries(const QColor& wrap, double seconds) const;
   void recomputeOverlay();
   void ensureLayout();
   QColor colorOf(int pos) const;
@@ -147,6 +149,9 @@ private:
   QString summary_; // the header line describing the hardware
   mutable std::unique_ptr<AxisRings> playRings_;
   mutable std::unique_ptr<RingLinkLoads> playLoads_;
+  // legendHeight's rows while playing, for (analysis, view width).
+  mutable std::pair<const Analysis*, double> legendRowsFor_{nullptr, -1.0};
+  mutable int legendRows_ = 1;
 };
 
 } // namespace shardscope::ui
