@@ -268,3 +268,72 @@ TEST_CASE("a step whose workspace cannot be analysed says so instead of 'computi
   CHECK(panel->verdictLabel()->text().contains("cannot be analysed: Failed to find assignment"));
   REQUIRE(window.waitForAnalysis(60000)); // the real analysis arrives later: nothing waits for it
 }
+
+TEST_CASE("the Learn table names the step it shows, and applying that step again keeps it", "[ui][lessons]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  LessonPanel* panel = window.lessonPanel();
+  REQUIRE(panel->showLesson("fsdp"));
+  QTableWidget* table = panel->figureTable();
+  CHECK(panel->tableCaption()->isHidden());
+  for (int s = 0; s < 2; ++s) {
+    QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+    REQUIRE(window.waitForAnalysis(60000));
+  }
+  // The list stays on the last step; the caption says the table is step 2's.
+  CHECK(panel->stepList()->currentRow() == 1);
+  REQUIRE_FALSE(panel->tableCaption()->isHidden());
+  CHECK(panel->tableCaption()->text().startsWith("What step 2"));
+  REQUIRE(table->rowCount() == 4);
+  CHECK(table->item(0, 3)->text() == "down");
+  const QString after = table->item(0, 2)->text();
+  // Apply again (the button stays enabled on the last step): nothing to edit, and the table still
+  // compares the step's before and after, never the workspace with itself.
+  const int edits = window.document()->undoStack()->count();
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(window.document()->undoStack()->count() == edits);
+  REQUIRE(table->rowCount() == 4);
+  CHECK(table->item(0, 3)->text() == "down");
+  CHECK(table->item(0, 2)->text() == after);
+}
+
+TEST_CASE("a lesson's first step on its example edited by another lesson starts from the example again",
+          "[ui][lessons]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.waitForAnalysis(60000));
+  LessonPanel* panel = window.lessonPanel();
+  REQUIRE(panel->showLesson("pipelines"));
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton); // opens the example
+  REQUIRE(window.waitForAnalysis(60000));
+  const Scenario example = window.document()->scenario();
+  for (int s = 0; s < panel->stepList()->count(); ++s) {
+    panel->stepList()->setCurrentRow(s);
+    QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+    REQUIRE(window.waitForAnalysis(60000));
+  }
+  REQUIRE_FALSE(window.document()->scenario() == example);
+  // pipelines-2 is written for the same example: its first Apply brings the example back (one
+  // undoable edit), the second makes step 1's edit on it, and the table holds what the lesson says.
+  REQUIRE(panel->showLesson("pipelines-2"));
+  QUndoStack* undo = window.document()->undoStack();
+  const int edits = undo->count();
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  CHECK(undo->count() == edits + 1);
+  CHECK(window.document()->scenario() == example);
+  CHECK(panel->textView()->toPlainText().startsWith("The workspace had changed since the example"));
+  CHECK(panel->figureTable()->rowCount() == 0);
+  QTest::mouseClick(panel->applyButton(), Qt::LeftButton);
+  REQUIRE(window.waitForAnalysis(60000));
+  QTableWidget* table = panel->figureTable();
+  REQUIRE(table->rowCount() > 0);
+  for (int r = 0; r < table->rowCount(); ++r) {
+    INFO(table->item(r, 0)->text().toStdString());
+    CHECK_FALSE(table->item(r, 3)->text().contains("not on this workspace"));
+  }
+}

@@ -3,6 +3,7 @@
 
 #include "document/scenario_document.hpp"
 #include "views/device_overlay.hpp"
+#include "shardscope/base/resources.hpp"
 #include "shardscope/base/units.hpp"
 #include "shardscope/teaching/lesson_answers.hpp"
 
@@ -64,6 +65,10 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   verdict_->setObjectName("lessonVerdict");
   verdict_->setTextFormat(Qt::RichText);
   verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  tableCaption_ = new QLabel(this);
+  tableCaption_->setObjectName("lessonTableCaption");
+  tableCaption_->setWordWrap(true);
+  tableCaption_->hide();
   figures_ = new QTableWidget(0, 4, this);
   figures_->setHorizontalHeaderLabels({tr("Figure"), tr("Before"), tr("After"), tr("Lesson says")});
   figures_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -85,6 +90,7 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   buttons->addWidget(apply_, 1);
   buttons->addWidget(example_);
   layout->addLayout(buttons);
+  layout->addWidget(tableCaption_);
   layout->addWidget(figures_);
 
   try {
@@ -122,6 +128,7 @@ void LessonPanel::forgetStep() {
   verdict_->clear();
   verdict_->hide();
   figures_->setRowCount(0);
+  tableCaption_->hide();
 }
 
 const Lesson* LessonPanel::currentLesson() const {
@@ -230,6 +237,31 @@ void LessonPanel::revealAnswer() {
   verdict_->show();
 }
 
+bool LessonPanel::backToExample() {
+  const Lesson* lesson = currentLesson();
+  if (!lesson || lesson->start.empty() || !onLessonExample()) return false;
+  Scenario example;
+  try {
+    example = loadScenarioFile(resourcePath("scenarios") / lesson->start);
+  } catch (const std::exception&) {
+    return false; // no resources: the step applies to the workspace as it is
+  }
+  example.name = document_->scenario().name;
+  if (example == document_->scenario()) return false;
+  // The example was edited since it opened (another lesson's steps, the user's): the first step's
+  // "before" would not be the example's. One undoable edit brings the example back; the next Apply
+  // makes the step's edit on it.
+  forgetStep();
+  shelved_.reset();
+  document_->edit(tr("Lesson: back to the example %1").arg(QString::fromStdString(lesson->start)),
+                  [example](Scenario& s) { s = example; });
+  text_->setPlainText(tr("The workspace had changed since the example %1 opened: its own workspace is back (one "
+                         "undo step). Press Apply step to make this step's edit on it.\n\n")
+                          .arg(QString::fromStdString(lesson->start)) +
+                      QString::fromStdString(lesson->steps.front().text));
+  return true;
+}
+
 void LessonPanel::applyStep() {
   const int index = lessons_->currentIndex(), row = steps_->currentRow();
   if (index < 0 || row < 0 || index >= static_cast<int>(all_.size())) return;
@@ -250,12 +282,21 @@ void LessonPanel::applyStep() {
     }
     return; // opened, or the user kept the workspace (cancelled saving it)
   }
+  const bool again = applied_ && applied_->title == step.title && document_->scenario() == appliedScenario_;
+  if (row == 0 && !again && backToExample()) return;
   Scenario next;
   try {
     next = applyLessonStep(document_->scenario(), step);
   } catch (const std::exception& e) {
     figures_->setRowCount(0);
     text_->append(tr("\nThis step does not apply to the current workspace: %1").arg(QString::fromStdString(e.what())));
+    return;
+  }
+  // The step applied last, applied again: the workspace has it, and the table keeps what it moved
+  // (against itself every figure would read "not on this workspace").
+  if (again && appliedScenario_ == next && after_) {
+    if (row + 1 < steps_->count()) steps_->setCurrentRow(row + 1);
+    showFigures();
     return;
   }
   applied_ = step;
@@ -322,7 +363,16 @@ void LessonPanel::setAnalysisFailed(const QString& why) {
 
 void LessonPanel::showFigures() {
   figures_->setRowCount(0);
+  tableCaption_->setVisible(applied_.has_value());
   if (!applied_) return;
+  // The list has moved on to the next step; the table is the one applied.
+  int number = 0;
+  if (const Lesson* lesson = currentLesson())
+    for (std::size_t i = 0; i < lesson->steps.size(); ++i)
+      if (lesson->steps[i].title == applied_->title) number = static_cast<int>(i) + 1;
+  tableCaption_->setText(
+      number > 0 ? tr("What step %1, \u201c%2\u201d, moved:").arg(number).arg(QString::fromStdString(applied_->title))
+                 : tr("What \u201c%1\u201d moved:").arg(QString::fromStdString(applied_->title)));
   revealAnswer();
   for (const auto& w : applied_->watch) {
     const std::string name = lessonFigureName(w);

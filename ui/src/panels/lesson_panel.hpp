@@ -49,6 +49,8 @@ public:
   QListWidget* stepList() const { return steps_; }
   QPushButton* applyButton() const { return apply_; }
   QTableWidget* figureTable() const { return figures_; }
+  // Names the step the table shows ("What step 2, “FSDP”, moved:"): the list has moved on by then.
+  QLabel* tableCaption() const { return tableCaption_; }
   QTextBrowser* textView() const { return text_; }
   QPushButton* exampleButton() const { return example_; }
   QLineEdit* answerEdit() const { return answer_; }
@@ -78,6 +80,9 @@ private:
   void updateExampleButton();
   // The applied step's prediction graded (or its answer shown) once its analysis is in.
   void revealAnswer();
+  // Before a lesson's first step on its example edited since it opened: brings the example back as
+  // one undoable edit (true), so the step's "before" is the example's.
+  bool backToExample();
 
   ScenarioDocument* document_;
   std::vector<Lesson> all_;
@@ -94,6 +99,7 @@ private:
   std::optional<double> pendingAnswer_;  // the learner's answer to the step being applied
   std::optional<double> answerForApply_; // Check's answer, handed to applyStep
   bool revealPending_ = false;           // the applied step's prediction awaits its analysis
+  QLabel* tableCaption_;
   QTableWidget* figures_;
   std::shared_ptr<const Analysis> analysis_;
   // The step applied last and the analysis before it: the table compares them with the next one.
