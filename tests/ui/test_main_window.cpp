@@ -278,8 +278,9 @@ TEST_CASE("Help > Getting Started offers the ways in and Start a Lesson opens th
   action->trigger();
   CHECK(text.contains("Open an example"));
   CHECK(text.contains("Import a MaxText config"));
-  CHECK(text.contains("shardscope-cli inspect"));
+  CHECK(text.contains("the Inspect dock maps it onto this workspace's mesh"));
   CHECK(buttons.contains("Open an Example…"));
+  CHECK(buttons.contains("Read a Program or OOM Report…"));
   CHECK(buttons.contains("Import a MaxText Config…"));
   CHECK_FALSE(learn->isHidden());
 }

@@ -1008,12 +1008,15 @@ void MainWindow::showGettingStarted() {
          "moves and why.</li>"
          "<li><b>Import a MaxText config</b>: open its model yml (or a yml with base_config); the dialog asks for "
          "the topology and the overrides your launch passes.</li>"
-         "<li><b>A compiled program or an OOM report</b>: <tt>shardscope-cli inspect FILE</tt> reads JAX's "
-         "lowered text, XLA's HLO and its out-of-memory report (docs/inspect.md).</li></ul>"
+         "<li><b>Read a compiled program or an OOM report</b>: open JAX's lowered text, XLA's HLO or its "
+         "out-of-memory report (File › Open…, or drop it on the window); the Inspect dock maps it onto this "
+         "workspace's mesh and links, beside it (<tt>shardscope-cli inspect FILE</tt> does the same headless).</li>"
+         "</ul>"
          "Press Shift+F1 and click any panel for help on it."));
   QPushButton* example = box.addButton(tr("Open an Example…"), QMessageBox::ActionRole);
   QPushButton* lesson = box.addButton(tr("Start a Lesson"), QMessageBox::ActionRole);
   QPushButton* maxtext = box.addButton(tr("Import a MaxText Config…"), QMessageBox::ActionRole);
+  QPushButton* program = box.addButton(tr("Read a Program or OOM Report…"), QMessageBox::ActionRole);
   box.addButton(QMessageBox::Close);
   box.exec();
   if (box.clickedButton() == example) {
@@ -1033,6 +1036,11 @@ void MainWindow::showGettingStarted() {
         QFileDialog::getOpenFileName(this, tr("Import a MaxText config"), AppSettings().lastDirectory(),
                                      tr("MaxText configs (*.yml *.yaml);;All files (*)"));
     if (!path.isEmpty()) openInteractively(path);
+  } else if (box.clickedButton() == program) {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Read a compiled program or an OOM report"), AppSettings().lastDirectory(),
+        tr("Compiled programs and OOM reports (*.hlo *.mlir *.txt *.log);;All files (*)"));
+    if (!path.isEmpty()) inspectFile(path); // beside the workspace: nothing to save first
   }
 }
 
