@@ -121,6 +121,7 @@ TEST_CASE("one long axis is wrapped into rows: 128 devices as 8 rows of 16, each
   const auto analysis = std::make_shared<const Analysis>(analyze(s));
   REQUIRE(analysis->mesh.devices.size() == 128);
   view.setAnalysis(analysis);
+  CHECK(view.wrappedCaption() == "fsdp (128) in rows of 16");
   // The grid area is 344 x 236 (8 px margins, 24 px of caption): cells of min(344/16, 236/8) =
   // 21.5 px, the 16 x 21.5 = 344 px wide grid from x = 8, the 8 x 21.5 = 172 px tall one centred
   // down from y = 24 + (236 - 172) / 2 = 56. The cell in row r, column c is flat index 16 r + c.

@@ -63,6 +63,7 @@ void LogicalGridView::refreshShownAxes() {
   // One axis left (an imported MaxText mesh: fsdp 128 and a dozen of size 1): a single row of
   // 128 cells is a line of specks. Wrap it row-major, the smallest divisor at least its square
   // root per row (16 x 8 for 128); the flat index of each cell is unchanged.
+  wrappedCaption_.clear();
   if (shownShape_.size() == 1 && shownShape_[0] > kWrapAbove) {
     const std::int64_t n = shownShape_[0];
     auto perRow = static_cast<std::int64_t>(std::ceil(std::sqrt(static_cast<double>(n))));
@@ -71,6 +72,7 @@ void LogicalGridView::refreshShownAxes() {
       const std::string name = shownNames_[0];
       shownShape_ = {n / perRow, perRow};
       shownNames_ = {tr("%1 (wrapped, %2 per row)").arg(QString::fromStdString(name)).arg(perRow).toStdString(), name};
+      wrappedCaption_ = tr("%1 (%2) in rows of %3").arg(QString::fromStdString(name)).arg(n).arg(perRow);
     }
   }
 }
@@ -364,8 +366,11 @@ void LogicalGridView::renderAt(QPainter& painter, const QRectF& target, bool zoo
                           return l;
                         }())
                             .join(" x "));
+  // One long axis wrapped into rows says so in a few words: across and down are the same axis.
+  if (!wrappedCaption_.isEmpty()) caption = wrappedCaption_;
   painter.drawText(QRectF(target.left() + 8, target.top() + 2, target.width() - 16, 20),
-                   Qt::AlignLeft | Qt::AlignVCenter, caption);
+                   Qt::AlignLeft | Qt::AlignVCenter,
+                   QFontMetricsF(f).elidedText(caption, Qt::ElideRight, target.width() - 16));
 
   QFont idFont = painter.font();
   idFont.setPixelSize(static_cast<int>(std::clamp(g.cell * 0.38, 7.0, 13.0)));

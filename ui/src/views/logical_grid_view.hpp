@@ -39,6 +39,10 @@ public:
   // Where render(painter, target) frames each facet block (empty when the cells are large enough to
   // be drawn one by one, or there is one facet).
   std::vector<QRectF> facetBlocks(const QRectF& target) const;
+  // The caption of one long axis wrapped into rows, "fsdp (128) in rows of 16" (empty when no axis
+  // is wrapped): shorter than "across: fsdp · down: fsdp (wrapped, 16 per row)", which a narrow
+  // dock cut.
+  QString wrappedCaption() const { return wrappedCaption_; }
 
 protected:
   void paintEvent(QPaintEvent* event) override;
@@ -87,6 +91,8 @@ private:
   // only multiply labels), in mesh order; every axis when the user asks (ViewSelection).
   Shape shownShape_;
   std::vector<std::string> shownNames_;
+  // The caption of one long axis wrapped into rows ("fsdp (128) in rows of 16"); empty otherwise.
+  QString wrappedCaption_;
   bool shownUnitAxes_ = false;
   void refreshShownAxes();
   DeviceOverlay overlay_;
