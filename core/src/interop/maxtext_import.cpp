@@ -437,6 +437,48 @@ void readNumericsAndKernels(MaxTextConfigReader& c, const Json& config, Scenario
                 "Shardscope models 'all_gather' and 'ring' (performance.context_attention)");
 }
 
+// The mesh sizes with every axis of size 1 counted as 2: flax's rules then keep the axes
+// MaxText's placement would drop (remove_size_one_mesh_axis), so the workspace names them all.
+std::vector<std::pair<std::string, std::int64_t>>
+sizesKeepingUnitAxes(std::vector<std::pair<std::string, std::int64_t>> meshSizes) {
+  for (auto& entry : meshSizes) entry.second = std::max<std::int64_t>(entry.second, 2);
+  return meshSizes;
+}
+
+// The model's parameters as the workspace's own model, and one rule per parameter: the spec
+// MaxText's rules give it. Each rule keeps the mesh axes of size 1 and the analysis drops them as
+// MaxText does (drop_size_one_axes), so an edit that grows one (tensor 1 -> 4) shards the weights
+// over it as MaxText would, instead of leaving the new axis idle.
+void setModelAndRules(const MaxTextModel& model, const LogicalRules& rules,
+                      const std::vector<std::pair<std::string, std::int64_t>>& meshSizes, Scenario& s,
+                      MaxTextImportNotes& notes) {
+  Json params = Json::array();
+  s.rules.preset.clear();
+  s.rules.rules.clear();
+  s.rules.drop_size_one_axes = true;
+  std::set<std::string> renamed;
+  const auto everyAxis = sizesKeepingUnitAxes(meshSizes);
+  for (const MaxTextParam& p : model.params) {
+    params.push_back({{"path", p.path},
+                      {"shape", p.shape},
+                      {"dtype", model.weight_dtype},
+                      {"logical_axes", logicalAxesJson(p.logical_axes)}});
+    s.rules.rules.emplace_back(exactPathRegex(p.path),
+                               specFromLogicalAxes(namesUnderRules(p.logical_axes, rules, renamed), rules, everyAxis));
+  }
+  s.model = ModelChoice{};
+  s.model.preset.clear();
+  s.model.inline_params = std::move(params);
+  s.model.inline_architecture = model.architecture;
+  s.model.inline_name = model.name;
+  notes.architecture = model.architecture;
+  if (!renamed.empty()) {
+    std::string list;
+    for (const auto& r : renamed) list += (list.empty() ? "" : ", ") + r;
+    notes.notes.push_back("logical axis names as this config's rules know them (an older MaxText's layers): " + list);
+  }
+}
+
 } // namespace
 
 Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes) {
@@ -516,35 +558,7 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   const MaxTextModel model = maxTextModel(c, notes);
   const Json* rulesJson = c.get("logical_axis_rules");
   const LogicalRules rules = rulesJson ? readRules(*rulesJson) : LogicalRules{};
-  Json params = Json::array();
-  s.rules.preset.clear();
-  s.rules.rules.clear();
-  s.rules.drop_size_one_axes = true;
-  std::set<std::string> renamed;
-  // Each weight's rule keeps the mesh axes of size 1 and the analysis drops them as MaxText does
-  // (drop_size_one_axes), so an edit that grows one (tensor 1 -> 4) shards the weights over it as
-  // MaxText would, instead of leaving the new axis idle.
-  auto everyAxis = meshSizes;
-  for (auto& entry : everyAxis) entry.second = std::max<std::int64_t>(entry.second, 2);
-  for (const MaxTextParam& p : model.params) {
-    params.push_back({{"path", p.path},
-                      {"shape", p.shape},
-                      {"dtype", model.weight_dtype},
-                      {"logical_axes", logicalAxesJson(p.logical_axes)}});
-    s.rules.rules.emplace_back(exactPathRegex(p.path),
-                               specFromLogicalAxes(namesUnderRules(p.logical_axes, rules, renamed), rules, everyAxis));
-  }
-  s.model = ModelChoice{};
-  s.model.preset.clear();
-  s.model.inline_params = std::move(params);
-  s.model.inline_architecture = model.architecture;
-  s.model.inline_name = model.name;
-  notes.architecture = model.architecture;
-  if (!renamed.empty()) {
-    std::string list;
-    for (const auto& r : renamed) list += (list.empty() ? "" : ", ") + r;
-    notes.notes.push_back("logical axis names as this config's rules know them (an older MaxText's layers): " + list);
-  }
+  setModelAndRules(model, rules, meshSizes, s, notes);
 
   // The job.
   const double perDevice = c.number("per_device_batch_size", 12.0);
@@ -582,6 +596,7 @@ Scenario scenarioFromMaxTextConfig(const Json& config, MaxTextImportNotes& notes
   // The batch: every mesh axis the rule names, those of size 1 too (MaxText's spec leaves them
   // out), so the batch stays split when an edit grows one (data 1 -> 128); not an axis that splits
   // the sequence.
+  const auto everyAxis = sizesKeepingUnitAxes(meshSizes);
   s.training.batch_axes.clear();
   for (const auto& axis : activationAxes("activation_batch", rules, everyAxis))
     if (std::find(s.training.seq_axes.begin(), s.training.seq_axes.end(), axis) == s.training.seq_axes.end())
