@@ -210,6 +210,11 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   families_->setPlaceholderText(tr("One line per family of layouts (which axes are larger than 1)."));
   layout->addWidget(families_);
 
+  followRunnerAndDocument();
+  updateButtons();
+}
+
+void SuggestPanel::followRunnerAndDocument() {
   connect(runner_, &LayoutSearchRunner::progress, this, [this](qint64 done, qint64 total) {
     progress_->setRange(0, static_cast<int>(std::min<qint64>(total, INT_MAX)));
     progress_->setValue(static_cast<int>(std::min<qint64>(done, INT_MAX)));
@@ -219,7 +224,6 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   connect(document_, &ScenarioDocument::scenarioChanged, this, &SuggestPanel::onScenarioChanged);
   // Another workspace's rows are no layouts of this one: Apply would put that workspace's mesh here.
   connect(document_, &ScenarioDocument::replaced, this, &SuggestPanel::forgetResult);
-  updateButtons();
 }
 
 QCheckBox* SuggestPanel::axisBox(const QString& axis) const {

@@ -79,6 +79,8 @@ private:
   void onFinished();
   void onFailed(const QString& message);
   void onScenarioChanged();
+  // The search's progress and result, and the workspace's edits and replacements (constructor's).
+  void followRunnerAndDocument();
   // Drops the rows of the workspace another one replaced (they cannot be applied to it).
   void forgetResult();
   void updateButtons();
