@@ -252,7 +252,22 @@ void MainWindow::createDocks() {
   // Learn: the lessons, each step an undoable edit of this workspace (View > Learn, or --lesson).
   lesson_ = new LessonPanel(document_, this);
   connect(lesson_, &LessonPanel::exampleWanted, this, &MainWindow::openLessonExample);
-  connect(lesson_, &LessonPanel::inspectWanted, this, [this](const QString& path) { inspectFile(path); });
+  // A lesson's report opens beside the lesson, not over it: Inspect shares the right-hand tabs with
+  // Learn, so it goes under Learn for the lesson's text and its report to show together.
+  connect(lesson_, &LessonPanel::inspectWanted, this, [this](const QString& path) {
+    if (!inspectFile(path)) return;
+    auto* learn = findChild<QDockWidget*>("LearnDock");
+    auto* inspect = findChild<QDockWidget*>("InspectDock");
+    if (!learn || !inspect || learn->isFloating() || inspect->isFloating()) return;
+    // (splitDockWidget would only add another tab to a tabbed area: take it out and put it below.)
+    if (tabifiedDockWidgets(learn).contains(inspect)) {
+      removeDockWidget(inspect);
+      addDockWidget(dockWidgetArea(learn), inspect, Qt::Vertical);
+      inspect->show();
+    }
+    learn->show();
+    learn->raise();
+  });
   tabifyDockWidget(shardingDock, makeDock(tr("Learn"), "LearnDock", scrollable(lesson_), Qt::RightDockWidgetArea));
   shardingDock->raise();
   memory_ = new MemoryChart(selection_, this);

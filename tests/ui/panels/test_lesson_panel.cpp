@@ -10,7 +10,9 @@
 #include "document/analysis_runner.hpp"
 #include "views/physical_view.hpp"
 
+#include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
@@ -251,6 +253,15 @@ TEST_CASE("a lesson step that reads a report opens it in the Inspect dock", "[ui
   REQUIRE(window.waitForAnalysis(60000));
   CHECK(window.inspectPanel()->header()->text().contains("oom-llama-3.1-8b-v4-micro-batch-128.txt"));
   CHECK(window.inspectPanel()->tree()->topLevelItemCount() > 0);
+  // The report opens beside the lesson (Learn above, Inspect below), not as a tab over it.
+  auto* learn = window.findChild<QDockWidget*>("LearnDock");
+  auto* inspect = window.findChild<QDockWidget*>("InspectDock");
+  REQUIRE(learn);
+  REQUIRE(inspect);
+  QApplication::processEvents();
+  CHECK_FALSE(window.tabifiedDockWidgets(learn).contains(inspect));
+  CHECK_FALSE(learn->visibleRegion().isEmpty());
+  CHECK_FALSE(inspect->visibleRegion().isEmpty());
 }
 
 TEST_CASE("a step whose workspace cannot be analysed says so instead of 'computing…'", "[ui][lessons]") {
