@@ -22,6 +22,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
@@ -249,10 +250,15 @@ TEST_CASE("on a 1366x768 screen the Pipeline dock wraps its controls and key: no
   CHECK(area->widget()->width() <= area->viewport()->width());
   CHECK_FALSE(area->horizontalScrollBar()->isVisible());
   auto* schedule = area->widget()->findChild<QComboBox*>("pipelineSchedule");
+  auto* stages = area->widget()->findChild<QSpinBox*>("pipelineStages");
   auto* fuse = area->widget()->findChild<QCheckBox*>("pipelineFuse");
   REQUIRE(schedule);
+  REQUIRE(stages);
   REQUIRE(fuse);
-  CHECK(fuse->mapTo(area->widget(), QPoint(0, 0)).y() > schedule->mapTo(area->widget(), QPoint(0, 0)).y());
+  CHECK(stages->mapTo(area->widget(), QPoint(0, 0)).y() > schedule->mapTo(area->widget(), QPoint(0, 0)).y());
+  CHECK(fuse->isHidden()); // Std1F1B takes no fusing: no greyed box costing a row
+  // The bottom area takes 45% of the window for the Pipeline tab: every rank's row shows.
+  CHECK(dock->height() >= 768 * 45 / 100 - 40);
   // The timeline's key flows onto more rows than one at this width: every entry whole.
   auto* timeline = area->widget()->findChild<PipelineTimelineView*>();
   REQUIRE(timeline);

@@ -204,7 +204,13 @@ void MainWindow::showPipelineDock() {
     tabifyDockWidget(memory, dock);
   dock->show();
   dock->raise();
-  if (dockWidgetArea(dock) == Qt::TopDockWidgetArea) resizeDocks({dock}, {pipelineDockHeight(height())}, Qt::Vertical);
+  if (dockWidgetArea(dock) == Qt::TopDockWidgetArea) {
+    resizeDocks({dock}, {pipelineDockHeight(height())}, Qt::Vertical);
+  } else if (dockWidgetArea(dock) == Qt::BottomDockWidgetArea && !dock->isFloating()) {
+    // A tab of the bottom area (a short window): the bottom takes 45% of the height rather than
+    // the default 34%, so every rank's row shows under the controls and the key (four at 768 px).
+    resizeDocks({dock}, {std::max(dock->height(), height() * 45 / 100)}, Qt::Vertical);
+  }
 }
 
 void MainWindow::tabBottomDocksWhenNarrow() {

@@ -70,6 +70,7 @@ PipelinePanel::PipelinePanel(ScenarioDocument* document, ViewSelection* selectio
   }
   schedule_->setToolTip(tr("jaxpp's schedule: the order each rank runs its tasks in"));
   stages_ = new QSpinBox(this);
+  stages_->setObjectName("pipelineStages");
   stages_->setRange(0, static_cast<int>(kMaxPipelineStages));
   stages_->setSpecialValueText(tr("auto"));
   stages_->setKeyboardTracking(false);
@@ -210,12 +211,13 @@ void PipelinePanel::syncFromScenario() {
     microbatches_->setValue(
         static_cast<int>(std::min<std::int64_t>(s.pipeline->microbatches.value_or(0), microbatches_->maximum())));
     fuse_->setChecked(s.pipeline->fuse_steady_state);
-    fuse_->setEnabled(takesFuseSteadyState(s.pipeline->schedule));
+    // Shown only for the schedules that take it: a greyed box would cost a narrow dock a row.
+    fuse_->setVisible(takesFuseSteadyState(s.pipeline->schedule));
   }
   for (QWidget* w : {static_cast<QWidget*>(axis_), static_cast<QWidget*>(schedule_), static_cast<QWidget*>(stages_),
                      static_cast<QWidget*>(microbatches_)})
     w->setEnabled(on);
-  if (!on) fuse_->setEnabled(false);
+  if (!on) fuse_->setVisible(false);
 }
 
 void PipelinePanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
