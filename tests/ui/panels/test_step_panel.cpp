@@ -425,3 +425,26 @@ TEST_CASE("the Memory dock names why idle axes inflate its figures and offers th
   CHECK(memory->batchAxesButton()->isHidden());
   CHECK(window.runner()->lastValid()->memory.max_bytes == Approx(split));
 }
+
+TEST_CASE("under a pipeline the Step table's pipeline axis shows its hand-overs, not 0 B and 0 s", "[ui][step]") {
+  test::app();
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openFile(
+      QString::fromStdString(resourcePath("scenarios/llama-3.1-70b-pipeline-h100-4-hosts.shardscope.json").string())));
+  REQUIRE(window.waitForAnalysis(60000));
+  const auto analysis = window.runner()->lastValid();
+  REQUIRE(analysis->pipeline);
+  double handover = 0;
+  for (const auto& seg : analysis->step.segments)
+    if (seg.kind == StepPart::Handover) handover += seg.seconds;
+  REQUIRE(handover > 0);
+  QTableWidget* table = window.stepPanel()->axisTable();
+  int row = -1;
+  for (int r = 0; r < table->rowCount(); ++r)
+    if (table->item(r, 0)->text() == "pp") row = r;
+  REQUIRE(row >= 0);
+  CHECK(table->item(row, 2)->text() == "—");
+  CHECK(table->item(row, 5)->text() == QString::fromStdString(shardscope::formatSeconds(handover)));
+  CHECK(table->item(row, 0)->toolTip().contains("point to point"));
+}

@@ -292,8 +292,20 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
                    .arg(QString::fromStdString(collectiveLabel(col.kind, col.purpose)),
                         QString::fromStdString(col.purpose), formatBytes(col.bytes), formatSeconds(col.seconds));
     }
-    const QString cells[] = {QString::fromStdString(a.axis), QString::number(a.size),     formatBytes(a.bytes),
-                             formatSeconds(a.seconds),       formatSeconds(a.overlapped), formatSeconds(a.exposed)};
+    QString cells[] = {QString::fromStdString(a.axis), QString::number(a.size),     formatBytes(a.bytes),
+                       formatSeconds(a.seconds),       formatSeconds(a.overlapped), formatSeconds(a.exposed)};
+    // The pipeline axis runs no collective: its traffic is the hand-overs between ranks, point to
+    // point, which the bar shows as a segment of their own. Its row says so instead of "0 B · 0 s".
+    if (analysis_->pipeline && a.axis == analysis_->pipeline->axis && a.collectives.empty()) {
+      double handover = 0;
+      for (const auto& seg : step->segments)
+        if (seg.kind == StepPart::Handover) handover += seg.seconds;
+      for (int c = 2; c < 5; ++c) cells[c] = QStringLiteral("—");
+      cells[5] = formatSeconds(handover);
+      lines << tr("No collectives: the pipeline axis hands activations and their gradients from rank to rank, point "
+                  "to point (the Pipeline dock's hand-overs). Exposed: the bar's hand-overs, %1.")
+                   .arg(formatSeconds(handover));
+    }
     for (int col = 0; col < 6; ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
       item->setTextAlignment(col == 0 ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignRight | Qt::AlignVCenter);
