@@ -76,6 +76,18 @@ TEST_CASE("the logical axes model keeps Qt's model contract through add, move, r
   CHECK(namesShown(model) == original);
 }
 
+TEST_CASE("an ICI of -1 shows what it resolved to; editing still reads the -1", "[ui][models]") {
+  test::app();
+  ScenarioDocument document;
+  document.edit("fsdp fills", [](Scenario& s) { s.mesh.axes[1].ici = -1; }); // dp 2, fsdp -1, tp 4 on 128
+  LogicalAxesModel model(&document);
+  model.setAnalysis(std::make_shared<const Analysis>(analyzeMesh(document.scenario())));
+  const QModelIndex ici = model.index(1, LogicalAxesModel::Ici);
+  CHECK(ici.data(Qt::DisplayRole).toString() == "-1 → 16"); // 128 / (2 x 4)
+  CHECK(ici.data(Qt::EditRole).toLongLong() == -1);
+  CHECK(model.index(1, LogicalAxesModel::Size).data().toLongLong() == 16);
+}
+
 TEST_CASE("the rules model keeps Qt's model contract: own rules first, the preset's after", "[ui][models]") {
   test::app();
   ScenarioDocument document;

@@ -51,6 +51,12 @@ QVariant LogicalAxesModel::data(const QModelIndex& index, int role) const {
       return role == Qt::DisplayRole ? QVariant(QStringLiteral("?")) : QVariant();
     }
     case Ici:
+      // MaxText's -1 ("what the other axes leave") shows what it resolved to: "-1 → 128".
+      if (role == Qt::DisplayRole && a.ici < 0 && a.dcn > 0 && analysis_ &&
+          index.row() < static_cast<int>(analysis_->axes.size()) &&
+          analysis_->axes[static_cast<std::size_t>(index.row())].name == a.name)
+        return QStringLiteral("%1 → %2").arg(a.ici).arg(analysis_->axes[static_cast<std::size_t>(index.row())].size /
+                                                        a.dcn);
       return QVariant::fromValue<qlonglong>(a.ici);
     case Dcn:
       return QVariant::fromValue<qlonglong>(a.dcn);
