@@ -76,7 +76,7 @@ TEST_CASE("the logical axes model keeps Qt's model contract through add, move, r
   CHECK(namesShown(model) == original);
 }
 
-TEST_CASE("an ICI of -1 shows what it resolved to; editing still reads the -1", "[ui][models]") {
+TEST_CASE("an ICI of -1 shows what it resolved to, and editing still reads the -1", "[ui][models]") {
   test::app();
   ScenarioDocument document;
   document.edit("fsdp fills", [](Scenario& s) { s.mesh.axes[1].ici = -1; }); // dp 2, fsdp -1, tp 4 on 128
