@@ -89,9 +89,9 @@ void deriveCollectives(const StepInputs& in, const StepOptions& o, const Archite
     const double shardBytes = static_cast<double>(layout.shard_bytes) * static_cast<double>(u.count);
     if (shardBytes <= 0) continue;
     const auto fsdp = select(mesh, [&](std::size_t a) { return used(a) && mesh.data[a] && !mesh.expert[a]; });
-    const auto zeroAxes = select(mesh, [&](std::size_t a) { return zero && !used(a) && mesh.batch[a]; });
+    const auto zeroAxes = select(mesh, [&](std::size_t a) { return zero && !used(a) && mesh.zero[a]; });
     const auto reduced =
-        select(mesh, [&](std::size_t a) { return !used(a) && mesh.data[a] && !(zero && mesh.batch[a]); });
+        select(mesh, [&](std::size_t a) { return !used(a) && mesh.data[a] && !(zero && mesh.zero[a]); });
     if (!fsdp.empty()) {
       double gathered = shardBytes;
       for (int a : fsdp) gathered *= static_cast<double>(mesh.size[static_cast<std::size_t>(a)]);

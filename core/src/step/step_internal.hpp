@@ -18,7 +18,11 @@ struct MeshRoles {
   std::vector<std::string> name;  // per mesh axis
   std::vector<bool> batch, seq;   // splits the batch / the sequence (from the options)
   std::vector<bool> data;         // batch or seq: the tokens are split over it
-  std::vector<bool> expert;       // shards routed experts and nothing else: expert parallel
+  // ZeRO-1/2 splits the optimizer state over it where a weight is replicated: a batch axis, and
+  // under Megatron-LM a sequence axis too (its distributed optimizer shards over the data-parallel
+  // group with the context-parallel ranks in it, intra_dp_cp_group), as the memory stage does.
+  std::vector<bool> zero;
+  std::vector<bool> expert; // shards routed experts and nothing else: expert parallel
   std::int64_t batch_degree = 1, seq_degree = 1;
   double tokens_local = 0;           // tokens one device works on per micro-batch (padded)
   double tokens_per_micro_batch = 0; // global

@@ -232,12 +232,14 @@ MeshRoles meshRoles(const Mesh& mesh, const StepOptions& o, const ShardGroups& p
   r.batch.assign(n, false);
   r.seq.assign(n, false);
   r.data.assign(n, false);
+  r.zero.assign(n, false);
   r.expert.assign(n, false);
   for (std::size_t a = 0; a < n; ++a) {
     const auto& name = r.name[a];
     r.batch[a] = std::find(o.batch_axes.begin(), o.batch_axes.end(), name) != o.batch_axes.end();
     r.seq[a] = !r.batch[a] && std::find(o.seq_axes.begin(), o.seq_axes.end(), name) != o.seq_axes.end();
     r.data[a] = r.batch[a] || r.seq[a];
+    r.zero[a] = r.batch[a] || (o.framework == Framework::Megatron && r.seq[a]);
     if (r.batch[a]) r.batch_degree *= r.size[a];
     if (r.seq[a]) r.seq_degree *= r.size[a];
   }

@@ -114,11 +114,11 @@ double addWeightWork(const WorkContext& c, const GroupUse& u, Work& w) {
   const auto& layout = in.plan->plans[u.group].layout;
   const double count = static_cast<double>(u.count);
   // The optimizer update touches every parameter shard; ZeRO-1/2 splits it over the batch axes
-  // the parameter is replicated on.
+  // the parameter is replicated on (MeshRoles::zero: Megatron-LM's sequence axes too).
   double zeroDegree = 1;
   if (o.zero_stage >= 1)
     for (std::size_t a = 0; a < mesh.size.size(); ++a)
-      if (mesh.batch[a] && (a >= layout.axis_used.size() || !layout.axis_used[a]))
+      if (mesh.zero[a] && (a >= layout.axis_used.size() || !layout.axis_used[a]))
         zeroDegree *= static_cast<double>(mesh.size[a]);
   const double optimizerElements = count * static_cast<double>(layout.shard_elements) / zeroDegree;
 

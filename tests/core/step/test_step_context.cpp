@@ -123,3 +123,47 @@ TEST_CASE("performance.context_attention is read, written and checked", "[step][
     CHECK(what.find("all_gather") != std::string::npos);
   }
 }
+
+TEST_CASE("Megatron's distributed optimizer shards over the context ranks too, in the step as in memory",
+          "[step][context]") {
+  // Llama 3.1 8B replicated (rules "dp") on v4 4x4x8 as dp 32 x cp 4, ZeRO-1. Megatron-LM's
+  // distributed optimizer shards over the data-parallel group with the context ranks in it
+  // (intra_dp_cp_group): 128 ways, as a dp 128 mesh without context parallelism shards it.
+  Scenario cp = defaultScenario();
+  cp.mesh.axes = {{"dp", 32, 1}, {"cp", 4, 1}};
+  cp.mesh.allow_split_physical_axes = true;
+  cp.rules.preset = "dp";
+  cp.rules.rules.clear();
+  cp.training.framework = Framework::Megatron;
+  cp.training.zero_stage = 1;
+  cp.training.batch_axes = {"dp"};
+  cp.training.seq_axes = {"cp"};
+  cp.training.micro_batch = 32;
+  Scenario flat = cp;
+  flat.mesh.axes = {{"dp", 128, 1}};
+  flat.training.seq_axes.clear();
+  flat.training.micro_batch = 128;
+  const Analysis a = analyze(cp), b = analyze(flat);
+  REQUIRE(a.step.estimated);
+  REQUIRE(b.step.estimated);
+  // The optimizer update runs over a 1/128 shard in both.
+  CHECK(a.step.optimizer_s == Approx(b.step.optimizer_s));
+  // The gradients are reduce-scattered over cp as over dp (ZeRO), not all-reduced over it.
+  const StepAxis* ctx = axisOf(a, "cp");
+  REQUIRE(ctx);
+  bool scattered = false, allReduced = false;
+  for (const auto& c : ctx->collectives) {
+    scattered = scattered || c.purpose == "zero_grads";
+    allReduced = allReduced || c.purpose == "dp_grads";
+  }
+  CHECK(scattered);
+  CHECK_FALSE(allReduced);
+  // Another framework keeps the optimizer whole across the context ranks: four times the update of
+  // the same framework's dp 128.
+  Scenario generic = cp, genericFlat = flat;
+  generic.training.framework = genericFlat.training.framework = Framework::Generic;
+  const Analysis g = analyze(generic), gf = analyze(genericFlat);
+  REQUIRE(g.step.estimated);
+  REQUIRE(gf.step.estimated);
+  CHECK(g.step.optimizer_s == Approx(4 * gf.step.optimizer_s));
+}
