@@ -81,7 +81,7 @@ void helpWorkspace(std::ostream& out) {
          "          \"allow_split_physical_axes\": true, \"contiguous_submeshes\": false},\n"
          " \"model\": {\"preset\": \"llama-3.1-8b\"} | {\"path\": \"...\"} | {\"params\": [...]} | {\"config\": "
          "{...}},\n"
-         " \"rules\": {\"preset\": \"fsdp-tp\"} | {\"rules\": [[regex, spec], ...]},\n"
+         " \"rules\": {\"preset\": \"fsdp-tp\"} | {\"rules\": [[regex, spec], ...], \"drop_size_one_axes\": false},\n"
          " \"training\": {\"workload\": \"training\"|\"serving\", \"param_dtype\": \"bfloat16\", \"optimizer\": "
          "\"adamw\"|\"adafactor\"|\"sgd-momentum\",\n"
          "              \"master_weights_fp32\": false, \"zero_stage\": 0|1|2, \"micro_batch\": 1, \"seq_len\": 4096, "
