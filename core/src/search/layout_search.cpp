@@ -606,6 +606,8 @@ std::vector<std::string> familyLines(const std::map<std::string, FamilyRecord>& 
 
 } // namespace
 
+std::map<std::string, std::string> searchRoleNames(const Scenario& scenario) { return search::ownAxisNames(scenario); }
+
 LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOptions& options,
                                  const LayoutSearchProgress& progress, const std::atomic<bool>* cancel) {
   LayoutSearchResult result;

@@ -15,6 +15,7 @@
 #include "views/physical_view.hpp"
 #include "views/view_selection.hpp"
 
+#include "shardscope/interop/maxtext_import.hpp"
 #include "shardscope/search/layout_search.hpp"
 #include "shardscope/hardware/topology.hpp"
 
@@ -470,4 +471,34 @@ TEST_CASE("an edit that leaves the coloured axis at size one colours by the larg
   const auto names = window.runner()->lastValid()->mesh.axis_names;
   REQUIRE(names[1] == "fsdp");
   CHECK(window.selection()->axis() == 1); // fsdp (32), not dp (1): one colour for every chip
+}
+
+TEST_CASE("the Suggest filters say each role's name in the workspace, and cp is one of them", "[ui][suggest]") {
+  test::app();
+  MainWindow window;
+  load(window, smallWorld());
+  SuggestPanel* panel = window.suggestPanel();
+  REQUIRE(panel->axisBox("cp"));
+  CHECK(panel->roleNamesLabel()->isHidden());
+  // A MaxText import: dp is its data axis, tp its tensor axis, sp its context axis.
+  MaxTextImportNotes notes;
+  const Scenario imported =
+      importMaxText({SHARDSCOPE_TEST_DATA "/maxtext/base.yml"}, {"compile_topology=v5p-16"}, notes);
+  load(window, imported);
+  REQUIRE_FALSE(panel->roleNamesLabel()->isHidden());
+  CHECK(panel->roleNamesLabel()->text() ==
+        "In this workspace's names (its rows use them): dp is data, tp is tensor, ep is expert, sp is context.");
+  CHECK(panel->axisBox("tp")->toolTip().contains("this workspace's tensor axis"));
+  // A layout as fast as the best reads so, not "0.0% longer".
+  LayoutSearchResult result;
+  LayoutRow row;
+  row.mesh = "fsdp:8";
+  row.fits = true;
+  row.step_time_s = 1.0;
+  result.rows.push_back(row);
+  row.step_time_s = 1.0002;
+  result.current = row;
+  CHECK(SuggestPanel::verdictOf(result) == "Yours is already as fast as the best found.");
+  result.current->step_time_s = 1.02;
+  CHECK(SuggestPanel::verdictOf(result).startsWith("Yours takes 2.0% longer"));
 }

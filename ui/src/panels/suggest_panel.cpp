@@ -28,7 +28,7 @@
 namespace shardscope::ui {
 
 namespace {
-const char* const kAxes[] = {"dp", "fsdp", "tp", "ep", "sp"};
+const char* const kAxes[] = {"dp", "fsdp", "tp", "ep", "cp", "sp"};
 const Recompute kRecomputes[] = {Recompute::None, Recompute::Selective, Recompute::Full};
 
 QString secondsText(double ms) { return formatSeconds(ms / 1000); }
@@ -61,7 +61,8 @@ QString SuggestPanel::verdictOf(const LayoutSearchResult& result) {
   if (!yours.fits)
     return tr("Yours does not fit in HBM; the best that fits takes %1 per step.")
         .arg(LayoutRowsModel::formatSeconds(best.step_time_s));
-  if (*yours.step_time_s <= *best.step_time_s) return tr("Yours is already as fast as the best found.");
+  // Within 0.05%: as fast (the table rounds to that), not "0.0% longer".
+  if (*yours.step_time_s <= *best.step_time_s * 1.0005) return tr("Yours is already as fast as the best found.");
   // How much longer yours takes than the best, as the families lines put it.
   return tr("Yours takes %1% longer per step than the best (%2).")
       .arg(100.0 * (*yours.step_time_s / *best.step_time_s - 1.0), 0, 'f', 1)
@@ -81,7 +82,7 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   auto* filters = new QGroupBox(tr("Search over"), this);
   auto* grid = new QGridLayout(filters);
   grid->setContentsMargins(6, 4, 6, 4);
-  grid->setHorizontalSpacing(8);
+  grid->setHorizontalSpacing(6);
   grid->setVerticalSpacing(2);
   auto rowLabel = [&](int row, const QString& text, const QString& tip) {
     auto* label = new QLabel(text, filters);
@@ -89,13 +90,17 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
     grid->addWidget(label, row, 0);
   };
   rowLabel(0, tr("Axes"),
-           tr("Mesh axes a candidate may use. None checked: dp, fsdp, tp (+ ep for MoE models, + sp for "
-              "sequences of 32k tokens or more)."));
+           tr("Mesh axes a candidate may use. None checked: dp, fsdp, tp (+ ep for MoE models, + cp and sp "
+              "for sequences of 32k tokens or more). cp: context parallelism, the sequence split with the weights "
+              "whole; sp: a sequence axis that shards the weights too. On a workspace with its own axis names "
+              "(a MaxText import) each role shows the name its rows use."));
   rowLabel(1, tr("At most"), tr("Largest size of each axis (any: no limit)."));
   int column = 1;
   for (const char* name : kAxes) {
     auto* box = new QCheckBox(QString::fromLatin1(name), filters);
     auto* spin = new QSpinBox(filters);
+    // Six columns fit a 1366-wide window's dock: "any" or four digits, and the arrows.
+    spin->setMaximumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("9999")) + 30);
     spin->setRange(0, 1 << 20);
     spin->setSpecialValueText(tr("any"));
     spin->setToolTip(tr("Largest size of %1 (any: no limit)").arg(QString::fromLatin1(name)));
@@ -145,6 +150,11 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   grid->addWidget(top_, 5, 5);
   grid->setColumnStretch(column, 1);
   layout->addWidget(filters);
+  roleNames_ = new QLabel(this);
+  roleNames_->setObjectName("suggestRoleNames");
+  roleNames_->setWordWrap(true);
+  roleNames_->hide();
+  layout->addWidget(roleNames_);
 
   // Search, cancel, progress.
   searchAction_ = new QAction(tr("&Search Layouts"), this);
@@ -211,6 +221,7 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   layout->addWidget(families_);
 
   followRunnerAndDocument();
+  showRoleNames();
   updateButtons();
 }
 
@@ -365,7 +376,26 @@ void SuggestPanel::onFailed(const QString& message) {
   emit searchDelivered();
 }
 
+void SuggestPanel::showRoleNames() {
+  // The roles a box searches under the workspace's own names, which its rows use: one line under
+  // the filters ("dp is data, tp is tensor, ..."), and each box's tooltip.
+  const auto own = searchRoleNames(document_->scenario());
+  QStringList pairs;
+  for (const char* name : kAxes) {
+    const auto it = own.find(name);
+    QCheckBox* box = axes_.at(QString::fromLatin1(name)).first;
+    box->setToolTip(it == own.end() ? tr("Search over the %1 role").arg(QString::fromLatin1(name))
+                                    : tr("Search over the %1 role: this workspace's %2 axis")
+                                          .arg(QString::fromLatin1(name), QString::fromStdString(it->second)));
+    if (it != own.end() && it->second != name)
+      pairs << tr("%1 is %2").arg(QString::fromLatin1(name), QString::fromStdString(it->second));
+  }
+  roleNames_->setText(tr("In this workspace's names (its rows use them): %1.").arg(pairs.join(QStringLiteral(", "))));
+  roleNames_->setVisible(!pairs.isEmpty());
+}
+
 void SuggestPanel::onScenarioChanged() {
+  showRoleNames();
   if (runner_->isBusy()) {
     cancelledByEdit_ = true;
     runner_->cancel();
@@ -382,6 +412,7 @@ void SuggestPanel::forgetResult() {
     cancelledByEdit_ = true;
     runner_->cancel();
   }
+  if (!model_->result()) return; // nothing of the previous workspace's to forget
   model_->setResult(nullptr);
   stale_ = false;
   summary_->setText(tr("Another workspace was opened: search again to rank its layouts."));

@@ -63,6 +63,9 @@ public:
   QPushButton* applyButton() const { return apply_; }
   QProgressBar* progressBar() const { return progress_; }
   QLabel* summaryLabel() const { return summary_; }
+  // "In this workspace's names (its rows use them): dp is data, ...": shown for a workspace with
+  // its own axis names (a MaxText import).
+  QLabel* roleNamesLabel() const { return roleNames_; }
   QPlainTextEdit* familiesText() const { return families_; }
   QCheckBox* axisBox(const QString& axis) const;
   QSpinBox* maxSpin(const QString& axis) const;
@@ -79,6 +82,8 @@ private:
   void onFinished();
   void onFailed(const QString& message);
   void onScenarioChanged();
+  // Labels each role's box with the workspace's own name for it, where it has one ("dp (data)").
+  void showRoleNames();
   // The search's progress and result, and the workspace's edits and replacements (constructor's).
   void followRunnerAndDocument();
   // Drops the rows of the workspace another one replaced (they cannot be applied to it).
@@ -101,6 +106,7 @@ private:
   QWidget* actionRow_;
   QProgressBar* progress_;
   QLabel* summary_;
+  QLabel* roleNames_;
   QTableView* table_;
   QPlainTextEdit* families_;
   bool cancelledByEdit_ = false;

@@ -87,6 +87,11 @@ using LayoutSearchProgress = std::function<void(std::int64_t, std::int64_t)>;
 LayoutSearchResult searchLayouts(const Scenario& scenario, const LayoutSearchOptions& options,
                                  const LayoutSearchProgress& progress = {}, const std::atomic<bool>* cancel = nullptr);
 
+// The workspace's own name for each search role it names otherwise (a MaxText workspace: dp is
+// "data", tp "tensor", ep "expert", sp "context"): the names its rows come back in. Empty for a
+// workspace that uses the role names or a preset's rules.
+std::map<std::string, std::string> searchRoleNames(const Scenario& scenario);
+
 // The ordered factorisations of n into `parts` factors >= 1 whose i-th factor is at most limits[i]
 // (0 = no limit). Exposed for tests.
 std::vector<std::vector<std::int64_t>> factorisations(std::int64_t n, std::size_t parts,
