@@ -78,78 +78,7 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
 
-  // Filters. An unchecked group keeps core's default, which the group's tooltip names.
-  auto* filters = new QGroupBox(tr("Search over"), this);
-  auto* grid = new QGridLayout(filters);
-  grid->setContentsMargins(6, 4, 6, 4);
-  grid->setHorizontalSpacing(6);
-  grid->setVerticalSpacing(2);
-  auto rowLabel = [&](int row, const QString& text, const QString& tip) {
-    auto* label = new QLabel(text, filters);
-    label->setToolTip(tip);
-    grid->addWidget(label, row, 0);
-  };
-  rowLabel(0, tr("Axes"),
-           tr("Mesh axes a candidate may use. None checked: dp, fsdp, tp (+ ep for MoE models, + cp and sp "
-              "for sequences of 32k tokens or more). cp: context parallelism, the sequence split with the weights "
-              "whole; sp: a sequence axis that shards the weights too. On a workspace with its own axis names "
-              "(a MaxText import) each role shows the name its rows use."));
-  rowLabel(1, tr("At most"), tr("Largest size of each axis (any: no limit)."));
-  int column = 1;
-  for (const char* name : kAxes) {
-    auto* box = new QCheckBox(QString::fromLatin1(name), filters);
-    auto* spin = new QSpinBox(filters);
-    // Six columns fit a 1366-wide window's dock: "any" or four digits, and the arrows.
-    spin->setMaximumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("9999")) + 30);
-    spin->setRange(0, 1 << 20);
-    spin->setSpecialValueText(tr("any"));
-    spin->setToolTip(tr("Largest size of %1 (any: no limit)").arg(QString::fromLatin1(name)));
-    grid->addWidget(box, 0, column);
-    grid->addWidget(spin, 1, column);
-    axes_[QString::fromLatin1(name)] = {box, spin};
-    ++column;
-  }
-  auto addChecks = [&](int row, const QString& label, const QString& tip, const QStringList& names, auto&& store) {
-    rowLabel(row, label, tip);
-    auto* line = new QHBoxLayout;
-    line->setSpacing(8);
-    for (int i = 0; i < names.size(); ++i) {
-      auto* box = new QCheckBox(names[i], filters);
-      box->setToolTip(tip);
-      line->addWidget(box);
-      store(i, box);
-    }
-    line->addStretch(1);
-    grid->addLayout(line, row, 1, 1, column - 1);
-  };
-  const QStringList presetNames = rulePresetNames();
-  addChecks(2, tr("Rules"), tr("Rule presets to try. None checked: yours, plus fsdp-tp (ep for MoE models)."),
-            presetNames, [&](int i, QCheckBox* box) {
-              box->setToolTip(rulePresetDescription(presetNames[i]));
-              presets_[presetNames[i]] = box;
-            });
-  addChecks(3, tr("ZeRO"), tr("ZeRO stages to try. None checked: yours."), {"0", "1", "2"},
-            [&](int i, QCheckBox* box) { zeros_[i] = box; });
-  addChecks(4, tr("Recompute"), tr("Activation recomputation policies to try. None checked: yours."),
-            {LayoutRowsModel::recomputeName(Recompute::None), LayoutRowsModel::recomputeName(Recompute::Selective),
-             LayoutRowsModel::recomputeName(Recompute::Full)},
-            [&](int i, QCheckBox* box) { recomputes_[i] = box; });
-  rowLabel(5, tr("Orders"), tr("JAX places each order of the axes differently on the hardware."));
-  orders_ = new QCheckBox(tr("try every axis order"), filters);
-  orders_->setChecked(true);
-  orders_->setToolTip(tr("Off: one order per size assignment (faster)"));
-  grid->addWidget(orders_, 5, 1, 1, 3);
-  auto* topLabel = new QLabel(tr("keep"), filters);
-  topLabel->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  grid->addWidget(topLabel, 5, 4);
-  top_ = new QSpinBox(filters);
-  top_->setRange(1, 500);
-  top_->setValue(20);
-  top_->setSuffix(tr(" rows"));
-  top_->setToolTip(tr("Ranked rows kept (best first)"));
-  grid->addWidget(top_, 5, 5);
-  grid->setColumnStretch(column, 1);
-  layout->addWidget(filters);
+  layout->addWidget(buildFilters());
   roleNames_ = new QLabel(this);
   roleNames_->setObjectName("suggestRoleNames");
   roleNames_->setWordWrap(true);
@@ -223,6 +152,81 @@ SuggestPanel::SuggestPanel(ScenarioDocument* document, QWidget* parent)
   followRunnerAndDocument();
   showRoleNames();
   updateButtons();
+}
+
+QGroupBox* SuggestPanel::buildFilters() {
+  // Filters. An unchecked group keeps core's default, which the group's tooltip names.
+  auto* filters = new QGroupBox(tr("Search over"), this);
+  auto* grid = new QGridLayout(filters);
+  grid->setContentsMargins(6, 4, 6, 4);
+  grid->setHorizontalSpacing(6);
+  grid->setVerticalSpacing(2);
+  auto rowLabel = [&](int row, const QString& text, const QString& tip) {
+    auto* label = new QLabel(text, filters);
+    label->setToolTip(tip);
+    grid->addWidget(label, row, 0);
+  };
+  rowLabel(0, tr("Axes"),
+           tr("Mesh axes a candidate may use. None checked: dp, fsdp, tp (+ ep for MoE models, + cp and sp "
+              "for sequences of 32k tokens or more). cp: context parallelism, the sequence split with the weights "
+              "whole; sp: a sequence axis that shards the weights too. On a workspace with its own axis names "
+              "(a MaxText import) each role shows the name its rows use."));
+  rowLabel(1, tr("At most"), tr("Largest size of each axis (any: no limit)."));
+  int column = 1;
+  for (const char* name : kAxes) {
+    auto* box = new QCheckBox(QString::fromLatin1(name), filters);
+    auto* spin = new QSpinBox(filters);
+    // Six columns fit a 1366-wide window's dock: "any" or four digits, and the arrows.
+    spin->setMaximumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("9999")) + 30);
+    spin->setRange(0, 1 << 20);
+    spin->setSpecialValueText(tr("any"));
+    spin->setToolTip(tr("Largest size of %1 (any: no limit)").arg(QString::fromLatin1(name)));
+    grid->addWidget(box, 0, column);
+    grid->addWidget(spin, 1, column);
+    axes_[QString::fromLatin1(name)] = {box, spin};
+    ++column;
+  }
+  auto addChecks = [&](int row, const QString& label, const QString& tip, const QStringList& names, auto&& store) {
+    rowLabel(row, label, tip);
+    auto* line = new QHBoxLayout;
+    line->setSpacing(8);
+    for (int i = 0; i < names.size(); ++i) {
+      auto* box = new QCheckBox(names[i], filters);
+      box->setToolTip(tip);
+      line->addWidget(box);
+      store(i, box);
+    }
+    line->addStretch(1);
+    grid->addLayout(line, row, 1, 1, column - 1);
+  };
+  const QStringList presetNames = rulePresetNames();
+  addChecks(2, tr("Rules"), tr("Rule presets to try. None checked: yours, plus fsdp-tp (ep for MoE models)."),
+            presetNames, [&](int i, QCheckBox* box) {
+              box->setToolTip(rulePresetDescription(presetNames[i]));
+              presets_[presetNames[i]] = box;
+            });
+  addChecks(3, tr("ZeRO"), tr("ZeRO stages to try. None checked: yours."), {"0", "1", "2"},
+            [&](int i, QCheckBox* box) { zeros_[i] = box; });
+  addChecks(4, tr("Recompute"), tr("Activation recomputation policies to try. None checked: yours."),
+            {LayoutRowsModel::recomputeName(Recompute::None), LayoutRowsModel::recomputeName(Recompute::Selective),
+             LayoutRowsModel::recomputeName(Recompute::Full)},
+            [&](int i, QCheckBox* box) { recomputes_[i] = box; });
+  rowLabel(5, tr("Orders"), tr("JAX places each order of the axes differently on the hardware."));
+  orders_ = new QCheckBox(tr("try every axis order"), filters);
+  orders_->setChecked(true);
+  orders_->setToolTip(tr("Off: one order per size assignment (faster)"));
+  grid->addWidget(orders_, 5, 1, 1, 3);
+  auto* topLabel = new QLabel(tr("keep"), filters);
+  topLabel->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  grid->addWidget(topLabel, 5, 4);
+  top_ = new QSpinBox(filters);
+  top_->setRange(1, 500);
+  top_->setValue(20);
+  top_->setSuffix(tr(" rows"));
+  top_->setToolTip(tr("Ranked rows kept (best first)"));
+  grid->addWidget(top_, 5, 5);
+  grid->setColumnStretch(column, 1);
+  return filters;
 }
 
 void SuggestPanel::followRunnerAndDocument() {

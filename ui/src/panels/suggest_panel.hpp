@@ -16,6 +16,7 @@
 
 class QAction;
 class QCheckBox;
+class QGroupBox;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -84,6 +85,8 @@ private:
   void onScenarioChanged();
   // Labels each role's box with the workspace's own name for it, where it has one ("dp (data)").
   void showRoleNames();
+  // The filters group: axes and their largest sizes, presets, ZeRO, recompute, orders, rows kept.
+  QGroupBox* buildFilters();
   // The search's progress and result, and the workspace's edits and replacements (constructor's).
   void followRunnerAndDocument();
   // Drops the rows of the workspace another one replaced (they cannot be applied to it).
