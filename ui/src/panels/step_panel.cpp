@@ -246,16 +246,23 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
                       fraction(c.link_fraction));
   figures << tr("hop %1").arg(sourced(formatSeconds(c.hop_latency.value), c.hop_latency.source));
   sources_->setText(figures.join(QStringLiteral(" · ")));
+  fillChecks(*step);
+
+  fillAxisTable(*step);
+}
+
+// The scaling book's checks: a batch axis' tokens per device against C/W, a tensor axis' width.
+void StepPanel::fillChecks(const StepEstimate& step) {
   QStringList checks;
   // Whether an axis' tensor-parallel collectives hide behind the matmuls in this estimate.
   const auto tensorHidden = [&](const std::string& axis) {
-    for (const StepAxis& a : step->per_axis)
+    for (const StepAxis& a : step.per_axis)
       if (a.axis == axis)
         for (const auto& c : a.collectives)
           if (c.purpose == "tp_activations") return c.overlappable;
     return false;
   };
-  for (const StepCritical& k : step->critical) {
+  for (const StepCritical& k : step.critical) {
     const QString verdict = k.ok ? tr("ok") : tr("<b>no</b>");
     if (k.role == StepCritical::Role::Batch)
       checks << tr("<b>%1</b> (batch, %2): %3 tokens per device, needs ≥ C/W = %4: %5")
@@ -277,10 +284,13 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
   }
   checks_->setVisible(!checks.isEmpty());
   checks_->setText(tr("Scaling-book checks: %1").arg(checks.join(QStringLiteral(" · "))));
+}
 
+// One row per axis that moves something, its collectives in the tooltip.
+void StepPanel::fillAxisTable(const StepEstimate& step) {
   // Axes of size 1 move nothing: no row each (an imported MaxText mesh has a dozen of them).
   std::vector<const StepAxis*> shown;
-  for (const StepAxis& a : step->per_axis)
+  for (const StepAxis& a : step.per_axis)
     if (a.size > 1 || a.seconds > 0) shown.push_back(&a);
   table_->setRowCount(static_cast<int>(shown.size()));
   int row = 0;
@@ -298,7 +308,7 @@ void StepPanel::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     // point, which the bar shows as a segment of their own. Its row says so instead of "0 B · 0 s".
     if (analysis_->pipeline && a.axis == analysis_->pipeline->axis && a.collectives.empty()) {
       double handover = 0;
-      for (const auto& seg : step->segments)
+      for (const auto& seg : step.segments)
         if (seg.kind == StepPart::Handover) handover += seg.seconds;
       for (int c = 2; c < 5; ++c) cells[c] = QStringLiteral("—");
       cells[5] = formatSeconds(handover);

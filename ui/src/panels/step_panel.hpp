@@ -57,6 +57,8 @@ protected:
 private:
   void onHovered(int index);
   void highlightAxis(const QString& axis);
+  void fillChecks(const StepEstimate& step);
+  void fillAxisTable(const StepEstimate& step);
 
   ViewSelection* selection_;
   std::shared_ptr<const Analysis> analysis_;
