@@ -65,7 +65,7 @@ TEST_CASE("the validation suite: published measured runs against the step model"
   }
 
   // Out of sample: each source predicted with its chips' flops_fraction fitted on the other sources
-  // alone (validate --cross-validate). 7.5% over the 39 runs on chips two sources measure today.
+  // alone (validate --cross-validate). 7.4% over the 51 runs on chips two sources measure today.
   const CrossValidation cv = crossValidate(results, cache);
   INFO("out of sample: " << cv.predicted << " runs, MAPE " << cv.out_of_sample_mape.value_or(-1));
   CHECK(cv.predicted >= 30);
