@@ -43,7 +43,6 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   summary_ = new QLabel(this);
   summary_->setWordWrap(true);
   steps_ = new QListWidget(this);
-  steps_->setMaximumHeight(120);
   text_ = new QTextBrowser(this);
   text_->setMinimumHeight(90);
   apply_ = new QPushButton(tr("Apply step"), this);
@@ -76,9 +75,17 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   figures_->verticalHeader()->hide();
   figures_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   figures_->setMinimumHeight(110);
+  // Apply sits right under the steps, at the same height whatever the lesson and its step: the
+  // list keeps one height, and what varies in length (the summary, the text, a question and its
+  // verdict) comes below it.
+  steps_->setFixedHeight(120);
   layout->addWidget(lessons_);
-  layout->addWidget(summary_);
   layout->addWidget(steps_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(apply_, 1);
+  buttons->addWidget(example_);
+  layout->addLayout(buttons);
+  layout->addWidget(summary_);
   layout->addWidget(text_, 1);
   layout->addWidget(question_);
   auto* answerRow = new QHBoxLayout;
@@ -86,10 +93,6 @@ LessonPanel::LessonPanel(ScenarioDocument* document, QWidget* parent) : QWidget(
   answerRow->addWidget(check_);
   layout->addLayout(answerRow);
   layout->addWidget(verdict_);
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(apply_, 1);
-  buttons->addWidget(example_);
-  layout->addLayout(buttons);
   layout->addWidget(tableCaption_);
   layout->addWidget(figures_);
 
