@@ -348,3 +348,27 @@ TEST_CASE("a lesson's first step on its example edited by another lesson starts 
     CHECK_FALSE(table->item(r, 3)->text().contains("not on this workspace"));
   }
 }
+
+TEST_CASE("Apply step stays at one height whatever the lesson and its step", "[ui][lessons]") {
+  // A newcomer's review found the button at a different height per lesson: it sat under the
+  // lesson's summary and the step's text, whose lengths vary. It now sits under the steps list.
+  test::app();
+  ScenarioDocument document;
+  LessonPanel panel(&document);
+  panel.resize(420, 700);
+  panel.show();
+  QApplication::processEvents();
+  std::optional<int> y;
+  for (int l = 0; l < panel.lessonBox()->count(); ++l) {
+    panel.lessonBox()->setCurrentIndex(l);
+    for (int s = 0; s < panel.stepList()->count(); ++s) {
+      panel.stepList()->setCurrentRow(s);
+      QApplication::processEvents();
+      const int at = panel.applyButton()->mapTo(&panel, QPoint(0, 0)).y();
+      INFO(panel.lessonBox()->currentText().toStdString() << ", step " << s + 1);
+      if (!y) y = at;
+      CHECK(at == *y);
+    }
+  }
+  REQUIRE(y);
+}
