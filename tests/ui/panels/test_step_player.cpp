@@ -606,3 +606,29 @@ TEST_CASE("a hop in z is drawn as oblique stubs, up and to the right towards hig
   REQUIRE(rowLines.size() == 2);
   CHECK(rowLines[0].dy() == Approx(0));
 }
+
+TEST_CASE("the played instant's caption is cut at whole items, never inside one", "[ui][play]") {
+  // The review saw "…fsdp all_gathe…" at 1920: the caption was elided mid-word. It now keeps the
+  // time and as many whole items as fit, and counts the rest.
+  test::app();
+  QFont font;
+  font.setPixelSize(12);
+  const QFontMetrics metrics(font);
+  const QStringList items{"0.41 s of 1.32 s", "forward", "computing 40%", "fsdp all-gather (weights) 30%",
+                          "tp all-reduce (tp_activations, exposed) 10%"};
+  const QString text = items.join(QStringLiteral(" · "));
+  CHECK(fitMomentText(text, metrics, metrics.horizontalAdvance(text)) == text);
+  // Room for the first three items and the count, a few pixels short of the fourth item.
+  const QString three = QStringList(items.mid(0, 3)).join(QStringLiteral(" · ")) + QStringLiteral(" · +2 more");
+  CHECK(fitMomentText(text, metrics, metrics.horizontalAdvance(three) + 2) == three);
+  // At any width, every item shown is whole, and the count says how many are left out.
+  for (int width = 40; width < metrics.horizontalAdvance(text); width += 7) {
+    const QString shown = fitMomentText(text, metrics, width);
+    INFO(width << ": " << shown.toStdString());
+    const QStringList parts = shown.split(QStringLiteral(" · "));
+    if (parts.size() == 1) continue; // not even the time and a count fit: the time alone, elided
+    for (qsizetype i = 0; i + 1 < parts.size(); ++i) CHECK(items.contains(parts[i]));
+    CHECK(parts.back() == QStringLiteral("+%1 more").arg(items.size() - (parts.size() - 1)));
+    CHECK(metrics.horizontalAdvance(shown) <= width);
+  }
+}

@@ -409,6 +409,19 @@ void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRi
   painter.restore();
 }
 
+QString fitMomentText(const QString& text, const QFontMetrics& metrics, int width) {
+  if (metrics.horizontalAdvance(text) <= width) return text;
+  const QString separator = QStringLiteral(" · ");
+  const QStringList items = text.split(separator);
+  // The longest run of leading items that fits with the count of those left out.
+  for (qsizetype kept = items.size() - 1; kept >= 1; --kept) {
+    const QString shown =
+        QStringList(items.mid(0, kept)).join(separator) + separator + QObject::tr("+%1 more").arg(items.size() - kept);
+    if (metrics.horizontalAdvance(shown) <= width) return shown;
+  }
+  return metrics.elidedText(items.front(), Qt::ElideRight, width); // not even the time fits
+}
+
 void paintStepCaption(QPainter& painter, const StepEstimate& step, double seconds, const QRectF& caption) {
   if (caption.isEmpty() || !step.estimated || step.timeline.empty()) return;
   painter.save();
@@ -416,7 +429,7 @@ void paintStepCaption(QPainter& painter, const StepEstimate& step, double second
   QFont font = painter.font();
   font.setPixelSize(12);
   painter.setFont(font);
-  const QString shown = painter.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(caption.width()) - 12);
+  const QString shown = fitMomentText(text, painter.fontMetrics(), static_cast<int>(caption.width()) - 12);
   const QRectF box = painter.boundingRect(caption, Qt::AlignRight | Qt::AlignVCenter | Qt::TextSingleLine, shown)
                          .adjusted(-6, -1, 6, 1)
                          .intersected(caption);

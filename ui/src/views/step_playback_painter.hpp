@@ -10,6 +10,7 @@
 #include "shardscope/analysis/analysis.hpp"
 
 #include <QRectF>
+#include <QFontMetrics>
 #include <QLineF>
 #include <QString>
 
@@ -69,7 +70,12 @@ RingLinkLoads ringLinkLoadsOf(const Analysis& analysis, const AxisRings& rings);
 void paintStepPlayback(QPainter& painter, const Analysis& analysis, const AxisRings& rings, const MeshIndex& index,
                        double seconds, const std::function<QRectF(int)>& chipRect, double pixelsPerChip,
                        const RingLinkLoads* loads = nullptr);
-// stepMomentText in a box right-aligned in `area` (elided to fit); nothing when `area` is empty.
+// `text` (items joined by " · ") cut to `width` pixels at whole items, never inside one: the first
+// item (the time) and as many of the next as fit, then "+N more". The whole text when it fits.
+QString fitMomentText(const QString& text, const QFontMetrics& metrics, int width);
+
+// stepMomentText in a box right-aligned in `area` (cut at whole items to fit: fitMomentText);
+// nothing when `area` is empty.
 void paintStepCaption(QPainter& painter, const StepEstimate& step, double seconds, const QRectF& area);
 
 } // namespace shardscope::ui
