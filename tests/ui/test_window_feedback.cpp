@@ -9,6 +9,7 @@
 #include "document/analysis_runner.hpp"
 #include "document/scenario_document.hpp"
 #include "main_window.hpp"
+#include "examples_menu.hpp"
 #include "panels/compare_panel.hpp"
 #include "panels/logical_mesh_panel.hpp"
 #include "panels/step_panel.hpp"
@@ -27,8 +28,10 @@
 #include <QChartView>
 #include <QClipboard>
 #include <QDockWidget>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -69,6 +72,33 @@ TEST_CASE("a shipped example opens as an untitled copy, any other file as itself
   REQUIRE(window.openFile(own));
   CHECK(window.document()->filePath() == own);
   CHECK(window.document()->displayName() == "mine.shardscope.json");
+}
+
+TEST_CASE("File > Open Example lists every shipped workspace by its own name and opens it as a copy",
+          "[ui][feedback]") {
+  // The review found "Open an Example" a plain file dialog of file names. The menu names each
+  // example by the workspace's own description.
+  test::app();
+  MainWindow window;
+  auto* menu = window.findChild<QMenu*>("examplesMenu");
+  REQUIRE(menu);
+  emit menu->aboutToShow(); // filled when first shown
+  const QList<QAction*> actions = menu->actions();
+  const QStringList files = QDir(examples).entryList({"*.json"}, QDir::Files, QDir::Name);
+  REQUIRE(files.size() >= 8);
+  REQUIRE(actions.size() == files.size());
+  QAction* mixtral = nullptr;
+  for (int i = 0; i < actions.size(); ++i) {
+    INFO(files[i].toStdString());
+    CHECK(actions[i]->toolTip().startsWith(files[i]));
+    CHECK(actions[i]->text() != files[i]); // a name, not the file name
+    if (files[i] == "mixtral-8x7b-ep-v4-128.shardscope.json") mixtral = actions[i];
+  }
+  REQUIRE(mixtral);
+  CHECK(mixtral->text() == "Mixtral-8x7B, expert parallel on a v4-128 (4x4x8)"); // its file's "name"
+  mixtral->trigger();
+  CHECK(window.document()->scenario().model.preset == "mixtral-8x7b");
+  CHECK(window.document()->filePath().isEmpty()); // an untitled copy
 }
 
 TEST_CASE("Pin as A raises Compare, says what A is, and the A line names its model and hardware", "[ui][feedback]") {

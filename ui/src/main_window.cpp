@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "main_window.hpp"
+#include "examples_menu.hpp"
 
 #include "document/autosave.hpp"
 
@@ -367,6 +368,10 @@ void MainWindow::createActions() {
     if (maybeSave()) document_->newDocument();
   });
   add(file, tr("&Open…"), QKeySequence::Open, [this] { openDialog(); });
+  examplesMenu_ = makeExamplesMenu(tr("Open E&xample"), this, [this](const QString& path) {
+    if (maybeSave()) openInteractively(path);
+  });
+  file->addMenu(examplesMenu_);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
   add(file, tr("&Save"), QKeySequence::Save, [this] { saveDialog(false); });
@@ -1041,11 +1046,8 @@ void MainWindow::showGettingStarted() {
   box.addButton(QMessageBox::Close);
   box.exec();
   if (box.clickedButton() == example) {
-    if (!maybeSave()) return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open an example"),
-                                                      QString::fromStdString(resourcePath("scenarios").string()),
-                                                      tr("Shardscope workspaces (*.json)"));
-    if (!path.isEmpty()) openInteractively(path);
+    // The examples by what they are (the File › Open Example menu), over the window.
+    examplesMenu_->exec(mapToGlobal(rect().center()));
   } else if (box.clickedButton() == lesson) {
     if (auto* dock = findChild<QDockWidget*>("LearnDock")) {
       dock->show();

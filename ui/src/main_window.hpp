@@ -188,6 +188,7 @@ private:
   TopologyEditor* topology_ = nullptr;
   ModelPicker* model_ = nullptr;
   QMenu* recentMenu_ = nullptr;
+  QMenu* examplesMenu_ = nullptr; // File › Open Example: the shipped workspaces by name
   QMenu* viewMenu_ = nullptr;
   QLabel* statusTime_ = nullptr;
   QLabel* statusError_ = nullptr;
